@@ -1,0 +1,19 @@
+// createActivities(deps): everything that touches the world, with its dependencies injected so tests and
+// the worker can give it their own model profiles, workspace and handlers.
+import type { ProfileSet } from '../llm/profiles';
+import { ContextCache } from './context';
+import { createModelActivities } from './model';
+import { createToolActivities, type ToolDeps } from './tools';
+
+export interface ActivityDeps extends ToolDeps {
+  profiles: ProfileSet;
+  env?: NodeJS.ProcessEnv;
+  contextCache?: ContextCache;
+}
+
+export function createActivities(deps: ActivityDeps) {
+  return {
+    ...createModelActivities({ profiles: deps.profiles, env: deps.env, contextCache: deps.contextCache ?? new ContextCache() }),
+    ...createToolActivities(deps),
+  };
+}

@@ -1,0 +1,115 @@
+// The model activity: one chat-completions call. Temporal owns retries (the client runs with maxRetries: 0);
+// failures are classified into stable types; the result is lean (assistant message + usage).
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import OpenAI from 'openai';
+import { classifyModelError } from '../llm/errors';
+import { parseToolCallsFromText } from '../llm/parse-tool-calls';
+import { costOf, type ModelProfile, type ProfileSet } from '../llm/profiles';
+import { FailureType } from '../shared/errors';
+import type { ModelCallInput, ModelCallResult, ToolCall } from '../shared/types';
+import { toolDefinitions } from '../tools/registry';
+import type { ContextCache } from './context';
+
+export interface ModelDeps {
+  profiles: ProfileSet;
+  contextCache: ContextCache;
+  env?: NodeJS.ProcessEnv;
+  heartbeatMs?: number;
+}
+
+export function createModelActivities(deps: ModelDeps) {
+  const clients = new Map<string, OpenAI>();
+  const env = deps.env ?? process.env;
+
+  function clientFor(p: ModelProfile): OpenAI {
+    let c = clients.get(p.name);
+    if (!c) {
+      c = new OpenAI({
+        baseURL: p.baseURL,
+        // Local servers (Ollama, vLLM…) accept any key; a missing key for a real endpoint surfaces as 401.
+        apiKey: env[p.apiKeyEnv] || 'not-set',
+        maxRetries: 0,
+        timeout: p.timeoutMs,
+      });
+      clients.set(p.name, c);
+    }
+    return c;
+  }
+
+  async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
+    const ctx = Context.current();
+    const profile = deps.profiles.profiles[input.profile ?? deps.profiles.defaultName];
+    if (!profile) {
+      throw ApplicationFailure.nonRetryable(
+        `unknown model profile "${input.profile}" (known: ${Object.keys(deps.profiles.profiles).join(', ')})`,
+        FailureType.ModelConfig,
+      );
+    }
+    const exec = ctx.info.workflowExecution;
+    if (!exec) throw ApplicationFailure.nonRetryable('callModel must run inside a conversation workflow', FailureType.ModelConfig);
+    const { workflowId, runId } = exec;
+    const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
+    const tools = input.tools.length ? toolDefinitions(input.tools) : undefined;
+
+    // Heartbeats let Temporal notice a dead worker long before startToClose, and deliver cancellation.
+    const beat = setInterval(() => ctx.heartbeat({ step: input.step }), deps.heartbeatMs ?? 5_000);
+    try {
+      const res = await clientFor(profile).chat.completions.create(
+        {
+          model: profile.model,
+          messages: messages as OpenAI.Chat.ChatCompletionMessageParam[],
+          tools,
+          temperature: profile.temperature,
+          ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
+        },
+        { signal: ctx.cancellationSignal },
+      );
+      return toResult(res, profile, input);
+    } catch (err) {
+      throw classifyModelError(err);
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  return { callModel };
+}
+
+function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input: ModelCallInput): ModelCallResult {
+  const choice = res.choices?.[0];
+  if (!choice) {
+    throw ApplicationFailure.retryable('model response has no choices', FailureType.ModelUnavailable);
+  }
+  const content = typeof choice.message?.content === 'string' ? choice.message.content : null;
+  let toolCalls: ToolCall[] = (choice.message?.tool_calls ?? []).flatMap((tc, i) =>
+    tc.type === 'function'
+      ? [
+          {
+            id: tc.id || `call_${input.step}_${i}`,
+            type: 'function' as const,
+            function: { name: tc.function?.name ?? '', arguments: tc.function?.arguments || '{}' },
+          },
+        ]
+      : [],
+  );
+  let parsedFromText = false;
+  if (toolCalls.length === 0 && content && input.tools.length) {
+    toolCalls = parseToolCallsFromText(content, input.tools, `call_${input.step}_text`);
+    parsedFromText = toolCalls.length > 0;
+  }
+  const prompt = res.usage?.prompt_tokens ?? 0;
+  const completion = res.usage?.completion_tokens ?? 0;
+  return {
+    message: { content: parsedFromText ? null : content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+    usage: {
+      promptTokens: prompt,
+      completionTokens: completion,
+      totalTokens: res.usage?.total_tokens ?? prompt + completion,
+      costUsd: costOf(profile, prompt, completion),
+    },
+    finishReason: choice.finish_reason ?? 'stop',
+    model: res.model ?? profile.model,
+    ...(parsedFromText ? { parsedFromText } : {}),
+  };
+}
+

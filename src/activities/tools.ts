@@ -1,0 +1,58 @@
+// The tool activity: runs one tool handler against the workspace. A tool's own failure (bad path, text not
+// found, non-zero exit…) is a result the model reads; only cancellation propagates as an error.
+import { Context } from '@temporalio/activity';
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import type { ToolCallInput, ToolCallResult } from '../shared/types';
+import { FILE_TOOL_HANDLERS } from '../tools/handlers';
+import { finishToolOutput } from '../tools/output';
+import { toolSpec } from '../tools/registry';
+import type { ToolHandler } from '../tools/spec';
+
+export interface ToolDeps {
+  /** Default workspace when the conversation names none. */
+  workspace: string;
+  handlers?: Record<string, ToolHandler<any>>;
+}
+
+export function createToolActivities(deps: ToolDeps) {
+  const handlers = deps.handlers ?? FILE_TOOL_HANDLERS;
+
+  async function runTool(input: ToolCallInput): Promise<ToolCallResult> {
+    const ctx = Context.current();
+    const handler = handlers[input.name];
+    const spec = toolSpec(input.name);
+    if (!handler || !spec) return plain(false, `Error: no tool named "${input.name}" on this worker.`);
+    const parsed = spec.schema.safeParse(input.args);
+    if (!parsed.success) return plain(false, `Error: invalid arguments for ${input.name}: ${parsed.error.message}`);
+    let workspace: string;
+    try {
+      workspace = await realpath(path.resolve(input.workspace ?? deps.workspace));
+    } catch {
+      return plain(false, `Error: the workspace ${input.workspace ?? deps.workspace} does not exist on this worker.`);
+    }
+    let text: string;
+    let ok = true;
+    try {
+      text = await handler(parsed.data, {
+        workspace,
+        signal: ctx.cancellationSignal,
+        heartbeat: (d?: unknown) => ctx.heartbeat(d),
+        terminalTimeoutSec: input.terminalTimeoutSec,
+        callId: input.callId,
+      });
+    } catch (err) {
+      if (ctx.cancellationSignal.aborted) throw err;
+      ok = false;
+      text = `Error: ${err instanceof Error ? err.message : String(err)}`;
+    }
+    const out = await finishToolOutput(text, { limit: input.outputLimit, workspace, callId: input.callId });
+    return { ok, ...out };
+  }
+
+  return { runTool };
+}
+
+function plain(ok: boolean, content: string): ToolCallResult {
+  return { ok, content, size: content.length, truncated: false };
+}

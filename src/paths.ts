@@ -1,0 +1,48 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const PACKAGE_NAME = 'hermes-temporal';
+
+let cachedRoot: string | undefined;
+
+/**
+ * The directory of this project's package.json, found by walking up from this file
+ * (works from `src/` under tsx/vitest and from `dist/src/` after a build).
+ * Prefers a package.json named `hermes-temporal`; falls back to the nearest package.json.
+ */
+export function packageRoot(): string {
+  if (cachedRoot) return cachedRoot;
+  let nearest: string | undefined;
+  let dir = __dirname;
+  for (;;) {
+    const file = path.join(dir, 'package.json');
+    if (fs.existsSync(file)) {
+      nearest ??= dir;
+      try {
+        const pkg = JSON.parse(fs.readFileSync(file, 'utf8')) as { name?: unknown };
+        if (pkg.name === PACKAGE_NAME) {
+          cachedRoot = dir;
+          return dir;
+        }
+      } catch {
+        // unreadable package.json: keep walking
+      }
+    }
+    const parent = path.dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  cachedRoot = nearest ?? process.cwd();
+  return cachedRoot;
+}
+
+/**
+ * Hermes' state directory: `$HERMES_HOME`, else `<package root>/.hermes`. Created on demand.
+ * Holds the dev server's SQLite file and log, and the project-local venv with the Temporal binaries.
+ */
+export function hermesHome(): string {
+  const fromEnv = process.env.HERMES_HOME?.trim();
+  const home = path.resolve(fromEnv ? fromEnv : path.join(packageRoot(), '.hermes'));
+  fs.mkdirSync(home, { recursive: true });
+  return home;
+}

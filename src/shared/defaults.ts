@@ -1,0 +1,17 @@
+import type { Limits } from './types';
+
+export const TASK_QUEUE = 'hermes';
+
+export const DEFAULT_LIMITS: Limits = {
+  maxIterations: 90,
+  toolOutputLimit: 20_000,
+  terminalTimeoutSec: 60,
+  maxHistoryEvents: 20_000,
+  toolHeartbeatSec: 30,
+  modelMaxAttempts: 6,
+};
+
+export const SEARCH_ATTRIBUTES = {
+  HermesStatus: 'Keyword',
+  HermesWaitingFor: 'Keyword',
+} as const;

@@ -1,0 +1,172 @@
+// The contract between client, worker and workflow. Plain JSON only: everything here crosses a Temporal
+// boundary (activity input/result, continue-as-new, queries) and must survive JSON round trips.
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  costUsd: number;
+}
+
+export type RunStatus =
+  | 'running'
+  | 'waiting'
+  | 'completed'
+  | 'budget_exhausted'
+  | 'interrupted'
+  | 'stopped_repeating'
+  | 'failed'
+  | 'cancelled';
+
+/** Limits of one conversation. All optional on input; defaults live in src/shared/defaults.ts. */
+export interface Limits {
+  maxIterations: number;
+  /** Characters of one tool result that enter the history; the rest is saved to the workspace. */
+  toolOutputLimit: number;
+  /** Default timeout of the terminal tool, in seconds. */
+  terminalTimeoutSec: number;
+  /** Backstop for continue-as-new when the server does not suggest it (history events). */
+  maxHistoryEvents: number;
+  /** Heartbeat timeout of tool activities: how fast a dead worker is noticed. */
+  toolHeartbeatSec: number;
+  /** Attempts per model call before the failure counts (then: fallback profile, or the run fails). */
+  modelMaxAttempts: number;
+}
+
+export interface ConversationInput {
+  prompt: string;
+  /** Model profile name (see src/llm/profiles.ts); default: the worker's default profile. */
+  model?: string;
+  /** Profile to switch to when the model stays unavailable after its retries. */
+  fallbackModel?: string;
+  /** Workspace directory for file and terminal tools; default: the worker's HERMES_WORKSPACE. */
+  workspace?: string;
+  /** Toolsets offered to the model; default: all registered tools. */
+  tools?: string[];
+  /** Extra system prompt text. */
+  system?: string;
+  limits?: Partial<Limits>;
+  /** Internal: state carried over by continue-as-new. */
+  carried?: CarriedState;
+}
+
+/** What continue-as-new carries forward: everything the next run needs to behave as if nothing happened. */
+export interface CarriedState {
+  messages: ChatMessage[];
+  contextVersion: number;
+  iteration: number;
+  usage: Usage;
+  modelCalls: number;
+  toolCalls: number;
+  steps: StepRecord[];
+  repeat: RepeatState;
+  runs: number;
+  emptyStreak: number;
+  profile?: string;
+}
+
+export interface RepeatState {
+  /** Signatures of the last tool steps, newest last (bounded). */
+  recent: string[];
+  warned: boolean;
+}
+
+export interface StepRecord {
+  step: number;
+  kind: 'model' | 'tool' | 'grace' | 'note';
+  name: string;
+  summary: string;
+  ok: boolean;
+}
+
+export interface ConversationResult {
+  status: RunStatus;
+  answer: string;
+  /** Stable failure type when status is `failed` (e.g. ModelAuth). */
+  reason?: string;
+  error?: string;
+  usage: Usage;
+  iterations: number;
+  modelCalls: number;
+  toolCalls: number;
+  runs: number;
+}
+
+export interface ConversationState {
+  status: RunStatus;
+  iteration: number;
+  maxIterations: number;
+  iterationsLeft: number;
+  usage: Usage;
+  modelCalls: number;
+  toolCalls: number;
+  messages: number;
+  contextVersion: number;
+  runs: number;
+  lastStep?: StepRecord;
+  recentSteps: StepRecord[];
+}
+
+/** Reference to the context a model call must see: the workflow stays the single source of truth. */
+export interface ContextRef {
+  version: number;
+  /** Number of messages, from the start, that make up the context. */
+  count: number;
+}
+
+export interface ModelCallInput {
+  context: ContextRef;
+  profile?: string;
+  /** Tool names offered to the model; empty = no tools (e.g. the grace call). */
+  tools: string[];
+  step: number;
+}
+
+export interface ModelCallResult {
+  message: { content: string | null; tool_calls?: ToolCall[] };
+  usage: Usage;
+  finishReason: string;
+  model: string;
+  /** True when tool calls were recovered from text (fenced JSON or <tool_call> tags). */
+  parsedFromText?: boolean;
+}
+
+export interface ToolCallInput {
+  callId: string;
+  name: string;
+  args: Record<string, unknown>;
+  workspace?: string;
+  outputLimit: number;
+  terminalTimeoutSec: number;
+}
+
+export interface ToolCallResult {
+  ok: boolean;
+  content: string;
+  /** Characters of the untruncated output. */
+  size: number;
+  truncated: boolean;
+}
+
+export interface ContextQueryArgs {
+  version: number;
+  from: number;
+  to: number;
+}
+
+export interface ContextSlice {
+  version: number;
+  messages: ChatMessage[];
+}

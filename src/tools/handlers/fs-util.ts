@@ -1,0 +1,42 @@
+// Helpers shared by the file tools' handlers.
+import { stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { ToolError } from '../spec';
+
+/** Directories whose contents are never listed or searched (huge, and not what the model is after). */
+/** Code-point order: stable across locales, dot-files first. */
+export const byName = (a: { name: string }, b: { name: string }) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+
+export const SKIP_DIRS = new Set(['node_modules', '.git']);
+
+/** Files above this size are not read whole into memory. */
+export const MAX_READ_BYTES = 20 * 1024 * 1024;
+
+/** Same heuristic as git and grep: a NUL byte in the first 8 KB means binary. */
+export function isBinary(buf: Buffer): boolean {
+  return buf.subarray(0, 8192).includes(0);
+}
+
+/** stat that turns "no such file" into a message for the model. */
+export async function statOrFail(abs: string, shown: string): Promise<Stats> {
+  try {
+    return await stat(abs);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new ToolError(`no such file or directory: ${shown}`);
+    throw err;
+  }
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / (1024 * 1024)).toFixed(1)} MB`;
+}
+
+/** Lines of a text file without the empty element after a final newline. */
+export function splitLines(text: string): string[] {
+  const lines = text.split(/\r?\n/);
+  if (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return lines;
+}

@@ -1,0 +1,25 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { ToolError, type ToolHandler } from '../spec';
+import type { patchSpec } from '../specs/patch';
+import { resolveInWorkspace } from '../workspace';
+import { statOrFail } from './fs-util';
+
+export const patch: ToolHandler<typeof patchSpec.schema> = async (args, ctx) => {
+  const abs = await resolveInWorkspace(ctx.workspace, args.path);
+  const st = await statOrFail(abs, args.path);
+  if (st.isDirectory()) throw new ToolError(`${args.path} is a directory`);
+  const text = await readFile(abs, 'utf8');
+  // split/join instead of String.replace: new_string must be inserted literally ("$&" is not a pattern here)
+  const parts = text.split(args.old_string);
+  const count = parts.length - 1;
+  if (count === 0) {
+    throw new ToolError(`old_string was not found in ${args.path}; read the file again and copy the text exactly, including whitespace`);
+  }
+  if (count > 1 && !args.replace_all) {
+    throw new ToolError(
+      `old_string appears ${count} times in ${args.path}; include more surrounding lines to make it unique, or set replace_all to replace all ${count}`,
+    );
+  }
+  await writeFile(abs, parts.join(args.new_string), 'utf8');
+  return `Replaced ${count} occurrence${count === 1 ? '' : 's'} in ${args.path}`;
+};

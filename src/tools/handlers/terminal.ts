@@ -1,0 +1,106 @@
+import { spawn } from 'node:child_process';
+import { ToolError, type ToolHandler } from '../spec';
+import { TERMINAL_MAX_TIMEOUT_SEC, type terminalSpec } from '../specs/terminal';
+import { resolveInWorkspace } from '../workspace';
+import { statOrFail } from './fs-util';
+import { HeadTailBuffer } from './output-buffer';
+
+export const MAX_CAPTURE_CHARS = 1024 * 1024;
+const KILL_GRACE_MS = 2000;
+/** After bash exits, wait this long for its pipes to close (a background child may hold them open forever). */
+const DRAIN_MS = 300;
+
+/** Signals the whole process group: bash's children (sleep, npm, a dev server) die with it. */
+function signalGroup(pid: number, sig: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, sig);
+  } catch {
+    // ESRCH: the group is already gone
+  }
+}
+
+function abortError(signal: AbortSignal): Error {
+  if (signal.reason instanceof Error) return signal.reason;
+  const err = new Error(typeof signal.reason === 'string' ? signal.reason : 'The operation was aborted');
+  err.name = 'AbortError';
+  return err;
+}
+
+export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ctx) => {
+  ctx.signal.throwIfAborted();
+  const cwd = await resolveInWorkspace(ctx.workspace, args.cwd ?? '.');
+  if (!(await statOrFail(cwd, args.cwd ?? '.')).isDirectory()) throw new ToolError(`cwd ${args.cwd} is not a directory`);
+  const timeoutSec = Math.min(TERMINAL_MAX_TIMEOUT_SEC, args.timeout ?? ctx.terminalTimeoutSec);
+
+  // detached: bash leads a new process group, so one kill(-pid) reaches everything it started.
+  const child = spawn('bash', ['-c', args.command], {
+    cwd,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // No pagers or prompts: there is no terminal on the other side.
+    env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', TERM: 'dumb' },
+  });
+  const out = new HeadTailBuffer(MAX_CAPTURE_CHARS);
+  child.stdout.setEncoding('utf8').on('data', (s: string) => out.push(s));
+  child.stderr.setEncoding('utf8').on('data', (s: string) => out.push(s));
+
+  return new Promise<string>((resolve, reject) => {
+    let timedOut = false;
+    let aborted = false;
+    let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+    let settled = false;
+    const timers: NodeJS.Timeout[] = [];
+    const heartbeat = setInterval(() => ctx.heartbeat(), 1000);
+
+    const kill = () => {
+      if (child.pid === undefined) return;
+      const pid = child.pid;
+      signalGroup(pid, 'SIGTERM');
+      // Not cleared on finish: a child that ignores SIGTERM must still die after bash has gone.
+      setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS).unref();
+    };
+    const finish = () => {
+      if (settled || !exit) return;
+      settled = true;
+      clearInterval(heartbeat);
+      timers.forEach(clearTimeout);
+      ctx.signal.removeEventListener('abort', onAbort);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      if (aborted) return reject(abortError(ctx.signal));
+      const text = out.toString();
+      const body = text === '' ? '(no output)' : text.endsWith('\n') ? text.slice(0, -1) : text;
+      const status = timedOut
+        ? `timed out after ${timeoutSec} s; the command and its child processes were killed`
+        : exit.code !== null
+          ? `exit code: ${exit.code}`
+          : `killed by signal ${exit.signal}`;
+      resolve(`${body}\n${status}`);
+    };
+    const onAbort = () => {
+      aborted = true;
+      kill();
+    };
+
+    ctx.signal.addEventListener('abort', onAbort, { once: true });
+    timers.push(
+      setTimeout(() => {
+        timedOut = true;
+        kill();
+      }, timeoutSec * 1000),
+    );
+    child.on('error', (err) => {
+      if (settled) return;
+      settled = true;
+      clearInterval(heartbeat);
+      timers.forEach(clearTimeout);
+      ctx.signal.removeEventListener('abort', onAbort);
+      reject(err);
+    });
+    child.on('exit', (code, signal) => {
+      exit = { code, signal };
+      timers.push(setTimeout(finish, DRAIN_MS));
+    });
+    child.on('close', finish);
+  });
+};

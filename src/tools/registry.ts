@@ -1,0 +1,41 @@
+// The tool catalogue the workflow and the model activity share. Workflow-safe (specs only, no handlers).
+import { z } from 'zod';
+import { FILE_TOOL_SPECS } from './specs';
+import type { ToolSpec } from './spec';
+
+export const TOOL_SPECS: ToolSpec[] = [...FILE_TOOL_SPECS];
+
+const byName = new Map(TOOL_SPECS.map((s) => [s.name, s]));
+
+export function toolSpec(name: string): ToolSpec | undefined {
+  return byName.get(name);
+}
+
+/** Named groups a caller can ask for instead of listing tools one by one. */
+export const TOOLSETS: Record<string, string[]> = {
+  files: ['read_file', 'write_file', 'patch', 'list_dir', 'search_files'],
+  terminal: ['terminal'],
+};
+
+/** Expands toolset names and tool names into a list of known tool names; unknown names are reported. */
+export function resolveTools(names: string[] | undefined): { tools: string[]; unknown: string[] } {
+  if (!names) return { tools: TOOL_SPECS.map((s) => s.name), unknown: [] };
+  const tools: string[] = [];
+  const unknown: string[] = [];
+  for (const n of names) {
+    const expanded = TOOLSETS[n] ?? (byName.has(n) ? [n] : undefined);
+    if (!expanded) unknown.push(n);
+    else for (const t of expanded) if (!tools.includes(t)) tools.push(t);
+  }
+  return { tools, unknown };
+}
+
+/** OpenAI `tools` entries. Computed in the activity so tool schemas never enter workflow history. */
+export function toolDefinitions(names: string[]) {
+  return names.flatMap((name) => {
+    const spec = byName.get(name);
+    if (!spec) return [];
+    const { $schema: _drop, ...parameters } = z.toJSONSchema(spec.schema) as Record<string, unknown>;
+    return [{ type: 'function' as const, function: { name, description: spec.description, parameters } }];
+  });
+}

@@ -1,0 +1,40 @@
+// Tool metadata the workflow needs (name, schema, concurrency class, idempotency). Workflow-safe: this file
+// and everything under specs/ must not import node built-ins or anything with I/O, because the workflow
+// validates arguments and plans batches with it inside the deterministic sandbox.
+import type { z } from 'zod';
+
+export interface ToolSpec<S extends z.ZodType = z.ZodType> {
+  name: string;
+  /** Starts with a verb and says what comes back. */
+  description: string;
+  /** Arguments; every field has .describe(). */
+  schema: S;
+  /** 'read' tools in one model message run concurrently; 'write' tools run one at a time, in order. */
+  concurrency: 'read' | 'write';
+  /** Safe to re-run after a crash left its outcome unknown. */
+  idempotent: boolean;
+}
+
+export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolSpec<S> {
+  return spec;
+}
+
+/** What a handler gets besides its arguments. */
+export interface ToolContext {
+  /** Absolute, real path of the workspace root. */
+  workspace: string;
+  /** Aborted when the activity is cancelled (interrupt, workflow cancel, timeout). */
+  signal: AbortSignal;
+  /** Call regularly during long work so Temporal can tell a live tool from a dead worker. */
+  heartbeat: (details?: unknown) => void;
+  /** Default timeout of the terminal tool, seconds. */
+  terminalTimeoutSec: number;
+  callId: string;
+}
+
+/** Thrown by handlers for problems the model should read (bad path, text not found…). */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}
+
+export type ToolHandler<S extends z.ZodType = z.ZodType> = (args: z.infer<S>, ctx: ToolContext) => Promise<string>;

@@ -1,0 +1,39 @@
+// Named activity-option profiles, declared once. Workflow code imports activity *types* only.
+import type { ActivityOptions } from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
+import type { createActivities } from '../activities';
+import { NON_RETRYABLE_MODEL_FAILURES } from '../shared/errors';
+
+type Activities = ReturnType<typeof createActivities>;
+
+export const modelCallOptions: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: NON_RETRYABLE_MODEL_FAILURES,
+  },
+};
+
+/** Read-only and idempotent tools: safe to retry after an infrastructure failure. */
+export function retryingToolOptions(heartbeatSec: number): ActivityOptions {
+  return {
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: `${heartbeatSec} seconds`,
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+  };
+}
+
+/** Side-effecting tools are not retried blindly: a lost outcome is reported to the model instead. */
+export function onceToolOptions(heartbeatSec: number): ActivityOptions {
+  return {
+    startToCloseTimeout: '15 minutes',
+    heartbeatTimeout: `${heartbeatSec} seconds`,
+    retry: { maximumAttempts: 1 },
+  };
+}
+
+export const acts = proxyActivities<Activities>(modelCallOptions);

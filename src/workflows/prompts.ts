@@ -1,0 +1,41 @@
+// Texts the loop itself adds to the conversation. Kept together so their wording is easy to review.
+export function systemPrompt(opts: { workspace?: string; tools: string[]; extra?: string }): string {
+  const lines = [
+    'You are Hermes, an autonomous agent. Work step by step: call tools to inspect and change the workspace,',
+    'read their results, and continue until the task is done. When you are done, reply with the final answer',
+    'and no tool calls.',
+    opts.tools.length ? `Tools: ${opts.tools.join(', ')}.` : 'No tools are available in this conversation.',
+  ];
+  if (opts.workspace) lines.push(`Workspace: ${opts.workspace} (file paths are relative to it).`);
+  if (opts.extra) lines.push('', opts.extra);
+  return lines.join('\n');
+}
+
+export const EMPTY_NUDGE =
+  'Your last reply was empty. Continue the task: call a tool, or reply with your final answer.';
+
+export function graceRequest(reason: 'budget' | 'repeating', detail: string): string {
+  const why =
+    reason === 'budget'
+      ? `The budget for this task is used up (${detail}).`
+      : `You are repeating the same action with the same result (${detail}) and the run is being stopped.`;
+  return `${why} Do not call any tools. Summarize your progress: what is done, what remains, and the best answer you can give now.`;
+}
+
+export function loopWarning(tool: string): string {
+  return (
+    `You have called ${tool} with the same arguments and got the same result three times in your last steps. ` +
+    'You are looping. Change your approach, or give your final answer. If you repeat it again, the run stops.'
+  );
+}
+
+export function duplicateResult(of: string): string {
+  return `(duplicate of call ${of} in the same message; it ran once and its result is above)`;
+}
+
+export function unknownOutcome(tool: string, why: string): string {
+  return (
+    `Error: the outcome of ${tool} is unknown: ${why}. It may or may not have taken effect. ` +
+    'Check the current state before running it again.'
+  );
+}

@@ -1,0 +1,84 @@
+// Per-test wiring: a worker on a unique task queue against the run's shared dev server, with the model
+// profile pointed at a scripted mock endpoint and the workspace at a fresh temp dir.
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { inject } from 'vitest';
+import { Hermes } from '../../src/client';
+import { installRuntimeLogger } from '../../src/logger';
+import { defineProfile, type ProfileSet } from '../../src/llm/profiles';
+import { createHermesWorker, type HermesWorkerOptions } from '../../src/worker';
+import { MockModel, type Reply } from './mock-model';
+
+installRuntimeLogger('ERROR');
+
+let counter = 0;
+
+export interface Harness {
+  hermes: Hermes;
+  client: Client;
+  mock: MockModel;
+  workspace: string;
+  taskQueue: string;
+  /** Runs fn while a worker polls this harness's task queue. */
+  run<T>(fn: () => Promise<T>, workerOptions?: Partial<HermesWorkerOptions>): Promise<T>;
+  newWorker(workerOptions?: Partial<HermesWorkerOptions>): Promise<Worker>;
+  close(): Promise<void>;
+}
+
+export async function createHarness(script: Reply[] = [], profiles?: (baseURL: string) => ProfileSet): Promise<Harness> {
+  const address = inject('temporalAddress');
+  const mock = await MockModel.start(script);
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
+  const client = new Client({ connection });
+  const taskQueue = `test-${process.pid}-${++counter}-${Date.now().toString(36)}`;
+  const hermes = await Hermes.connect({ client, taskQueue });
+  const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-ws-'));
+  const profileSet = profiles?.(mock.baseURL) ?? {
+    defaultName: 'default',
+    profiles: { default: defineProfile('default', { baseURL: mock.baseURL, model: 'mock-model' }) },
+  };
+  const newWorker = (o: Partial<HermesWorkerOptions> = {}) =>
+    createHermesWorker({
+      connection: nativeConnection,
+      taskQueue,
+      profiles: profileSet,
+      workspace,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      ...o,
+    });
+  return {
+    hermes,
+    client,
+    mock,
+    workspace,
+    taskQueue,
+    newWorker,
+    async run(fn, o) {
+      const worker = await newWorker(o);
+      return worker.runUntil(fn);
+    },
+    async close() {
+      await mock.close();
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
+
+/** A scripted tool call reply. */
+export function toolCall(name: string, args: object | string, id?: string): Reply {
+  return { toolCalls: [{ name, arguments: args, ...(id ? { id } : {}) }] };
+}
+
+export function answer(content: string): Reply {
+  return { content };
+}
+
+/** Content of the tool message answering call `id` in a recorded request. */
+export function toolResult(messages: Array<{ role: string; tool_call_id?: string; content?: unknown }>, id: string) {
+  return messages.find((m) => m.role === 'tool' && m.tool_call_id === id)?.content as string | undefined;
+}

@@ -1,0 +1,214 @@
+// The agent loop end to end: real Temporal dev server, real worker, real openai client over HTTP to a
+// scripted endpoint, real files in a temp workspace.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
+
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+async function eventsOf(id: string) {
+  const history = await h.client.workflow.getHandle(id).fetchHistory();
+  return history.events ?? [];
+}
+
+describe('conversation loop', () => {
+  it('writes a file, reads it back and answers; the second request carries the first tool result', async () => {
+    h = await createHarness([
+      toolCall('write_file', { path: 'notes/hello.txt', content: 'hello from hermes\n' }, 'c1'),
+      toolCall('read_file', { path: 'notes/hello.txt' }, 'c2'),
+      answer('The file says hello.'),
+    ]);
+    const result = await h.run(async () => {
+      const run = await h.hermes.start({ prompt: 'Write hello.txt and read it back' });
+      return run.result();
+    });
+    expect(result.status).toBe('completed');
+    expect(result.answer).toBe('The file says hello.');
+    expect(result.iterations).toBe(3);
+    expect(result.toolCalls).toBe(2);
+    expect(readFileSync(path.join(h.workspace, 'notes/hello.txt'), 'utf8')).toBe('hello from hermes\n');
+    const second = h.mock.requests[1]!;
+    expect(toolResult(second.messages, 'c1')).toMatch(/Wrote \d+ bytes/);
+    expect(toolResult(h.mock.requests[2]!.messages, 'c2')).toContain('hello from hermes');
+    expect(h.mock.requests[0]!.tools).toEqual(expect.arrayContaining(['read_file', 'write_file', 'terminal']));
+    expect(result.usage.totalTokens).toBe(3 * 15);
+    h.mock.assertDone();
+  });
+
+  it('turns unknown tools, non-JSON and schema-invalid arguments into error results and completes', async () => {
+    h = await createHarness([
+      {
+        toolCalls: [
+          { id: 'u1', name: 'launch_rockets', arguments: {} },
+          { id: 'j1', name: 'read_file', arguments: '{"path": "a.txt"' },
+          { id: 's1', name: 'read_file', arguments: { path: 42 } },
+          { id: 'r1', name: 'Read-File', arguments: { path: 'a.txt' } },
+        ],
+      },
+      answer('done despite the errors'),
+    ]);
+    writeFileSync(path.join(h.workspace, 'a.txt'), 'alpha\n');
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
+    expect(result.status).toBe('completed');
+    const msgs = h.mock.requests[1]!.messages;
+    expect(toolResult(msgs, 'u1')).toMatch(/unknown tool "launch_rockets".*Available tools: .*read_file/);
+    expect(toolResult(msgs, 'j1')).toMatch(/not a JSON object \(invalid JSON/);
+    expect(toolResult(msgs, 's1')).toMatch(/invalid arguments for read_file:[\s\S]*path/);
+    // An obvious misspelling is repaired, not rejected.
+    expect(toolResult(msgs, 'r1')).toContain('alpha');
+    expect(msgs.filter((m) => m.role === 'tool')).toHaveLength(4);
+  });
+
+  it('runs read-only calls concurrently and state-changing calls one at a time, in order', async () => {
+    h = await createHarness([
+      {
+        toolCalls: [
+          { id: 'r1', name: 'read_file', arguments: { path: 'a.txt' } },
+          { id: 'r2', name: 'read_file', arguments: { path: 'b.txt' } },
+        ],
+      },
+      {
+        toolCalls: [
+          { id: 'w1', name: 'write_file', arguments: { path: 'out.txt', content: 'first' } },
+          { id: 'w2', name: 'write_file', arguments: { path: 'out.txt', content: 'second' } },
+        ],
+      },
+      answer('ok'),
+    ]);
+    writeFileSync(path.join(h.workspace, 'a.txt'), 'A');
+    writeFileSync(path.join(h.workspace, 'b.txt'), 'B');
+    const { id, result } = await h.run(async () => {
+      const run = await h.hermes.start({ prompt: 'go' });
+      return { id: run.id, result: await run.result() };
+    });
+    expect(result.status).toBe('completed');
+    expect(readFileSync(path.join(h.workspace, 'out.txt'), 'utf8')).toBe('second');
+    // From the history: both reads were scheduled before either finished; the second write only after the
+    // first completed.
+    const events = await eventsOf(id);
+    const toolEvents = events
+      .map((e, i) => ({ i, e }))
+      .filter(({ e }) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool' || e.activityTaskCompletedEventAttributes);
+    const scheduled = events.flatMap((e, i) =>
+      e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool' ? [i] : [],
+    );
+    const completed = events.flatMap((e, i) => (e.activityTaskCompletedEventAttributes ? [i] : []));
+    expect(toolEvents.length).toBeGreaterThan(0);
+    expect(scheduled).toHaveLength(4);
+    const [r1, r2, w1, w2] = scheduled as [number, number, number, number];
+    const firstCompletionAfter = (i: number) => completed.find((c) => c > i)!;
+    expect(r2).toBeLessThan(firstCompletionAfter(r1)); // overlap
+    expect(w2).toBeGreaterThan(firstCompletionAfter(w1)); // sequential
+  });
+
+  it('stops after maxIterations tool rounds with one tool-less grace call', async () => {
+    h = await createHarness([
+      { toolCalls: [{ name: 'list_dir', arguments: { path: '.' } }] },
+      { toolCalls: [{ name: 'list_dir', arguments: { path: '.', depth: 2 } }] },
+      { toolCalls: [{ name: 'list_dir', arguments: { path: '.', depth: 3 } }] },
+      answer('Summary: I listed the workspace three times.'),
+    ]);
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'explore', maxIterations: 3 })).result());
+    expect(result.status).toBe('budget_exhausted');
+    expect(result.answer).toBe('Summary: I listed the workspace three times.');
+    expect(result.iterations).toBe(3);
+    expect(result.toolCalls).toBe(3);
+    expect(h.mock.requests).toHaveLength(4);
+    expect(h.mock.requests.slice(0, 3).every((r) => (r.tools?.length ?? 0) > 0)).toBe(true);
+    const grace = h.mock.requests[3]!;
+    expect(grace.tools ?? []).toHaveLength(0);
+    expect(grace.body.tools).toBeUndefined();
+    expect(String(grace.messages.at(-1)!.content)).toMatch(/budget .* used up/i);
+    h.mock.assertDone();
+  });
+
+  it('runs exact duplicate calls once and still answers every call id', async () => {
+    h = await createHarness([
+      {
+        toolCalls: [
+          { id: 'd1', name: 'terminal', arguments: { command: 'echo run >> count.txt' } },
+          { id: 'd2', name: 'terminal', arguments: { command: 'echo run >> count.txt' } },
+        ],
+      },
+      answer('ok'),
+    ]);
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
+    expect(result.status).toBe('completed');
+    expect(readFileSync(path.join(h.workspace, 'count.txt'), 'utf8')).toBe('run\n');
+    const msgs = h.mock.requests[1]!.messages;
+    expect(toolResult(msgs, 'd1')).toMatch(/exit code: 0/);
+    expect(toolResult(msgs, 'd2')).toMatch(/duplicate of call d1/);
+  });
+
+  it('refuses paths outside the workspace and reports a terminal timeout, then goes on', async () => {
+    h = await createHarness([
+      {
+        toolCalls: [
+          { id: 'p1', name: 'read_file', arguments: { path: '../../etc/passwd' } },
+          { id: 'p2', name: 'read_file', arguments: { path: '/etc/passwd' } },
+          { id: 'p3', name: 'write_file', arguments: { path: '../escape.txt', content: 'x' } },
+        ],
+      },
+      toolCall('terminal', { command: 'sleep 30', timeout: 1 }, 't1'),
+      answer('finished'),
+    ]);
+    const started = Date.now();
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
+    expect(result.status).toBe('completed');
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const msgs = h.mock.requests[1]!.messages;
+    for (const id of ['p1', 'p2', 'p3']) expect(toolResult(msgs, id)).toMatch(/outside the workspace/);
+    expect(existsSync(path.join(h.workspace, '..', 'escape.txt'))).toBe(false);
+    expect(toolResult(h.mock.requests[2]!.messages, 't1')).toMatch(/timed out after 1 ?s/);
+  });
+
+  it('nudges once on an empty reply, then accepts the answer', async () => {
+    h = await createHarness([{ content: '' }, answer('here it is')]);
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
+    expect(result.status).toBe('completed');
+    expect(result.answer).toBe('here it is');
+    expect(String(h.mock.requests[1]!.messages.at(-1)!.content)).toMatch(/last reply was empty/);
+  });
+
+  it('ends with a clear status when the model keeps returning nothing', async () => {
+    h = await createHarness([{ content: '' }, { content: null }, { content: '  ' }]);
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
+    expect(result.status).toBe('failed');
+    expect(result.reason).toBe('EmptyResponse');
+    expect(h.mock.requests).toHaveLength(3);
+  });
+
+  it('warns a looping model, then stops it with status stopped_repeating and a summary', async () => {
+    const same = () => toolCall('read_file', { path: 'same.txt' });
+    h = await createHarness([same(), same(), same(), same(), answer('I was stuck reading same.txt.')]);
+    writeFileSync(path.join(h.workspace, 'same.txt'), 'nothing new\n');
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
+    expect(result.status).toBe('stopped_repeating');
+    expect(result.answer).toBe('I was stuck reading same.txt.');
+    const warnedAt = h.mock.requests.findIndex((r) => r.messages.some((m) => /You are looping/.test(String(m.content))));
+    expect(warnedAt).toBe(3);
+    expect(h.mock.requests).toHaveLength(5);
+    expect(h.mock.requests[4]!.tools ?? []).toHaveLength(0);
+  });
+
+  it('recovers tool calls a model wrote as text', async () => {
+    h = await createHarness([
+      { content: 'Let me look.\n<tool_call>{"name": "write_file", "arguments": {"path": "t.txt", "content": "tagged"}}</tool_call>' },
+      answer('written'),
+    ]);
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
+    expect(result.status).toBe('completed');
+    expect(readFileSync(path.join(h.workspace, 't.txt'), 'utf8')).toBe('tagged');
+  });
+
+  it('rejects bad start options before anything reaches the server', async () => {
+    h = await createHarness([]);
+    await expect(h.hermes.start({ prompt: '   ' })).rejects.toThrow(/prompt must not be empty/);
+    await expect(h.hermes.start({ prompt: 'x', maxIterations: 0 })).rejects.toThrow(/maxIterations/);
+    await expect(h.hermes.start({ prompt: 'x', tools: ['nope'] })).rejects.toThrow(/unknown tools or toolsets: nope/);
+  });
+});

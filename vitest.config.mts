@@ -1,0 +1,13 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    globalSetup: ['test/global-setup.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    // Two cores: two test files at a time, each with its own workers and task queues on one shared server.
+    maxWorkers: 2,
+    pool: 'forks',
+  },
+});
