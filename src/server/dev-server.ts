@@ -434,7 +434,9 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
       if (exited()) {
         liveChildren.delete(child);
         // Lost a race with another process that started a server on the same port? Then use that one.
-        const other = (await tcpOpen(ip, port)) ? await answersTemporal(ip, port, Math.max(0, deadline - Date.now())) : undefined;
+        const other = (await tcpOpen(ip, port))
+          ? await answersTemporal(ip, port, Math.min(FOREIGN_PORT_WAIT_MS, Math.max(0, deadline - Date.now())))
+          : undefined;
         if (other) return await reuse(other);
         const how = spawnError
           ? `could not be started (${spawnError.message})`

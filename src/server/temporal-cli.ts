@@ -154,7 +154,8 @@ async function probe(kind: TemporalBinaryKind, opts: FindOptions): Promise<Probe
 
   const fromEnv = process.env[info.envVar]?.trim();
   if (fromEnv) {
-    const file = path.resolve(fromEnv);
+    // a bare name ("temporal") is looked up on PATH, anything else is a file path
+    const file = fromEnv.includes('/') || fromEnv.includes(path.sep) ? path.resolve(fromEnv) : (onPath(fromEnv)[0] ?? path.resolve(fromEnv));
     if (await verifyTemporalBinary(kind, file)) return { found: { path: file, source: 'env' }, tried };
     tried.push(`${info.envVar}=${fromEnv}: does not run (\`${fromEnv} --version\` failed)`);
   } else {

@@ -9,6 +9,12 @@ export const DEFAULT_LIMITS: Limits = {
   maxHistoryEvents: 20_000,
   toolHeartbeatSec: 30,
   modelMaxAttempts: 6,
+  maxTokens: 0,
+  maxCostUsd: 0,
+  maxDurationSec: 0,
+  clarifyTimeoutSec: 3_600,
+  approvalTimeoutSec: 600,
+  idleTimeoutSec: 86_400,
 };
 
 export const SEARCH_ATTRIBUTES = {

@@ -1,7 +1,26 @@
-// Signal, query and update definitions: one place, imported by the workflow and the client.
-import { defineQuery } from '@temporalio/workflow';
-import type { ContextQueryArgs, ContextSlice, ConversationState } from './types';
+// Signal, query and update definitions: one place, imported by the workflow and the client. The names are a
+// public contract: the stock `temporal` CLI drives conversations with them too.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type {
+  AnswerArgs,
+  ApproveArgs,
+  ContextQueryArgs,
+  ContextSlice,
+  ConversationState,
+  InterruptArgs,
+  SendArgs,
+  TurnResult,
+} from './types';
 
 export const stateQuery = defineQuery<ConversationState>('state');
 /** Used by the model activity to fetch the context by reference (queries are not recorded in history). */
 export const contextQuery = defineQuery<ContextSlice, [ContextQueryArgs]>('context');
+
+export const interruptSignal = defineSignal<[InterruptArgs?]>('interrupt');
+/** Chat mode: end the conversation. */
+export const endSignal = defineSignal<[{ reason?: string }?]>('end');
+
+export const answerUpdate = defineUpdate<{ callId: string }, [AnswerArgs]>('answer');
+export const approveUpdate = defineUpdate<{ callId: string; decision: 'approve' | 'deny' }, [ApproveArgs]>('approve');
+/** Chat mode: one user message; returns that turn's answer. */
+export const sendUpdate = defineUpdate<TurnResult, [SendArgs]>('send');

@@ -23,6 +23,7 @@ export interface Usage {
 export type RunStatus =
   | 'running'
   | 'waiting'
+  | 'idle'
   | 'completed'
   | 'budget_exhausted'
   | 'interrupted'
@@ -43,6 +44,77 @@ export interface Limits {
   toolHeartbeatSec: number;
   /** Attempts per model call before the failure counts (then: fallback profile, or the run fails). */
   modelMaxAttempts: number;
+  /** Total tokens for the conversation; 0 = no limit. */
+  maxTokens: number;
+  /** Total cost in USD (prices per model profile); 0 = no limit. */
+  maxCostUsd: number;
+  /** Wall-clock time for the conversation, seconds (a durable timer); 0 = no limit. */
+  maxDurationSec: number;
+  /** How long a clarify question waits for an answer. */
+  clarifyTimeoutSec: number;
+  /** How long a dangerous command waits for approval before it is denied. */
+  approvalTimeoutSec: number;
+  /** Chat mode: the conversation ends after this long without a message. */
+  idleTimeoutSec: number;
+}
+
+export type ApprovalMode = 'ask' | 'deny' | 'allow';
+export type BusyPolicy = 'queue' | 'reject' | 'interrupt';
+
+export interface TodoItem {
+  id: string;
+  content: string;
+  status: 'pending' | 'in_progress' | 'completed' | 'cancelled';
+}
+
+export interface PendingQuestion {
+  callId: string;
+  question: string;
+  choices?: string[];
+}
+
+export interface PendingApproval {
+  callId: string;
+  tool: string;
+  command: string;
+  reason: string;
+  pattern: string;
+}
+
+export interface InterruptArgs {
+  reason?: string;
+  /** When present, becomes the next user message and the loop goes on ("redirect"). */
+  message?: string;
+}
+
+export interface AnswerArgs {
+  text: string;
+}
+
+export interface ApproveArgs {
+  callId: string;
+  decision: 'approve' | 'deny';
+  /** Approve the same command pattern for the rest of the conversation. */
+  remember?: boolean;
+}
+
+export interface SendArgs {
+  text: string;
+}
+
+export interface TurnResult {
+  turn: number;
+  status: RunStatus;
+  answer: string;
+  reason?: string;
+  iterations: number;
+  usage: Usage;
+}
+
+export interface BudgetView {
+  used: number;
+  limit: number;
+  left: number;
 }
 
 export interface ConversationInput {
@@ -58,6 +130,16 @@ export interface ConversationInput {
   /** Extra system prompt text. */
   system?: string;
   limits?: Partial<Limits>;
+  /** 'task' (default) ends after the answer; 'chat' stays open for `send` updates. */
+  mode?: 'task' | 'chat';
+  /** Started by a schedule: nobody can answer questions or approve, so clarify is off and approvals deny. */
+  scheduled?: boolean;
+  /** What happens when a tool needs approval: ask a human (default), deny, or allow. */
+  approvalMode?: ApprovalMode;
+  /** Chat mode: what a `send` does while a turn runs. */
+  busyPolicy?: BusyPolicy;
+  /** Upsert HermesStatus/HermesWaitingFor (needs them registered; the worker and dev server do). */
+  searchAttributes?: boolean;
   /** Internal: state carried over by continue-as-new. */
   carried?: CarriedState;
 }
@@ -75,6 +157,14 @@ export interface CarriedState {
   runs: number;
   emptyStreak: number;
   profile?: string;
+  todo: TodoItem[];
+  approvedPatterns: string[];
+  warned: string[];
+  startedAtMs: number;
+  turn: number;
+  turnStartIteration: number;
+  inbox: string[];
+  turnResults: TurnResult[];
 }
 
 export interface RepeatState {
@@ -115,6 +205,13 @@ export interface ConversationState {
   messages: number;
   contextVersion: number;
   runs: number;
+  mode: 'task' | 'chat';
+  turn: number;
+  waitingFor: 'clarify' | 'approval' | 'message' | null;
+  budgets: { iterations: BudgetView; tokens: BudgetView | null; costUsd: BudgetView | null; seconds: BudgetView | null };
+  todo: TodoItem[];
+  pendingQuestion: PendingQuestion | null;
+  pendingApprovals: PendingApproval[];
   lastStep?: StepRecord;
   recentSteps: StepRecord[];
 }

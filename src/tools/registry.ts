@@ -1,9 +1,10 @@
 // The tool catalogue the workflow and the model activity share. Workflow-safe (specs only, no handlers).
 import { z } from 'zod';
-import { FILE_TOOL_SPECS } from './specs';
+import { INTERNAL_TOOL_SPECS } from './internal';
+import { classifyCommand, FILE_TOOL_SPECS, type CommandVerdict } from './specs';
 import type { ToolSpec } from './spec';
 
-export const TOOL_SPECS: ToolSpec[] = [...FILE_TOOL_SPECS];
+export const TOOL_SPECS: ToolSpec[] = [...FILE_TOOL_SPECS, ...(INTERNAL_TOOL_SPECS as ToolSpec[])];
 
 const byName = new Map(TOOL_SPECS.map((s) => [s.name, s]));
 
@@ -15,7 +16,17 @@ export function toolSpec(name: string): ToolSpec | undefined {
 export const TOOLSETS: Record<string, string[]> = {
   files: ['read_file', 'write_file', 'patch', 'list_dir', 'search_files'],
   terminal: ['terminal'],
+  agent: ['todo', 'clarify'],
 };
+
+/** Tools whose arguments can need a human's approval, and the rule that decides. */
+const APPROVAL_RULES: Record<string, (args: Record<string, unknown>) => CommandVerdict> = {
+  terminal: (args) => classifyCommand(String(args.command ?? '')),
+};
+
+export function approvalVerdict(tool: string, args: Record<string, unknown>): CommandVerdict {
+  return APPROVAL_RULES[tool]?.(args) ?? { verdict: 'allow' };
+}
 
 /** Expands toolset names and tool names into a list of known tool names; unknown names are reported. */
 export function resolveTools(names: string[] | undefined): { tools: string[]; unknown: string[] } {

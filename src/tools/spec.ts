@@ -13,6 +13,8 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   concurrency: 'read' | 'write';
   /** Safe to re-run after a crash left its outcome unknown. */
   idempotent: boolean;
+  /** Runs inside the workflow (todo, clarify), not as an activity. */
+  internal?: boolean;
 }
 
 export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolSpec<S> {

@@ -1,37 +1,37 @@
 // The agent loop as a workflow: the model decides one step, the runtime executes it, the result goes back to
 // the model, until it answers. Deterministic code only: all I/O happens in activities.
-import {
-  allHandlersFinished,
-  condition,
-  continueAsNew,
-  isCancellation,
-  setCurrentDetails,
-  setHandler,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { CancellationScope, CancelledFailure, isCancellation, setCurrentDetails, sleep, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_LIMITS } from '../shared/defaults';
-import { contextQuery, stateQuery } from '../shared/messages';
 import type {
   CarriedState,
   ChatMessage,
   ConversationInput,
   ConversationResult,
   ConversationState,
+  InterruptArgs,
   Limits,
   ModelCallResult,
+  PendingApproval,
+  PendingQuestion,
   RunStatus,
   StepRecord,
+  TodoItem,
   ToolCall,
+  TurnResult,
   Usage,
 } from '../shared/types';
 import { resolveTools } from '../tools/registry';
-import { EMPTY_NUDGE, graceRequest, systemPrompt } from './prompts';
-import { describeFailure, FALLBACK_TRIGGERS } from './failures';
-import { pruneToolOutputs } from './context-ops';
 import { acts, modelCallOptions } from './activities';
+import { budgetViews, dueWarnings, exhausted, type BudgetInput } from './budget';
+import { runChat } from './chat';
+import { pruneToolOutputs } from './context-ops';
+import { maybeContinueAsNew, publishStatus, registerHandlers } from './controls';
+import { describeFailure, FALLBACK_TRIGGERS } from './failures';
+import { EMPTY_NUDGE, graceRequest, interruptedAnswer, systemPrompt } from './prompts';
 import { runToolCalls } from './run-tools';
 
 const MAX_STEPS_KEPT = 20;
+const ZERO: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 };
 
 type ModelOutcome =
   | { kind: 'answer'; text: string }
@@ -39,16 +39,27 @@ type ModelOutcome =
   | { kind: 'again' }
   | { kind: 'fail'; reason: string; error: string };
 
+export interface TurnOutcome {
+  status: RunStatus;
+  answer: string;
+  reason?: string;
+  error?: string;
+}
+
+/** Marks a step that was cut short by an interrupt, the wall-clock budget or workflow cancellation. */
+export const STOPPED = Symbol('stopped');
+
 export async function conversationWorkflow(input: ConversationInput): Promise<ConversationResult> {
   const limits: Limits = { ...DEFAULT_LIMITS, ...input.limits };
   const { tools, unknown } = resolveTools(input.tools);
-  const convo = new Conversation(input, limits, tools);
-  setHandler(stateQuery, () => convo.snapshot());
-  setHandler(contextQuery, ({ version, from, to }) => convo.contextSlice(version, from, to));
-  if (unknown.length) {
-    return convo.finish('failed', '', 'BadInput', `unknown tools or toolsets: ${unknown.join(', ')}`);
-  }
-  return convo.run();
+  // Nobody can answer a question in a scheduled run.
+  const offered = input.scheduled ? tools.filter((t) => t !== 'clarify') : tools;
+  const convo = new Conversation(input, limits, offered);
+  registerHandlers(convo);
+  if (unknown.length) return convo.finish({ status: 'failed', answer: '', reason: 'BadInput', error: `unknown tools or toolsets: ${unknown.join(', ')}` });
+  convo.startClock();
+  if (input.mode === 'chat') return runChat(convo);
+  return convo.finish(await convo.runTurn());
 }
 
 export class Conversation {
@@ -64,6 +75,26 @@ export class Conversation {
   emptyStreak: number;
   repeat: CarriedState['repeat'];
   profile: string | undefined;
+  todo: TodoItem[];
+  approvedPatterns: string[];
+  warned: string[];
+  startedAtMs: number;
+  turn: number;
+  turnStartIteration: number;
+  inbox: string[];
+  turnResults: TurnResult[];
+  // Live control state (not carried: continue-as-new only happens when nothing is pending).
+  pendingInterrupt: InterruptArgs | undefined;
+  cancelRequested = false;
+  timeUp = false;
+  ended = false;
+  turnRunning = false;
+  pendingQuestion: PendingQuestion | null = null;
+  questionAnswer: string | undefined;
+  pendingApprovals: PendingApproval[] = [];
+  approvalDecisions = new Map<string, { decision: 'approve' | 'deny'; remember: boolean }>();
+  waitingFor: ConversationState['waitingFor'] = null;
+  private scope: CancellationScope | undefined;
 
   constructor(
     readonly input: ConversationInput,
@@ -71,13 +102,14 @@ export class Conversation {
     readonly tools: string[],
   ) {
     const c = input.carried;
+    const firstPrompt = input.prompt?.trim() ? [{ role: 'user' as const, content: input.prompt }] : [];
     this.messages = c?.messages ?? [
       { role: 'system', content: systemPrompt({ workspace: input.workspace, tools, extra: input.system }) },
-      { role: 'user', content: input.prompt },
+      ...firstPrompt,
     ];
     this.contextVersion = c?.contextVersion ?? 0;
     this.iteration = c?.iteration ?? 0;
-    this.usage = c?.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 };
+    this.usage = c?.usage ?? ZERO;
     this.modelCalls = c?.modelCalls ?? 0;
     this.toolCalls = c?.toolCalls ?? 0;
     this.steps = c?.steps ?? [];
@@ -85,33 +117,118 @@ export class Conversation {
     this.emptyStreak = c?.emptyStreak ?? 0;
     this.repeat = c?.repeat ?? { recent: [], warned: false };
     this.profile = c?.profile ?? input.model;
+    this.todo = c?.todo ?? [];
+    this.approvedPatterns = c?.approvedPatterns ?? [];
+    this.warned = c?.warned ?? [];
+    this.startedAtMs = c?.startedAtMs ?? Date.now();
+    this.turn = c?.turn ?? (firstPrompt.length ? 1 : 0);
+    this.turnStartIteration = c?.turnStartIteration ?? 0;
+    this.inbox = c?.inbox ?? [];
+    this.turnResults = c?.turnResults ?? [];
   }
 
-  async run(): Promise<ConversationResult> {
-    for (;;) {
-      if (this.iteration >= this.limits.maxIterations) {
-        return this.graceAndFinish('budget_exhausted', graceRequest('budget', `${this.iteration} iterations`));
-      }
-      await this.maybeContinueAsNew();
-      const outcome = await this.modelStep();
-      switch (outcome.kind) {
-        case 'answer':
-          return this.finish('completed', outcome.text);
-        case 'again':
-          continue;
-        case 'fail':
-          return this.finish('failed', this.lastAssistantText(), outcome.reason, outcome.error);
-        case 'tools': {
-          const verdict = await runToolCalls(this, outcome.calls);
-          if (verdict.stop) return this.graceAndFinish('stopped_repeating', graceRequest('repeating', verdict.stop));
-          break;
+  /** One turn: model and tool steps until the model answers or something stops it. */
+  async runTurn(): Promise<TurnOutcome> {
+    this.turnRunning = true;
+    this.setStatus('running');
+    try {
+      for (;;) {
+        if (this.cancelRequested) throw new CancelledFailure('conversation cancelled');
+        if (this.pendingInterrupt) {
+          const stop = this.takeInterrupt();
+          if (stop) return stop;
         }
-        default: {
-          const never: never = outcome;
-          throw new Error(`unhandled outcome ${JSON.stringify(never)}`);
+        const out = exhausted(this.budgetInput());
+        if (out) return this.grace('budget_exhausted', graceRequest('budget', out));
+        for (const w of dueWarnings(this.budgetInput(), this.warned)) {
+          this.warned.push(w.kind);
+          this.messages.push({ role: 'user', content: w.text });
+          this.note('budget', `warned the model: ${w.kind} at 80%`);
+        }
+        await maybeContinueAsNew(this);
+        const outcome = await this.stoppable(() => this.modelStep());
+        if (outcome === STOPPED) continue;
+        switch (outcome.kind) {
+          case 'answer':
+            return { status: 'completed', answer: outcome.text };
+          case 'again':
+            continue;
+          case 'fail':
+            return { status: 'failed', answer: this.lastAssistantText(), reason: outcome.reason, error: outcome.error };
+          case 'tools': {
+            const verdict = await runToolCalls(this, outcome.calls);
+            if (verdict.stop) return this.grace('stopped_repeating', graceRequest('repeating', verdict.stop));
+            break;
+          }
+          default: {
+            const never: never = outcome;
+            throw new Error(`unhandled outcome ${JSON.stringify(never)}`);
+          }
         }
       }
+    } finally {
+      this.turnRunning = false;
     }
+  }
+
+  /**
+   * Runs one step in its own cancellation scope, so an interrupt, the wall-clock budget or a workflow cancel
+   * can cut it short (activities get cancellation; the model's HTTP request is aborted).
+   */
+  async stoppable<T>(fn: () => Promise<T>): Promise<T | typeof STOPPED> {
+    const scope = new CancellationScope();
+    this.scope = scope;
+    try {
+      return await scope.run(fn);
+    } catch (err) {
+      if (isCancellation(err) && this.stopRequested()) return STOPPED;
+      throw err;
+    } finally {
+      this.scope = undefined;
+    }
+  }
+
+  stopRequested(): boolean {
+    return Boolean(this.pendingInterrupt) || this.timeUp || this.cancelRequested;
+  }
+
+  /** Cuts the step in flight short (see stoppable). */
+  cancelStep(): void {
+    this.scope?.cancel();
+  }
+
+  /** Applies a pending interrupt: redirect (new user message, go on) or end the turn as interrupted. */
+  private takeInterrupt(): TurnOutcome | undefined {
+    const i = this.pendingInterrupt!;
+    this.pendingInterrupt = undefined;
+    this.note('interrupt', i.message ? `redirected: ${i.message.slice(0, 80)}` : `stopped${i.reason ? `: ${i.reason}` : ''}`);
+    if (i.message) {
+      this.messages.push({ role: 'user', content: i.message });
+      return undefined;
+    }
+    return { status: 'interrupted', answer: interruptedAnswer(this.lastAssistantText(), i.reason), reason: i.reason };
+  }
+
+  /** The wall-clock budget is a durable timer: it survives worker restarts and continue-as-new. */
+  startClock(): void {
+    const max = this.limits.maxDurationSec * 1000;
+    if (max <= 0) return;
+    const left = this.startedAtMs + max - Date.now();
+    const fire = () => {
+      this.timeUp = true;
+      this.cancelStep();
+    };
+    if (left <= 0) return fire();
+    sleep(left).then(fire, () => undefined);
+  }
+
+  budgetInput(): BudgetInput {
+    return {
+      limits: this.limits,
+      usage: this.usage,
+      iterations: this.iteration - this.turnStartIteration,
+      elapsedSec: this.timeUp ? this.limits.maxDurationSec : (Date.now() - this.startedAtMs) / 1000,
+    };
   }
 
   /** One model call with tools; classifies what the model wants next. */
@@ -124,7 +241,7 @@ export class Conversation {
       if (isCancellation(err)) throw err;
       const f = describeFailure(err);
       if (f.type === 'ContextOverflow' && pruneToolOutputs(this.messages, 6) > 0) {
-        this.bumpContext();
+        this.contextVersion++;
         this.note('context', 'context overflow: pruned old tool outputs and retried');
         this.iteration--;
         return { kind: 'again' };
@@ -148,11 +265,7 @@ export class Conversation {
       return { kind: 'again' };
     }
     this.emptyStreak = 0;
-    this.messages.push({
-      role: 'assistant',
-      content: r.message.content,
-      ...(calls.length ? { tool_calls: calls } : {}),
-    });
+    this.messages.push({ role: 'assistant', content: r.message.content, ...(calls.length ? { tool_calls: calls } : {}) });
     if (calls.length === 0) return { kind: 'answer', text: r.message.content ?? '' };
     return { kind: 'tools', calls };
   }
@@ -165,77 +278,48 @@ export class Conversation {
       summary: `model ${summary}`,
     };
     const r = await acts.callModel.executeWithOptions(options, [
-      {
-        context: { version: this.contextVersion, count: this.messages.length },
-        profile: this.profile,
-        tools,
-        step: this.modelCalls,
-      },
+      { context: { version: this.contextVersion, count: this.messages.length }, profile: this.profile, tools, step: this.modelCalls },
     ]);
-    this.addUsage(r.usage);
-    const n = r.message.tool_calls?.length ?? 0;
-    this.record({
-      kind: 'model',
-      name: r.model,
-      summary: n ? `${n} tool call(s): ${r.message.tool_calls!.map((t) => t.function.name).join(', ')}` : 'answer',
-      ok: true,
-    });
+    this.usage = addUsage(this.usage, r.usage);
+    const names = r.message.tool_calls?.map((t) => t.function.name) ?? [];
+    this.record({ kind: 'model', name: r.model, summary: names.length ? `${names.length} tool call(s): ${names.join(', ')}` : 'answer', ok: true });
     return r;
   }
 
   /** The final tool-less call that turns a forced stop into a useful summary. */
-  private async graceAndFinish(status: RunStatus, request: string): Promise<ConversationResult> {
+  async grace(status: RunStatus, request: string): Promise<TurnOutcome> {
     this.messages.push({ role: 'user', content: request });
     try {
-      const r = await this.callModel([], 'grace summary');
+      // Not stoppable: the summary is what the user gets for an interrupted budget.
+      const r = await CancellationScope.nonCancellable(() => this.callModel([], 'grace summary'));
       const text = r.message.content ?? '';
       this.messages.push({ role: 'assistant', content: text });
-      return this.finish(status, text);
+      return { status, answer: text };
     } catch (err) {
-      if (isCancellation(err)) throw err;
       const f = describeFailure(err);
-      return this.finish(status, this.lastAssistantText(), f.type, `grace call failed: ${f.message}`);
+      return { status, answer: this.lastAssistantText(), reason: f.type, error: `grace call failed: ${f.message}` };
     }
   }
 
-  private async maybeContinueAsNew(): Promise<void> {
-    const info = workflowInfo();
-    if (!info.continueAsNewSuggested && info.historyLength < this.limits.maxHistoryEvents) return;
-    // Handlers (queries aside) must finish first, or their callers would see the run vanish under them.
-    await condition(allHandlersFinished);
-    await continueAsNew<typeof conversationWorkflow>({ ...this.input, carried: this.carry() });
-  }
-
   carry(): CarriedState {
-    return {
-      messages: this.messages,
-      contextVersion: this.contextVersion,
-      iteration: this.iteration,
-      usage: this.usage,
-      modelCalls: this.modelCalls,
-      toolCalls: this.toolCalls,
-      steps: this.steps,
-      repeat: this.repeat,
-      runs: this.runs,
-      emptyStreak: this.emptyStreak,
-      profile: this.profile,
-    };
+    const { messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile } = this;
+    const { todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults } = this;
+    return { messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile, todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults };
   }
 
-  finish(status: RunStatus, answer: string, reason?: string, error?: string): ConversationResult {
+  finish(o: TurnOutcome): ConversationResult {
+    this.setStatus(o.status);
+    const { status, answer, reason, error } = o;
+    const { usage, modelCalls, toolCalls, runs } = this;
+    return { status, answer, ...(reason ? { reason } : {}), ...(error ? { error } : {}), usage, iterations: this.iteration, modelCalls, toolCalls, runs };
+  }
+
+  setStatus(status: RunStatus, waitingFor: ConversationState['waitingFor'] = null): void {
+    const changed = status !== this.status || waitingFor !== this.waitingFor;
     this.status = status;
+    this.waitingFor = waitingFor;
+    if (changed) publishStatus(this);
     this.details();
-    return {
-      status,
-      answer,
-      ...(reason ? { reason } : {}),
-      ...(error ? { error } : {}),
-      usage: this.usage,
-      iterations: this.iteration,
-      modelCalls: this.modelCalls,
-      toolCalls: this.toolCalls,
-      runs: this.runs,
-    };
   }
 
   snapshot(): ConversationState {
@@ -243,13 +327,20 @@ export class Conversation {
       status: this.status,
       iteration: this.iteration,
       maxIterations: this.limits.maxIterations,
-      iterationsLeft: Math.max(0, this.limits.maxIterations - this.iteration),
+      iterationsLeft: Math.max(0, this.limits.maxIterations - (this.iteration - this.turnStartIteration)),
       usage: this.usage,
       modelCalls: this.modelCalls,
       toolCalls: this.toolCalls,
       messages: this.messages.length,
       contextVersion: this.contextVersion,
       runs: this.runs,
+      mode: this.input.mode ?? 'task',
+      turn: this.turn,
+      waitingFor: this.waitingFor,
+      budgets: budgetViews(this.budgetInput()),
+      todo: this.todo,
+      pendingQuestion: this.pendingQuestion,
+      pendingApprovals: this.pendingApprovals,
       lastStep: this.steps[this.steps.length - 1],
       recentSteps: this.steps.slice(-5),
     };
@@ -261,7 +352,8 @@ export class Conversation {
   }
 
   record(step: Omit<StepRecord, 'step'>): void {
-    this.steps.push({ step: this.steps.length ? this.steps[this.steps.length - 1]!.step + 1 : 1, ...step });
+    const last = this.steps[this.steps.length - 1];
+    this.steps.push({ step: last ? last.step + 1 : 1, ...step });
     if (this.steps.length > MAX_STEPS_KEPT) this.steps.splice(0, this.steps.length - MAX_STEPS_KEPT);
     this.details();
   }
@@ -270,20 +362,7 @@ export class Conversation {
     this.record({ kind: 'note', name, summary, ok: true });
   }
 
-  bumpContext(): void {
-    this.contextVersion++;
-  }
-
-  private addUsage(u: Usage): void {
-    this.usage = {
-      promptTokens: this.usage.promptTokens + u.promptTokens,
-      completionTokens: this.usage.completionTokens + u.completionTokens,
-      totalTokens: this.usage.totalTokens + u.totalTokens,
-      costUsd: this.usage.costUsd + u.costUsd,
-    };
-  }
-
-  private lastAssistantText(): string {
+  lastAssistantText(): string {
     for (let i = this.messages.length - 1; i >= 0; i--) {
       const m = this.messages[i]!;
       if (m.role === 'assistant' && m.content) return m.content;
@@ -296,10 +375,19 @@ export class Conversation {
     const last = this.steps[this.steps.length - 1];
     setCurrentDetails(
       [
-        `**${this.status}** · iteration ${this.iteration}/${this.limits.maxIterations}`,
+        `**${this.status}**${this.waitingFor ? ` (waiting for ${this.waitingFor})` : ''} · iteration ${this.iteration} · run ${this.runs} of ${workflowInfo().workflowId}`,
         `tokens ${this.usage.totalTokens} · cost $${this.usage.costUsd.toFixed(4)} · tool calls ${this.toolCalls}`,
         last ? `last step: ${last.kind} ${last.name} — ${last.summary}` : '',
       ].join('\n\n'),
     );
   }
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+    costUsd: a.costUsd + b.costUsd,
+  };
 }

@@ -39,3 +39,25 @@ export function unknownOutcome(tool: string, why: string): string {
     'Check the current state before running it again.'
   );
 }
+
+export function interruptedAnswer(lastText: string, reason?: string): string {
+  const head = `Interrupted${reason ? `: ${reason}` : ''}.`;
+  return lastText ? `${head}\n\n${lastText}` : head;
+}
+
+export const CANCELLED_BY_INTERRUPT = 'Error: cancelled by interrupt before it finished; it may have partly run.';
+export const SKIPPED_BY_INTERRUPT = 'Error: not run: cancelled by interrupt.';
+
+export function clarifyTimedOut(seconds: number): string {
+  return `No answer came within ${seconds} s. Proceed on your best judgment and say which assumption you made.`;
+}
+
+export function approvalDenied(how: 'user' | 'timeout' | 'policy', reason: string, seconds?: number): string {
+  if (how === 'user') return `Error: the user denied this command (${reason}). It did not run. Choose another approach.`;
+  if (how === 'timeout') return `Error: no approval came within ${seconds} s, so the command was denied (${reason}). It did not run.`;
+  return `Error: this command needs approval (${reason}) and this run cannot ask for it, so it did not run.`;
+}
+
+export function refused(reason: string): string {
+  return `Error: refused: ${reason}. This command is never run; do not try to work around this.`;
+}

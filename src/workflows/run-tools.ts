@@ -1,14 +1,17 @@
 // Executes one assistant message's tool calls: validate, de-duplicate, batch (reads together, writes one at
-// a time), run as activities, and append exactly one tool message per call, in the model's order.
-import { isCancellation } from '@temporalio/workflow';
-import type { ToolCallResult } from '../shared/types';
+// a time), run, and append exactly one tool message per call, in the model's order — also for calls that
+// were refused, denied, skipped or cancelled, so call/result pairing stays valid.
+import { ActivityCancellationType, isCancellation } from '@temporalio/workflow';
+import type { ToolCall, ToolCallResult } from '../shared/types';
 import { toolSpec } from '../tools/registry';
 import { acts, onceToolOptions, retryingToolOptions } from './activities';
 import { clip, shortArgs } from './context-ops';
-import type { Conversation } from './conversation';
+import { STOPPED, type Conversation } from './conversation';
 import { describeFailure } from './failures';
-import { duplicateResult, loopWarning, unknownOutcome } from './prompts';
+import { approvalGate, askClarify } from './human';
+import { CANCELLED_BY_INTERRUPT, duplicateResult, loopWarning, SKIPPED_BY_INTERRUPT, unknownOutcome } from './prompts';
 import { fingerprint, recordStep } from './repetition';
+import { applyTodo, formatTodo } from './todo';
 import { batchCalls, canonicalJson, planToolCalls, type PlannedCall } from './tool-calls';
 
 type RunCall = Extract<PlannedCall, { kind: 'run' }>;
@@ -18,17 +21,30 @@ export interface ToolRoundVerdict {
   stop?: string;
 }
 
-export async function runToolCalls(
-  convo: Conversation,
-  calls: import('../shared/types').ToolCall[],
-): Promise<ToolRoundVerdict> {
+export async function runToolCalls(convo: Conversation, calls: ToolCall[]): Promise<ToolRoundVerdict> {
   const plan = planToolCalls(calls, convo.tools, toolSpec);
   const results = new Map<string, string>();
+  const cut = new Set<string>();
   for (const p of plan) if (p.kind === 'invalid') results.set(p.call.id, p.content);
 
   const runs = plan.filter((p): p is RunCall => p.kind === 'run');
   for (const batch of batchCalls(runs)) {
-    await Promise.all(batch.map(async (r) => results.set(r.call.id, await executeTool(convo, r))));
+    if (convo.stopRequested()) {
+      for (const r of batch) results.set(r.call.id, SKIPPED_BY_INTERRUPT), cut.add(r.call.id);
+      continue;
+    }
+    const done = await convo.stoppable(() =>
+      Promise.all(
+        batch.map(async (r) => {
+          const content = await executeTool(convo, r);
+          results.set(r.call.id, content);
+          if (content === CANCELLED_BY_INTERRUPT) cut.add(r.call.id);
+        }),
+      ),
+    );
+    if (done === STOPPED) {
+      for (const r of batch) if (!results.has(r.call.id)) results.set(r.call.id, CANCELLED_BY_INTERRUPT), cut.add(r.call.id);
+    }
   }
 
   for (const p of plan) {
@@ -42,6 +58,7 @@ export async function runToolCalls(
 
   let warned: string | undefined;
   for (const r of runs) {
+    if (cut.has(r.call.id)) continue;
     const sig = `${r.name}:${canonicalJson(r.args)}:${fingerprint(results.get(r.call.id)!)}`;
     const verdict = recordStep(convo.repeat, sig);
     if (verdict === 'stop') return { stop: `${r.name} ${shortArgs(r.args)}` };
@@ -55,24 +72,40 @@ export async function runToolCalls(
 }
 
 async function executeTool(convo: Conversation, r: RunCall): Promise<string> {
-  const { limits } = convo;
-  const options = r.spec.idempotent
-    ? retryingToolOptions(limits.toolHeartbeatSec)
-    : onceToolOptions(limits.toolHeartbeatSec);
   convo.toolCalls++;
+  if (r.spec.internal) return runInternal(convo, r);
+  const gate = await approvalGate(convo, r.call.id, r.name, r.args);
+  if (gate !== undefined) {
+    convo.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → ${gate.split('\n')[0]}`, ok: false });
+    return gate;
+  }
+  const { limits } = convo;
+  const options = r.spec.idempotent ? retryingToolOptions(limits.toolHeartbeatSec) : onceToolOptions(limits.toolHeartbeatSec);
   let res: ToolCallResult;
   try {
-    res = await acts.runTool.executeWithOptions({ ...options, summary: `${r.name} ${shortArgs(r.args)}` }, [
+    res = await acts.runTool.executeWithOptions(
       {
-        callId: r.call.id,
-        name: r.name,
-        args: r.args,
-        workspace: convo.input.workspace,
-        outputLimit: limits.toolOutputLimit,
-        terminalTimeoutSec: limits.terminalTimeoutSec,
+        ...options,
+        summary: `${r.name} ${shortArgs(r.args)}`,
+        // Wait until the tool has really stopped (its process group killed) before the loop moves on.
+        cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
       },
-    ]);
+      [
+        {
+          callId: r.call.id,
+          name: r.name,
+          args: r.args,
+          workspace: convo.input.workspace,
+          outputLimit: limits.toolOutputLimit,
+          terminalTimeoutSec: limits.terminalTimeoutSec,
+        },
+      ],
+    );
   } catch (err) {
+    if (isCancellation(err) && convo.stopRequested()) {
+      convo.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → cancelled`, ok: false });
+      return CANCELLED_BY_INTERRUPT;
+    }
     if (isCancellation(err)) throw err;
     const f = describeFailure(err);
     const content =
@@ -83,12 +116,28 @@ async function executeTool(convo: Conversation, r: RunCall): Promise<string> {
     return content;
   }
   const note = r.repairedFrom ? `(called as "${r.repairedFrom}", ran ${r.name})\n` : '';
-  convo.record({
-    kind: 'tool',
-    name: r.name,
-    summary: `${shortArgs(r.args)} → ${res.ok ? 'ok' : 'error'}, ${res.size} chars${res.truncated ? ' (truncated)' : ''}`,
-    ok: res.ok,
-  });
+  const size = `${res.size} chars${res.truncated ? ' (truncated)' : ''}`;
+  convo.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → ${res.ok ? 'ok' : 'error'}, ${size}`, ok: res.ok });
   // The activity already truncated; this backstop keeps history bounded whatever the worker returns.
   return clip(note + res.content, limits.toolOutputLimit + 1_000);
+}
+
+async function runInternal(convo: Conversation, r: RunCall): Promise<string> {
+  switch (r.name) {
+    case 'todo': {
+      const args = r.args as { todos: Array<{ id: string; content?: string; status?: never }>; merge?: boolean };
+      const { list, error } = applyTodo(convo.todo, args.todos, Boolean(args.merge));
+      if (error) return `Error: ${error}`;
+      convo.todo = list;
+      convo.record({ kind: 'tool', name: 'todo', summary: `${list.length} item(s)`, ok: true });
+      return formatTodo(list);
+    }
+    case 'clarify': {
+      const args = r.args as { question: string; choices?: string[] };
+      convo.record({ kind: 'tool', name: 'clarify', summary: args.question.slice(0, 80), ok: true });
+      return askClarify(convo, r.call.id, args.question, args.choices);
+    }
+    default:
+      return `Error: ${r.name} is not available here.`;
+  }
 }

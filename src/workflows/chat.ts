@@ -1,0 +1,52 @@
+// Chat mode: the workflow stays open after a turn and takes the next user message from `send` updates,
+// until an `end` signal or the idle timeout.
+import { condition } from '@temporalio/workflow';
+import type { ConversationResult, TurnResult } from '../shared/types';
+import type { Conversation, TurnOutcome } from './conversation';
+import { maybeContinueAsNew } from './controls';
+
+const TURNS_KEPT = 20;
+
+export async function runChat(c: Conversation): Promise<ConversationResult> {
+  let last: TurnOutcome = { status: 'completed', answer: '' };
+  // A prompt given at start is turn 1 and is already in the messages.
+  if (!c.input.carried && c.turn === 1) last = await runOneTurn(c);
+  for (;;) {
+    if (c.inbox.length === 0 && !c.ended) {
+      await maybeContinueAsNew(c);
+      c.setStatus('idle', 'message');
+      const got = await condition(() => c.inbox.length > 0 || c.ended, c.limits.idleTimeoutSec * 1000);
+      if (!got) c.note('chat', `idle for ${c.limits.idleTimeoutSec} s: conversation ended`);
+    }
+    if (c.ended || c.inbox.length === 0) {
+      c.ended = true;
+      return c.finish({ ...last, status: last.status === 'failed' ? 'failed' : 'completed' });
+    }
+    c.messages.push({ role: 'user', content: c.inbox.shift()! });
+    c.turn++;
+    c.turnStartIteration = c.iteration;
+    last = await runOneTurn(c);
+  }
+}
+
+async function runOneTurn(c: Conversation): Promise<TurnOutcome> {
+  const startIteration = c.iteration;
+  const before = c.usage;
+  const outcome = await c.runTurn();
+  const result: TurnResult = {
+    turn: c.turn,
+    status: outcome.status,
+    answer: outcome.answer,
+    ...(outcome.reason ? { reason: outcome.reason } : {}),
+    iterations: c.iteration - startIteration,
+    usage: {
+      promptTokens: c.usage.promptTokens - before.promptTokens,
+      completionTokens: c.usage.completionTokens - before.completionTokens,
+      totalTokens: c.usage.totalTokens - before.totalTokens,
+      costUsd: c.usage.costUsd - before.costUsd,
+    },
+  };
+  c.turnResults.push(result);
+  if (c.turnResults.length > TURNS_KEPT) c.turnResults.splice(0, c.turnResults.length - TURNS_KEPT);
+  return outcome;
+}

@@ -1,0 +1,128 @@
+// Signals, updates and queries: how humans (client, CLI, stock `temporal` CLI) steer a running conversation.
+import {
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  answerUpdate,
+  approveUpdate,
+  contextQuery,
+  endSignal,
+  interruptSignal,
+  sendUpdate,
+  stateQuery,
+} from '../shared/messages';
+import { HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
+import type { TurnResult } from '../shared/types';
+import type { Conversation, conversationWorkflow } from './conversation';
+
+export function registerHandlers(c: Conversation): void {
+  setHandler(stateQuery, () => c.snapshot());
+  setHandler(contextQuery, ({ version, from, to }) => c.contextSlice(version, from, to));
+
+  setHandler(interruptSignal, (args) => {
+    // An interrupt with nothing running (chat mode, idle) has nothing to stop.
+    if (!c.turnRunning) return;
+    c.pendingInterrupt = { ...(args?.reason ? { reason: args.reason } : {}), ...(args?.message ? { message: args.message } : {}) };
+    c.cancelStep();
+  });
+
+  setHandler(
+    answerUpdate,
+    ({ text }) => {
+      const q = c.pendingQuestion!;
+      c.questionAnswer = text;
+      return { callId: q.callId };
+    },
+    {
+      validator: (args) => {
+        if (!c.pendingQuestion) throw new Error('no question is pending: nothing to answer');
+        if (typeof args?.text !== 'string' || !args.text.trim()) throw new Error('answer text must not be empty');
+      },
+      description: 'Answers the pending clarify question: { text }',
+    },
+  );
+
+  setHandler(
+    approveUpdate,
+    ({ callId, decision, remember }) => {
+      c.approvalDecisions.set(callId, { decision, remember: Boolean(remember) });
+      return { callId, decision };
+    },
+    {
+      validator: (args) => {
+        if (!c.pendingApprovals.length) throw new Error('no approval is pending');
+        if (!c.pendingApprovals.some((a) => a.callId === args?.callId)) {
+          throw new Error(`no pending approval for call "${args?.callId}" (pending: ${c.pendingApprovals.map((a) => a.callId).join(', ')})`);
+        }
+        if (args.decision !== 'approve' && args.decision !== 'deny') throw new Error('decision must be "approve" or "deny"');
+      },
+      description: 'Approves or denies a pending tool call: { callId, decision: approve|deny, remember? }',
+    },
+  );
+
+  setHandler(
+    sendUpdate,
+    async ({ text }) => {
+      const ticket = c.turn + c.inbox.length + 1;
+      c.inbox.push(text);
+      if (c.turnRunning && c.input.busyPolicy === 'interrupt') {
+        c.pendingInterrupt = { reason: 'a new message arrived' };
+        c.cancelStep();
+      }
+      await condition(() => c.turnResults.some((r) => r.turn === ticket) || c.ended);
+      return c.turnResults.find((r) => r.turn === ticket) ?? endedTurn(ticket, c);
+    },
+    {
+      validator: (args) => {
+        if (c.input.mode !== 'chat') throw new Error('send needs a conversation started in chat mode');
+        if (c.ended) throw new Error('the conversation has ended');
+        if (typeof args?.text !== 'string' || !args.text.trim()) throw new Error('message text must not be empty');
+        if (c.input.busyPolicy === 'reject' && (c.turnRunning || c.inbox.length)) {
+          throw new Error('a turn is running; busyPolicy is reject: send again when it has finished');
+        }
+      },
+      description: 'Chat mode: sends a user message and returns that turn\'s answer: { text }',
+    },
+  );
+
+  setHandler(endSignal, () => {
+    c.ended = true;
+  });
+
+  // Workflow cancellation reaches the step in flight through the scope tree; remember it for the clean-up.
+  CancellationScope.current().cancelRequested.catch(() => {
+    c.cancelRequested = true;
+  });
+}
+
+function endedTurn(turn: number, c: Conversation): TurnResult {
+  return { turn, status: 'cancelled', answer: '', reason: 'conversation ended before this message was handled', iterations: 0, usage: c.usage };
+}
+
+/** HermesStatus / HermesWaitingFor make conversations filterable in the Web UI and `temporal workflow list`. */
+export function publishStatus(c: Conversation): void {
+  if (c.input.searchAttributes === false) return;
+  upsertSearchAttributes([
+    { key: HermesStatus, value: c.status },
+    { key: HermesWaitingFor, value: c.waitingFor },
+  ]);
+}
+
+/**
+ * Continue-as-new when Temporal suggests it (or the history-length backstop is hit), carrying the whole
+ * state forward. Only at a step boundary and only when no update handler is mid-flight: a chat `send` that
+ * waits for its turn keeps the conversation in this run until the turn ends.
+ */
+export async function maybeContinueAsNew(c: Conversation): Promise<void> {
+  const info = workflowInfo();
+  if (!info.continueAsNewSuggested && info.historyLength < c.limits.maxHistoryEvents) return;
+  if (!allHandlersFinished()) return;
+  await condition(allHandlersFinished);
+  await continueAsNew<typeof conversationWorkflow>({ ...c.input, carried: c.carry() });
+}

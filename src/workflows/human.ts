@@ -1,0 +1,64 @@
+// Tool calls that wait for a human: clarify questions and approvals of dangerous commands. Both wait on a
+// durable timer, so a worker restart or a week-long wait changes nothing.
+import { condition, isCancellation } from '@temporalio/workflow';
+import { approvalVerdict } from '../tools/registry';
+import type { Conversation } from './conversation';
+import { approvalDenied, CANCELLED_BY_INTERRUPT, clarifyTimedOut, refused } from './prompts';
+
+export async function askClarify(c: Conversation, callId: string, question: string, choices?: string[]): Promise<string> {
+  c.pendingQuestion = { callId, question, ...(choices?.length ? { choices } : {}) };
+  c.questionAnswer = undefined;
+  c.setStatus('waiting', 'clarify');
+  try {
+    const answered = await condition(() => c.questionAnswer !== undefined, c.limits.clarifyTimeoutSec * 1000);
+    if (!answered) {
+      c.note('clarify', 'no answer before the timeout');
+      return clarifyTimedOut(c.limits.clarifyTimeoutSec);
+    }
+    return c.questionAnswer!;
+  } catch (err) {
+    if (isCancellation(err)) return CANCELLED_BY_INTERRUPT;
+    throw err;
+  } finally {
+    c.pendingQuestion = null;
+    c.setStatus('running');
+  }
+}
+
+/** Decides whether a call may run: undefined = run it; a string = the tool result instead. */
+export async function approvalGate(c: Conversation, callId: string, tool: string, args: Record<string, unknown>): Promise<string | undefined> {
+  const v = approvalVerdict(tool, args);
+  if (v.verdict === 'allow') return undefined;
+  const reason = v.reason ?? 'dangerous command';
+  const pattern = v.pattern ?? reason;
+  if (v.verdict === 'refuse') {
+    c.note('approval', `refused ${tool}: ${reason}`);
+    return refused(reason);
+  }
+  if (c.approvedPatterns.includes(pattern)) return undefined;
+  const mode = c.input.approvalMode ?? (c.input.scheduled ? 'deny' : 'ask');
+  if (mode === 'allow') return undefined;
+  if (mode === 'deny') return approvalDenied('policy', reason);
+
+  c.pendingApprovals.push({ callId, tool, command: String(args.command ?? JSON.stringify(args)), reason, pattern });
+  c.setStatus('waiting', 'approval');
+  try {
+    const decided = await condition(() => c.approvalDecisions.has(callId), c.limits.approvalTimeoutSec * 1000);
+    const d = c.approvalDecisions.get(callId);
+    if (!decided || !d) {
+      c.note('approval', `${tool}: no decision before the timeout, denied`);
+      return approvalDenied('timeout', reason, c.limits.approvalTimeoutSec);
+    }
+    c.note('approval', `${tool}: ${d.decision}${d.remember ? ' (remembered)' : ''}`);
+    if (d.decision === 'deny') return approvalDenied('user', reason);
+    if (d.remember && !c.approvedPatterns.includes(pattern)) c.approvedPatterns.push(pattern);
+    return undefined;
+  } catch (err) {
+    if (isCancellation(err)) return CANCELLED_BY_INTERRUPT;
+    throw err;
+  } finally {
+    c.pendingApprovals = c.pendingApprovals.filter((a) => a.callId !== callId);
+    c.approvalDecisions.delete(callId);
+    if (!c.pendingApprovals.length) c.setStatus('running');
+  }
+}
