@@ -6,20 +6,34 @@ import {
   Client,
   Connection,
   WorkflowFailedError,
+  WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
 import { z } from 'zod';
 import { connectClient, resolveTemporal, type TemporalTarget } from './connection';
 import { TASK_QUEUE } from './shared/defaults';
-import { stateQuery } from './shared/messages';
-import type { ConversationInput, ConversationResult, ConversationState } from './shared/types';
+import { answerUpdate, approveUpdate, endSignal, interruptSignal, sendUpdate, stateQuery } from './shared/messages';
+import type {
+  ApproveArgs,
+  ConversationInput,
+  ConversationResult,
+  ConversationState,
+  InterruptArgs,
+  Limits,
+  TurnResult,
+} from './shared/types';
 import { resolveTools } from './tools/registry';
 import type { conversationWorkflow } from './workflows';
 
 export type { ConversationInput, ConversationResult, ConversationState } from './shared/types';
 
-const startSchema = z.object({
-  prompt: z.string().trim().min(1, 'prompt must not be empty'),
+const startSchema = z
+  .object({
+  prompt: z.string().optional(),
+  mode: z.enum(['task', 'chat']).optional(),
+  busyPolicy: z.enum(['queue', 'reject', 'interrupt']).optional(),
+  approvalMode: z.enum(['ask', 'deny', 'allow']).optional(),
+  scheduled: z.boolean().optional(),
   model: z.string().min(1).optional(),
   fallbackModel: z.string().min(1).optional(),
   maxIterations: z.number().int().positive().max(10_000).optional(),
@@ -30,7 +44,30 @@ const startSchema = z.object({
   toolOutputLimit: z.number().int().min(1_000).max(1_000_000).optional(),
   terminalTimeoutSec: z.number().int().positive().max(3_600).optional(),
   modelMaxAttempts: z.number().int().positive().max(100).optional(),
-});
+  maxTokens: z.number().int().positive().optional(),
+  maxCostUsd: z.number().positive().optional(),
+  maxDurationSec: z.number().positive().optional(),
+  clarifyTimeoutSec: z.number().positive().optional(),
+  approvalTimeoutSec: z.number().positive().optional(),
+  idleTimeoutSec: z.number().positive().optional(),
+  toolHeartbeatSec: z.number().int().min(1).max(600).optional(),
+  searchAttributes: z.boolean().optional(),
+  })
+  .refine((o) => o.mode === 'chat' || Boolean(o.prompt?.trim()), { message: 'prompt must not be empty', path: ['prompt'] });
+
+const LIMIT_KEYS = [
+  'maxIterations',
+  'toolOutputLimit',
+  'terminalTimeoutSec',
+  'modelMaxAttempts',
+  'maxTokens',
+  'maxCostUsd',
+  'maxDurationSec',
+  'clarifyTimeoutSec',
+  'approvalTimeoutSec',
+  'idleTimeoutSec',
+  'toolHeartbeatSec',
+] as const;
 export type StartOptions = z.input<typeof startSchema>;
 
 export interface HermesConnectOptions {
@@ -62,26 +99,28 @@ export class Hermes {
     const o = parsed.data;
     const { unknown } = resolveTools(o.tools);
     if (unknown.length) throw new Error(`unknown tools or toolsets: ${unknown.join(', ')}`);
+    const limits: Partial<Limits> = {};
+    for (const k of LIMIT_KEYS) if (o[k] !== undefined) limits[k] = o[k];
     const input: ConversationInput = {
-      prompt: o.prompt,
+      prompt: o.prompt ?? '',
+      ...(o.mode ? { mode: o.mode } : {}),
+      ...(o.busyPolicy ? { busyPolicy: o.busyPolicy } : {}),
+      ...(o.approvalMode ? { approvalMode: o.approvalMode } : {}),
+      ...(o.scheduled ? { scheduled: o.scheduled } : {}),
+      ...(o.searchAttributes === false ? { searchAttributes: false } : {}),
       ...(o.model ? { model: o.model } : {}),
       ...(o.fallbackModel ? { fallbackModel: o.fallbackModel } : {}),
       ...(o.workspace ? { workspace: o.workspace } : {}),
       ...(o.tools ? { tools: o.tools } : {}),
       ...(o.system ? { system: o.system } : {}),
-      limits: {
-        ...(o.maxIterations ? { maxIterations: o.maxIterations } : {}),
-        ...(o.toolOutputLimit ? { toolOutputLimit: o.toolOutputLimit } : {}),
-        ...(o.terminalTimeoutSec ? { terminalTimeoutSec: o.terminalTimeoutSec } : {}),
-        ...(o.modelMaxAttempts ? { modelMaxAttempts: o.modelMaxAttempts } : {}),
-      },
+      limits,
     };
     const id = o.id ?? newConversationId();
     const handle = await this.client.workflow.start<typeof conversationWorkflow>('conversationWorkflow', {
       workflowId: id,
       taskQueue: this.taskQueue,
       args: [input],
-      staticSummary: `hermes: ${o.prompt.slice(0, 120)}`,
+      staticSummary: `hermes ${o.mode ?? 'task'}: ${(o.prompt ?? '').slice(0, 120)}`,
     });
     return new ConversationHandle(handle);
   }
@@ -134,9 +173,81 @@ export class ConversationHandle {
     }
   }
 
-  /** Live state (the `state` query): status, iteration, budget left, usage, last steps. */
+  /** Live state (the `state` query): status, iteration, budgets left, usage, todo, pending question/approvals. */
   state(): Promise<ConversationState> {
     return this.workflow.query(stateQuery);
+  }
+
+  /** Stops the step in flight. With `message`, the loop goes on with it as the next user message. */
+  interrupt(args: InterruptArgs = {}): Promise<void> {
+    return this.workflow.signal(interruptSignal, args);
+  }
+
+  /** Answers the pending clarify question; rejected when none is pending. */
+  answer(text: string): Promise<{ callId: string }> {
+    return unwrapUpdate(this.workflow.executeUpdate(answerUpdate, { args: [{ text }] }));
+  }
+
+  /** Approves or denies a pending tool call; rejected when that call is not pending. */
+  approve(callId: string, decision: ApproveArgs['decision'] = 'approve', remember = false): Promise<{ callId: string; decision: string }> {
+    return unwrapUpdate(this.workflow.executeUpdate(approveUpdate, { args: [{ callId, decision, remember }] }));
+  }
+
+  /** Chat mode: sends a message and waits for that turn's answer. */
+  send(text: string): Promise<TurnResult> {
+    return unwrapUpdate(this.workflow.executeUpdate(sendUpdate, { args: [{ text }] }));
+  }
+
+  /** Chat mode: sends a message and returns once the workflow has accepted it (poll state() or progress()). */
+  async sendNoWait(text: string): Promise<void> {
+    await unwrapUpdate(this.workflow.startUpdate(sendUpdate, { args: [{ text }], waitForStage: 'ACCEPTED' }));
+  }
+
+  /** Chat mode: ends the conversation. */
+  end(reason?: string): Promise<void> {
+    return this.workflow.signal(endSignal, reason ? { reason } : {});
+  }
+
+  /** Temporal cancellation: stops the step in flight, then the workflow ends as cancelled. */
+  cancel(): Promise<void> {
+    return this.workflow.cancel().then(() => undefined);
+  }
+
+  /**
+   * Yields the state whenever it changes (new step, status, pending question/approval), until the
+   * conversation is closed. Polls the `state` query; queries cost no history.
+   */
+  async *progress(intervalMs = 250): AsyncGenerator<ConversationState> {
+    let last = '';
+    for (;;) {
+      let s: ConversationState | undefined;
+      try {
+        s = await this.state();
+      } catch (err) {
+        const d = await this.workflow.describe().catch(() => undefined);
+        if (d && d.status.name !== 'RUNNING') return;
+        if (!d) throw err;
+      }
+      if (s) {
+        const key = JSON.stringify([s.status, s.waitingFor, s.lastStep?.step, s.pendingQuestion, s.pendingApprovals, s.todo, s.turn]);
+        if (key !== last) {
+          last = key;
+          yield s;
+        }
+        if (!['running', 'waiting', 'idle'].includes(s.status)) return;
+      }
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  }
+}
+
+/** A rejected update (validator) surfaces as its reason, e.g. "no question is pending: nothing to answer". */
+async function unwrapUpdate<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (err instanceof WorkflowUpdateFailedError && err.cause) throw new Error(err.cause.message, { cause: err });
+    throw err;
   }
 }
 

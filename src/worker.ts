@@ -40,10 +40,10 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
     activities,
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 100,
-    // Heartbeats reach the server at least every second, so a cancellation (interrupt) reaches a running
-    // tool or model call within about a second instead of after the default 30-60 s throttle.
-    maxHeartbeatThrottleInterval: '1 second',
-    defaultHeartbeatThrottleInterval: '1 second',
+    // Heartbeats reach the server at least twice a second, so a cancellation (interrupt) reaches a running
+    // tool or model call within about half a second instead of after the default 30-60 s throttle.
+    maxHeartbeatThrottleInterval: '500 milliseconds',
+    defaultHeartbeatThrottleInterval: '500 milliseconds',
     // Gives running tools a moment to notice cancellation and kill their processes on shutdown.
     shutdownGraceTime: opts.shutdownGraceTime ?? '5 seconds',
   });

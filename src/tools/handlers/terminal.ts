@@ -50,7 +50,8 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
-    const heartbeat = setInterval(() => ctx.heartbeat(), 1000);
+    // Frequent heartbeats are how a cancellation (interrupt) reaches this process quickly.
+    const heartbeat = setInterval(() => ctx.heartbeat(), 250);
 
     const kill = () => {
       if (child.pid === undefined) return;

@@ -1,0 +1,269 @@
+// Human in the loop against the real dev server: interrupt, approvals, chat, budgets, live state.
+import { execFile } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import type { ConversationHandle } from '../src/client';
+import type { ConversationState } from '../src/shared/types';
+import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
+
+const run = promisify(execFile);
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+async function waitFor<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function stateWhen(handle: ConversationHandle, pred: (s: ConversationState) => boolean): Promise<ConversationState> {
+  return waitFor('state', async () => {
+    const s = await handle.state().catch(() => undefined);
+    return s && pred(s) ? s : undefined;
+  });
+}
+
+describe('interrupt', () => {
+  it('kills the running tool within 2 s, skips the later calls and ends as interrupted', async () => {
+    h = await createHarness([
+      {
+        toolCalls: [
+          { id: 'slow', name: 'terminal', arguments: { command: 'echo $$ > pid.txt; sleep 30; echo slow >> side.txt' } },
+          { id: 'later', name: 'terminal', arguments: { command: 'echo later >> side.txt' } },
+        ],
+      },
+    ]);
+    const pidFile = path.join(h.workspace, 'pid.txt');
+    const result = await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'go' });
+      const pid = await waitFor('the tool to start', () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined));
+      expect(alive(pid)).toBe(true);
+      const t0 = Date.now();
+      await handle.interrupt({ reason: 'user pressed stop' });
+      await waitFor('the process group to die', () => !alive(pid) && !alive(-pid), 5_000);
+      expect(Date.now() - t0).toBeLessThan(2_000);
+      return handle.result();
+    });
+    expect(result.status).toBe('interrupted');
+    expect(result.reason).toBe('user pressed stop');
+    expect(existsSync(path.join(h.workspace, 'side.txt'))).toBe(false);
+    h.mock.assertDone();
+  });
+
+  it('redirects: the message becomes the next user message and the loop goes on', async () => {
+    h = await createHarness([
+      {
+        toolCalls: [
+          { id: 'slow', name: 'terminal', arguments: { command: 'echo started > started.txt; sleep 30' } },
+          { id: 'after', name: 'write_file', arguments: { path: 'after.txt', content: 'x' } },
+        ],
+      },
+      answer('ok, summarised instead'),
+    ]);
+    const result = await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'go' });
+      await waitFor('the tool to start', () => existsSync(path.join(h.workspace, 'started.txt')));
+      await handle.interrupt({ message: 'Stop that and just summarise.' });
+      return handle.result();
+    });
+    expect(result.status).toBe('completed');
+    expect(result.answer).toBe('ok, summarised instead');
+    const msgs = h.mock.requests[1]!.messages;
+    expect(msgs.at(-1)).toMatchObject({ role: 'user', content: 'Stop that and just summarise.' });
+    expect(toolResult(msgs, 'slow')).toMatch(/cancelled by interrupt/);
+    expect(toolResult(msgs, 'after')).toMatch(/not run: cancelled by interrupt/);
+    expect(existsSync(path.join(h.workspace, 'after.txt'))).toBe(false);
+  });
+
+  it('works from the stock temporal CLI: signal interrupt, query state', async () => {
+    h = await createHarness([toolCall('terminal', { command: 'echo go > started.txt; sleep 30' })]);
+    const cli = inject('temporalCliPath');
+    const address = inject('temporalAddress');
+    const result = await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'go' });
+      await waitFor('the tool to start', () => existsSync(path.join(h.workspace, 'started.txt')));
+      const q = await run(cli, ['workflow', 'query', '--address', address, '--workflow-id', handle.id, '--type', 'state', '--output', 'json']);
+      const state = JSON.parse(q.stdout);
+      const s = (state.queryResult?.[0] ?? state) as ConversationState;
+      expect(s.status).toBe('running');
+      expect(s.lastStep?.name).toBeDefined();
+      await run(cli, ['workflow', 'signal', '--address', address, '--workflow-id', handle.id, '--name', 'interrupt', '--input', '{"reason":"from the CLI"}']);
+      return handle.result();
+    });
+    expect(result).toMatchObject({ status: 'interrupted', reason: 'from the CLI' });
+  });
+
+  it('cancelling the workflow kills the tool and ends as cancelled', async () => {
+    h = await createHarness([toolCall('terminal', { command: 'echo $$ > pid.txt; sleep 30' })]);
+    const pidFile = path.join(h.workspace, 'pid.txt');
+    const result = await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'go' });
+      const pid = await waitFor('the tool to start', () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined));
+      await handle.cancel();
+      await waitFor('the process to die', () => !alive(pid), 5_000);
+      return handle.result();
+    });
+    expect(result.status).toBe('cancelled');
+  });
+});
+
+describe('approvals', () => {
+  it('waits for approval of a dangerous command; deny means it never ran', async () => {
+    h = await createHarness([toolCall('terminal', { command: 'rm -rf build' }, 'rm1'), answer('left it alone')]);
+    mkdirSync(path.join(h.workspace, 'build'));
+    const result = await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'clean up' });
+      const s = await stateWhen(handle, (x) => x.pendingApprovals.length > 0);
+      expect(s.status).toBe('waiting');
+      expect(s.waitingFor).toBe('approval');
+      expect(s.pendingApprovals[0]).toMatchObject({ callId: 'rm1', tool: 'terminal', command: 'rm -rf build', pattern: 'rm-recursive' });
+      const desc = await handle.workflow.describe();
+      expect(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
+        expect.arrayContaining([['HermesWaitingFor', 'approval'], ['HermesStatus', 'waiting']]),
+      );
+      await expect(handle.approve('nope', 'approve')).rejects.toThrow(/no pending approval for call "nope"/);
+      await handle.approve('rm1', 'deny');
+      return handle.result();
+    });
+    expect(result.status).toBe('completed');
+    expect(existsSync(path.join(h.workspace, 'build'))).toBe(true);
+    expect(toolResult(h.mock.requests[1]!.messages, 'rm1')).toMatch(/denied this command/);
+  });
+
+  it('runs the command once approved, and remembers the pattern when asked', async () => {
+    h = await createHarness([
+      toolCall('terminal', { command: 'rm -rf build' }, 'a1'),
+      toolCall('terminal', { command: 'rm -rf dist' }, 'a2'),
+      answer('cleaned'),
+    ]);
+    mkdirSync(path.join(h.workspace, 'build'));
+    mkdirSync(path.join(h.workspace, 'dist'));
+    const result = await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'clean up' });
+      await stateWhen(handle, (x) => x.pendingApprovals.some((a) => a.callId === 'a1'));
+      await handle.approve('a1', 'approve', true);
+      return handle.result();
+    });
+    expect(result.status).toBe('completed');
+    expect(existsSync(path.join(h.workspace, 'build'))).toBe(false);
+    expect(existsSync(path.join(h.workspace, 'dist'))).toBe(false); // remembered: no second question
+  });
+
+  it('refuses hard-line commands without asking', async () => {
+    h = await createHarness([toolCall('terminal', { command: 'rm -rf / --no-preserve-root' }, 'r1'), answer('refused')]);
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
+    expect(result.status).toBe('completed');
+    expect(toolResult(h.mock.requests[1]!.messages, 'r1')).toMatch(/^Error: refused/);
+  });
+
+  it('denies when nobody approves before the timeout', async () => {
+    h = await createHarness([toolCall('terminal', { command: 'chmod -R 777 .' }, 't1'), answer('ok')]);
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go', approvalTimeoutSec: 1 })).result());
+    expect(result.status).toBe('completed');
+    expect(toolResult(h.mock.requests[1]!.messages, 't1')).toMatch(/no approval came within 1 s/);
+  });
+});
+
+describe('chat mode', () => {
+  it('answers two send updates in one workflow; the second request contains the first turn', async () => {
+    h = await createHarness([answer('Hello, Ada.'), answer('Your name is Ada.')]);
+    const { first, second, final } = await h.run(async () => {
+      const handle = await h.hermes.start({ mode: 'chat' });
+      const first = await handle.send('My name is Ada.');
+      const second = await handle.send('What is my name?');
+      await handle.end();
+      return { first, second, final: await handle.result() };
+    });
+    expect(first).toMatchObject({ turn: 1, status: 'completed', answer: 'Hello, Ada.' });
+    expect(second).toMatchObject({ turn: 2, status: 'completed', answer: 'Your name is Ada.' });
+    const contents = h.mock.requests[1]!.messages.map((m) => m.content);
+    expect(contents).toEqual(expect.arrayContaining(['My name is Ada.', 'Hello, Ada.', 'What is my name?']));
+    expect(final).toMatchObject({ status: 'completed', answer: 'Your name is Ada.' });
+  });
+
+  it('rejects send outside chat mode and, with busyPolicy reject, while a turn runs', async () => {
+    h = await createHarness([{ content: 'slow answer', delayMs: 1500 }]);
+    await h.run(async () => {
+      const task = await h.hermes.start({ prompt: 'go' });
+      await expect(task.send('hi')).rejects.toThrow(/chat mode/);
+      await task.result();
+      h.mock.push({ content: 'slow answer', delayMs: 1500 });
+      const chat = await h.hermes.start({ mode: 'chat', busyPolicy: 'reject' });
+      const firstTurn = chat.send('one');
+      await stateWhen(chat, (s) => s.status === 'running');
+      await expect(chat.send('two')).rejects.toThrow(/a turn is running/);
+      expect((await firstTurn).answer).toBe('slow answer');
+      await chat.end();
+    });
+  });
+});
+
+describe('budgets and live state', () => {
+  it('stops at the token budget with a summary after one 80% warning', async () => {
+    // Every mock reply costs 15 tokens: 15, 30, 45 (90% of 50 → warning), 60 (over → grace call).
+    const calls = [1, 2, 3, 4].map((i) => toolCall('write_file', { path: `f${i}.txt`, content: String(i) }));
+    h = await createHarness([...calls, answer('Summary: wrote four files.')]);
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go', maxTokens: 50 })).result());
+    expect(result.status).toBe('budget_exhausted');
+    expect(result.answer).toBe('Summary: wrote four files.');
+    expect(h.mock.requests).toHaveLength(5);
+    const warningsIn = (i: number) => h.mock.requests[i]!.messages.filter((m) => /Budget notice/.test(String(m.content))).length;
+    expect(warningsIn(2)).toBe(0);
+    expect(warningsIn(3)).toBe(1);
+    expect(warningsIn(4)).toBe(1);
+    expect(String(h.mock.requests[4]!.messages.at(-1)!.content)).toMatch(/tokens: 60 of 50/);
+  });
+
+  it('stops at the cost budget using the profile prices', async () => {
+    const { defineProfile } = await import('../src/llm/profiles');
+    h = await createHarness(
+      [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), answer('cost summary')],
+      (baseURL) => ({
+        defaultName: 'priced',
+        // 10 prompt + 5 completion tokens per call → $0.001 + $0.001 = $0.002 per call.
+        profiles: { priced: defineProfile('priced', { baseURL, model: 'm', inputPricePerMTok: 100, outputPricePerMTok: 200 }) },
+      }),
+    );
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go', maxCostUsd: 0.004 })).result());
+    expect(result.status).toBe('budget_exhausted');
+    expect(result.usage.costUsd).toBeCloseTo(0.006, 6);
+    expect(h.mock.requests).toHaveLength(3);
+    expect(h.mock.requests[2]!.tools ?? []).toHaveLength(0);
+  });
+
+  it('shows todo, budgets and recent steps in the state query', async () => {
+    h = await createHarness([
+      toolCall('todo', { todos: [{ id: '1', content: 'read', status: 'completed' }, { id: '2', content: 'write', status: 'in_progress' }] }),
+      { content: 'done', delayMs: 1000 },
+    ]);
+    await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'go', maxTokens: 1000, maxIterations: 10 });
+      const s = await stateWhen(handle, (x) => x.todo.length === 2);
+      expect(s.todo.map((t) => t.status)).toEqual(['completed', 'in_progress']);
+      expect(s.budgets.iterations).toMatchObject({ limit: 10 });
+      expect(s.budgets.tokens).toMatchObject({ limit: 1000 });
+      expect(s.recentSteps.some((x) => x.name === 'todo')).toBe(true);
+      const steps: string[] = [];
+      for await (const p of handle.progress(50)) steps.push(p.status);
+      expect(steps.at(-1)).toBe('completed');
+    });
+    expect(toolResult(h.mock.requests[1]!.messages, h.mock.requests[1]!.messages.find((m) => m.role === 'tool')!.tool_call_id!)).toMatch(/1\/2 done/);
+  });
+});
