@@ -124,6 +124,36 @@ describe('interrupt', () => {
   });
 });
 
+describe('clarify', () => {
+  it('publishes the question, takes the answer as the tool result, and rejects answers with nothing pending', async () => {
+    h = await createHarness([
+      toolCall('clarify', { question: 'Which branch?', choices: ['main', 'dev'] }, 'q1'),
+      answer('deployed dev'),
+    ]);
+    const result = await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'deploy' });
+      const s = await stateWhen(handle, (x) => x.pendingQuestion !== null);
+      expect(s).toMatchObject({ status: 'waiting', waitingFor: 'clarify' });
+      expect(s.pendingQuestion).toEqual({ callId: 'q1', question: 'Which branch?', choices: ['main', 'dev'] });
+      const desc = await handle.workflow.describe();
+      expect(desc.typedSearchAttributes.getAll().find((p) => p.key.name === 'HermesWaitingFor')?.value).toBe('clarify');
+      await expect(handle.answer('   ')).rejects.toThrow(/must not be empty/);
+      expect(await handle.answer('dev, please')).toEqual({ callId: 'q1' });
+      await expect(handle.answer('again')).rejects.toThrow(/no question is pending/);
+      return handle.result();
+    });
+    expect(result.status).toBe('completed');
+    expect(toolResult(h.mock.requests[1]!.messages, 'q1')).toBe('dev, please');
+  });
+
+  it('is not offered in scheduled runs', async () => {
+    h = await createHarness([answer('ok')]);
+    await h.run(async () => (await h.hermes.start({ prompt: 'nightly', scheduled: true })).result());
+    expect(h.mock.requests[0]!.tools).not.toContain('clarify');
+    expect(h.mock.requests[0]!.tools).toContain('todo');
+  });
+});
+
 describe('approvals', () => {
   it('waits for approval of a dangerous command; deny means it never ran', async () => {
     h = await createHarness([toolCall('terminal', { command: 'rm -rf build' }, 'rm1'), answer('left it alone')]);
