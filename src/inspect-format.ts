@@ -1,0 +1,38 @@
+// Plain-text rendering for `hermes inspect`.
+import type { ModelView, StepRow } from './inspect';
+
+export function formatRows(rows: StepRow[]): string {
+  const head = ['step', 'run', 'kind', 'name', 'status', 'tries', 'ms', 'bytes in', 'bytes out'];
+  const body = rows.map((r) => [
+    String(r.step),
+    String(r.run),
+    r.kind,
+    r.name,
+    r.status,
+    String(r.attempts),
+    r.durationMs === null ? '-' : String(r.durationMs),
+    String(r.bytesIn),
+    String(r.bytesOut),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const totalIn = rows.reduce((a, r) => a + r.bytesIn, 0);
+  const totalOut = rows.reduce((a, r) => a + r.bytesOut, 0);
+  return [line(head), ...body.map(line), '', `${rows.length} activities · ${totalIn} bytes in · ${totalOut} bytes out`, ''].join('\n');
+}
+
+export function formatModelView(v: ModelView): string {
+  const out = [
+    `model step ${v.step} · profile ${v.profile} · context version ${v.contextVersion} · ${v.messages.length} messages`,
+    `tools: ${v.tools.length ? v.tools.map((t) => t.function.name).join(', ') : '(none)'}`,
+    '',
+  ];
+  v.messages.forEach((m, i) => {
+    const who = m.role === 'tool' ? `tool ${m.tool_call_id}` : m.role;
+    out.push(`--- [${i}] ${who}`);
+    if (m.content) out.push(m.content);
+    if (m.role === 'assistant') for (const c of m.tool_calls ?? []) out.push(`→ ${c.id} ${c.function.name}(${c.function.arguments})`);
+  });
+  out.push('');
+  return out.join('\n');
+}

@@ -1,0 +1,151 @@
+// "What did the model see at step N?" Model activity inputs are references (context version + length), so
+// the answer is rebuilt: the step's reference comes from the history, the messages from the workflow (the
+// single source of truth, append-only within a context version) and the tool definitions from the registry.
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { contextQuery } from './shared/messages';
+import type { ChatMessage, ModelCallInput, ToolCallInput } from './shared/types';
+import { toolDefinitions } from './tools/registry';
+
+type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
+type HistoryEvent = NonNullable<History['events']>[number];
+
+export interface StepRow {
+  /** Model calls are numbered 1..n; a tool row carries the number of the model step that asked for it. */
+  step: number;
+  kind: 'model' | 'tool';
+  name: string;
+  run: number;
+  startedAt: string;
+  durationMs: number | null;
+  bytesIn: number;
+  bytesOut: number;
+  status: 'completed' | 'failed' | 'timed out' | 'cancelled' | 'running';
+  attempts: number;
+  input: unknown;
+}
+
+/** All runs of a conversation (continue-as-new chain), oldest first. */
+export async function fetchRuns(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
+  const runs: HistoryEvent[][] = [];
+  let runId: string | undefined;
+  for (let guard = 0; guard < 10_000; guard++) {
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const events = history.events ?? [];
+    runs.unshift(events);
+    const prev = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+    if (!prev) break;
+    runId = prev;
+  }
+  return runs;
+}
+
+export function stepRows(runs: HistoryEvent[][]): StepRow[] {
+  const rows: StepRow[] = [];
+  let modelStep = 0;
+  runs.forEach((events, runIndex) => {
+    const byScheduled = new Map<string, StepRow>();
+    const startedAt = new Map<string, number>();
+    for (const e of events) {
+      const id = String(e.eventId);
+      const s = e.activityTaskScheduledEventAttributes;
+      if (s) {
+        const payload = s.input?.payloads?.[0];
+        const input = payload ? decode(payload) : undefined;
+        const isModel = s.activityType?.name === 'callModel';
+        if (isModel) modelStep++;
+        const row: StepRow = {
+          step: modelStep,
+          kind: isModel ? 'model' : 'tool',
+          name: isModel ? `model ${(input as ModelCallInput | undefined)?.profile ?? 'default'}` : String((input as ToolCallInput | undefined)?.name ?? s.activityType?.name),
+          run: runIndex + 1,
+          startedAt: time(e),
+          durationMs: null,
+          bytesIn: size(payload),
+          bytesOut: 0,
+          status: 'running',
+          attempts: 0,
+          input,
+        };
+        byScheduled.set(id, row);
+        startedAt.set(id, millis(e));
+        rows.push(row);
+        continue;
+      }
+      const end =
+        e.activityTaskCompletedEventAttributes ??
+        e.activityTaskFailedEventAttributes ??
+        e.activityTaskTimedOutEventAttributes ??
+        e.activityTaskCanceledEventAttributes;
+      const started = e.activityTaskStartedEventAttributes;
+      const key = String((end ?? started)?.scheduledEventId ?? '');
+      const row = byScheduled.get(key);
+      if (!row) continue;
+      if (started) {
+        row.attempts = started.attempt ?? 1;
+        continue;
+      }
+      row.durationMs = millis(e) - (startedAt.get(key) ?? millis(e));
+      if (e.activityTaskCompletedEventAttributes) {
+        row.status = 'completed';
+        row.bytesOut = size(e.activityTaskCompletedEventAttributes.result?.payloads?.[0]);
+      } else if (e.activityTaskFailedEventAttributes) row.status = 'failed';
+      else if (e.activityTaskTimedOutEventAttributes) row.status = 'timed out';
+      else row.status = 'cancelled';
+    }
+  });
+  return rows;
+}
+
+export interface ModelView {
+  step: number;
+  profile: string;
+  contextVersion: number;
+  tools: ReturnType<typeof toolDefinitions>;
+  messages: ChatMessage[];
+}
+
+/** Rebuilds exactly what the model received at model step `step`. */
+export async function modelViewAt(client: Client, workflowId: string, step: number): Promise<ModelView> {
+  const rows = stepRows(await fetchRuns(client, workflowId)).filter((r) => r.kind === 'model');
+  const row = rows.find((r) => r.step === step);
+  if (!row) throw new Error(`step ${step} not found: ${workflowId} has ${rows.length} model step(s)`);
+  const input = row.input as ModelCallInput;
+  const slice = await client.workflow
+    .getHandle(workflowId)
+    .query(contextQuery, { version: input.context.version, from: 0, to: input.context.count });
+  if (slice.version !== input.context.version) {
+    throw new Error(
+      `step ${step} saw context version ${input.context.version}, but the conversation has since rewritten its context ` +
+        `(now version ${slice.version}, after a context-overflow prune); the messages of that version are no longer kept`,
+    );
+  }
+  return {
+    step,
+    profile: input.profile ?? 'default',
+    contextVersion: input.context.version,
+    tools: toolDefinitions(input.tools),
+    messages: slice.messages,
+  };
+}
+
+function decode(p: Payload): unknown {
+  try {
+    return defaultPayloadConverter.fromPayload(p);
+  } catch {
+    return undefined;
+  }
+}
+
+function size(p: Payload | null | undefined): number {
+  return p?.data?.length ?? 0;
+}
+
+function millis(e: HistoryEvent): number {
+  const t = e.eventTime;
+  return t ? Number(t.seconds ?? 0) * 1000 + Math.floor((t.nanos ?? 0) / 1e6) : 0;
+}
+
+function time(e: HistoryEvent): string {
+  return new Date(millis(e)).toISOString();
+}

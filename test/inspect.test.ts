@@ -1,0 +1,67 @@
+// `hermes inspect`: the history holds only references, yet the exact model input of any step is rebuilt.
+import { execFile } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { fetchRuns, modelViewAt, stepRows } from '../src/inspect';
+import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
+
+const exec = promisify(execFile);
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+describe('inspect', () => {
+  it('rebuilds exactly what the model saw at each step, and model inputs stay small', async () => {
+    const big = 'y'.repeat(4_000);
+    h = await createHarness([
+      toolCall('read_file', { path: 'big.txt' }, 'c1'),
+      toolCall('write_file', { path: 'out.txt', content: 'done' }, 'c2'),
+      toolCall('list_dir', {}, 'c3'),
+      answer('finished'),
+    ]);
+    writeFileSync(path.join(h.workspace, 'big.txt'), big);
+    const { id, views, rows, cli } = await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'inspect me' });
+      await handle.result();
+      const views = await Promise.all([1, 2, 3, 4].map((n) => modelViewAt(h.client, handle.id, n)));
+      const rows = stepRows(await fetchRuns(h.client, handle.id));
+      const cli = await exec(process.execPath, [path.resolve('bin/hermes.js'), 'inspect', handle.id, '--step', '3'], {
+        env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: h.taskQueue },
+      });
+      return { id: handle.id, views, rows, cli };
+    });
+    expect(id).toBeTruthy();
+    views.forEach((v, i) => {
+      expect(v.messages).toEqual(h.mock.requests[i]!.messages);
+      expect(v.tools.map((t) => t.function.name)).toEqual(h.mock.requests[i]!.tools);
+    });
+    expect(rows.map((r) => `${r.step}:${r.kind}:${r.name}:${r.status}`)).toEqual([
+      '1:model:model default:completed',
+      '1:tool:read_file:completed',
+      '2:model:model default:completed',
+      '2:tool:write_file:completed',
+      '3:model:model default:completed',
+      '3:tool:list_dir:completed',
+      '4:model:model default:completed',
+    ]);
+    // The 4 KB file went into history once (the tool result), never into a model input.
+    const modelInputs = rows.filter((r) => r.kind === 'model').map((r) => r.bytesIn);
+    expect(Math.max(...modelInputs)).toBeLessThan(400);
+    expect(Math.max(...modelInputs) - Math.min(...modelInputs)).toBeLessThan(20);
+    expect(cli.stdout).toContain('model step 3');
+    expect(cli.stdout).toContain('--- [1] user\ninspect me');
+    expect(cli.stdout).toContain('→ c2 write_file({"path":"out.txt","content":"done"})');
+  });
+
+  it('says clearly when the step does not exist', async () => {
+    h = await createHarness([answer('one step')]);
+    await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'x' });
+      await handle.result();
+      await expect(modelViewAt(h.client, handle.id, 5)).rejects.toThrow(/step 5 not found: .* has 1 model step/);
+    });
+  });
+});
