@@ -25,19 +25,22 @@ export interface StepRow {
   input: unknown;
 }
 
-/** All runs of a conversation (continue-as-new chain), oldest first. */
-export async function fetchRuns(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
-  const runs: HistoryEvent[][] = [];
+/** The histories of all runs of a conversation (continue-as-new chain), oldest first. */
+export async function fetchRunHistories(client: Client, workflowId: string): Promise<History[]> {
+  const runs: History[] = [];
   let runId: string | undefined;
   for (let guard = 0; guard < 10_000; guard++) {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-    const events = history.events ?? [];
-    runs.unshift(events);
-    const prev = events[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+    runs.unshift(history);
+    const prev = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
     if (!prev) break;
     runId = prev;
   }
   return runs;
+}
+
+export async function fetchRuns(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
+  return (await fetchRunHistories(client, workflowId)).map((h) => h.events ?? []);
 }
 
 export function stepRows(runs: HistoryEvent[][]): StepRow[] {

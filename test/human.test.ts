@@ -77,12 +77,15 @@ describe('interrupt', () => {
       },
       answer('ok, summarised instead'),
     ]);
-    const result = await h.run(async () => {
-      const handle = await h.hermes.start({ prompt: 'go' });
-      await waitFor('the tool to start', () => existsSync(path.join(h.workspace, 'started.txt')));
-      await handle.interrupt({ message: 'Stop that and just summarise.' });
-      return handle.result();
-    });
+    const result = await h.run(
+      async () => {
+        const handle = await h.hermes.start({ prompt: 'go' });
+        await waitFor('the tool to start', () => existsSync(path.join(h.workspace, 'started.txt')));
+        await handle.interrupt({ message: 'Stop that and just summarise.' });
+        return handle.result();
+      },
+      { maxCachedWorkflows: 0 },
+    );
     expect(result.status).toBe('completed');
     expect(result.answer).toBe('ok, summarised instead');
     const msgs = h.mock.requests[1]!.messages;
@@ -214,13 +217,16 @@ describe('approvals', () => {
 describe('chat mode', () => {
   it('answers two send updates in one workflow; the second request contains the first turn', async () => {
     h = await createHarness([answer('Hello, Ada.'), answer('Your name is Ada.')]);
-    const { first, second, final } = await h.run(async () => {
-      const handle = await h.hermes.start({ mode: 'chat' });
-      const first = await handle.send('My name is Ada.');
-      const second = await handle.send('What is my name?');
-      await handle.end();
-      return { first, second, final: await handle.result() };
-    });
+    const { first, second, final } = await h.run(
+      async () => {
+        const handle = await h.hermes.start({ mode: 'chat' });
+        const first = await handle.send('My name is Ada.');
+        const second = await handle.send('What is my name?');
+        await handle.end();
+        return { first, second, final: await handle.result() };
+      },
+      { maxCachedWorkflows: 0 },
+    );
     expect(first).toMatchObject({ turn: 1, status: 'completed', answer: 'Hello, Ada.' });
     expect(second).toMatchObject({ turn: 2, status: 'completed', answer: 'Your name is Ada.' });
     const contents = h.mock.requests[1]!.messages.map((m) => m.content);

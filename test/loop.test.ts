@@ -22,10 +22,14 @@ describe('conversation loop', () => {
       toolCall('read_file', { path: 'notes/hello.txt' }, 'c2'),
       answer('The file says hello.'),
     ]);
-    const result = await h.run(async () => {
-      const run = await h.hermes.start({ prompt: 'Write hello.txt and read it back' });
-      return run.result();
-    });
+    // maxCachedWorkflows: 0 — every workflow task replays the history from the start (determinism check).
+    const result = await h.run(
+      async () => {
+        const run = await h.hermes.start({ prompt: 'Write hello.txt and read it back' });
+        return run.result();
+      },
+      { maxCachedWorkflows: 0 },
+    );
     expect(result.status).toBe('completed');
     expect(result.answer).toBe('The file says hello.');
     expect(result.iterations).toBe(3);

@@ -1,0 +1,116 @@
+// Records the replay corpus: `npm run record-histories` runs the main scenarios and writes their histories
+// to test/fixtures/histories/. Skipped in the normal test run; re-record only for an intentional, patched
+// change — the point of the corpus is that old histories keep replaying.
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, it } from 'vitest';
+import type { ConversationHandle, StartOptions } from '../src/client';
+import { fetchRunHistories } from '../src/inspect';
+import type { ConversationState } from '../src/shared/types';
+import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
+import type { Reply } from './helpers/mock-model';
+
+const DIR = path.resolve('test/fixtures/histories');
+const RECORD = process.env.RECORD_HISTORIES === '1';
+let h: Harness;
+afterEach(async () => {
+  await h?.close();
+});
+
+async function stateWhen(handle: ConversationHandle, pred: (s: ConversationState) => boolean) {
+  for (let i = 0; i < 400; i++) {
+    const s = await handle.state().catch(() => undefined);
+    if (s && pred(s)) return s;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('state never matched');
+}
+
+async function record(
+  name: string,
+  script: Reply[],
+  options: Partial<StartOptions>,
+  drive?: (handle: ConversationHandle) => Promise<void>,
+) {
+  h = await createHarness(script);
+  await h.run(async () => {
+    const handle = await h.hermes.start({ prompt: `scenario ${name}`, id: `replay-${name}-${Date.now()}`, ...options } as StartOptions);
+    await drive?.(handle);
+    await handle.result();
+    const runs = await fetchRunHistories(h.client, handle.id);
+    mkdirSync(DIR, { recursive: true });
+    for (const [i, history] of runs.entries()) {
+      const file = runs.length > 1 ? `${name}-run${i + 1}.json` : `${name}.json`;
+      // The same proto3 JSON as `temporal workflow show --output json` and the Web UI's download.
+      writeFileSync(path.join(DIR, file), historyToJSON(history));
+    }
+  });
+}
+
+describe.runIf(RECORD)('record replay corpus', () => {
+  it('tool round trip', () =>
+    record('tool-round-trip', [toolCall('write_file', { path: 'a.txt', content: 'A' }), toolCall('read_file', { path: 'a.txt' }), answer('done')], {}));
+
+  it('invalid calls and parallel reads', () =>
+    record(
+      'invalid-and-parallel',
+      [
+        {
+          toolCalls: [
+            { name: 'nope', arguments: {} },
+            { name: 'read_file', arguments: '{bad' },
+            { name: 'list_dir', arguments: {} },
+            { name: 'list_dir', arguments: { depth: 2 } },
+          ],
+        },
+        answer('ok'),
+      ],
+      {},
+    ));
+
+  it('budget exhausted', () =>
+    record('budget-exhausted', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), answer('summary')], { maxIterations: 2 }));
+
+  it('model errors and retries', () =>
+    record('model-retry', [{ status: 500 }, answer('after a retry')], {}));
+
+  it('auth failure', () => record('model-auth', [{ status: 401 }], {}));
+
+  it('continue-as-new', () =>
+    record(
+      'continue-as-new',
+      Array.from({ length: 12 }, (_, i) => toolCall('todo', { todos: [{ id: String(i), content: `t${i}` }], merge: true })).concat([answer('done')]),
+      { maxHistoryEvents: 40 },
+    ));
+
+  it('interrupt with a message', () =>
+    record('interrupt-redirect', [toolCall('terminal', { command: 'touch started; sleep 20' }), answer('redirected')], {}, async (handle) => {
+      await stateWhen(handle, (s) => s.lastStep?.kind === 'model');
+      await new Promise((r) => setTimeout(r, 500));
+      await handle.interrupt({ message: 'stop and answer' });
+    }));
+
+  it('clarify and approval', () =>
+    record(
+      'clarify-approval',
+      [toolCall('clarify', { question: 'Which?' }), toolCall('terminal', { command: 'rm -rf tmpdir' }), answer('done')],
+      {},
+      async (handle) => {
+        await stateWhen(handle, (s) => s.pendingQuestion !== null);
+        await handle.answer('that one');
+        const s = await stateWhen(handle, (x) => x.pendingApprovals.length > 0);
+        await handle.approve(s.pendingApprovals[0]!.callId, 'deny');
+      },
+    ));
+
+  it('chat', () =>
+    record('chat', [answer('hi'), answer('bye')], { mode: 'chat' }, async (handle) => {
+      await handle.send('hello');
+      await handle.send('goodbye');
+      await handle.end();
+    }));
+
+  it('budgets', () =>
+    record('token-budget', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), toolCall('list_dir', { depth: 3 }), answer('s')], { maxTokens: 40 }));
+});
