@@ -3,10 +3,19 @@
 require('tsx/cjs');
 const { main, UsageError } = require('../src/cli.ts');
 
+// node:util parseArgs rejects unknown options and bad option values with these codes: usage errors too.
+const PARSE_ARGS_ERRORS = new Set([
+  'ERR_PARSE_ARGS_UNKNOWN_OPTION',
+  'ERR_PARSE_ARGS_INVALID_OPTION_VALUE',
+  'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL',
+]);
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {
+    const usage = err instanceof UsageError || PARSE_ARGS_ERRORS.has(err && err.code);
     process.stderr.write(`hermes: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exit(err instanceof UsageError ? 2 : 1);
+    if (usage) process.stderr.write('Run `hermes --help` for usage.\n');
+    process.exit(usage ? 2 : 1);
   },
 );

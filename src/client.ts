@@ -51,6 +51,7 @@ const startSchema = z
   approvalTimeoutSec: z.number().positive().optional(),
   idleTimeoutSec: z.number().positive().optional(),
   toolHeartbeatSec: z.number().int().min(1).max(600).optional(),
+  modelHeartbeatSec: z.number().int().min(1).max(600).optional(),
   maxHistoryEvents: z.number().int().min(40).max(50_000).optional(),
   searchAttributes: z.boolean().optional(),
   })
@@ -68,6 +69,7 @@ const LIMIT_KEYS = [
   'approvalTimeoutSec',
   'idleTimeoutSec',
   'toolHeartbeatSec',
+  'modelHeartbeatSec',
   'maxHistoryEvents',
 ] as const;
 export type StartOptions = z.input<typeof startSchema>;

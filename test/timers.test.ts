@@ -73,6 +73,6 @@ describe('timers in skipped time', () => {
     expect(result.status).toBe('budget_exhausted');
     expect(result.answer).toBe('summary after the clock ran out');
     expect(String(mock.requests[1]!.messages.at(-1)!.content)).toMatch(/seconds: 600 of 600/);
-    expect(toolResult(mock.requests[1]!.messages, 'q')).toMatch(/cancelled by interrupt/);
+    expect(toolResult(mock.requests[1]!.messages, 'q')).toMatch(/cancelled because the time budget ran out/);
   });
 });

@@ -8,6 +8,7 @@ export const DEFAULT_LIMITS: Limits = {
   terminalTimeoutSec: 60,
   maxHistoryEvents: 20_000,
   toolHeartbeatSec: 30,
+  modelHeartbeatSec: 10,
   modelMaxAttempts: 6,
   maxTokens: 0,
   maxCostUsd: 0,

@@ -42,6 +42,8 @@ export interface Limits {
   maxHistoryEvents: number;
   /** Heartbeat timeout of tool activities: how fast a dead worker is noticed. */
   toolHeartbeatSec: number;
+  /** Heartbeat timeout of model calls (they heartbeat every 0.5 s while waiting for the endpoint). */
+  modelHeartbeatSec: number;
   /** Attempts per model call before the failure counts (then: fallback profile, or the run fails). */
   modelMaxAttempts: number;
   /** Total tokens for the conversation; 0 = no limit. */

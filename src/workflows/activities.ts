@@ -8,7 +8,7 @@ type Activities = ReturnType<typeof createActivities>;
 
 export const modelCallOptions: ActivityOptions = {
   startToCloseTimeout: '10 minutes',
-  heartbeatTimeout: '30 seconds',
+  heartbeatTimeout: '10 seconds', // overridden per run by limits.modelHeartbeatSec
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,

@@ -192,6 +192,13 @@ export class Conversation {
     return Boolean(this.pendingInterrupt) || this.timeUp || this.cancelRequested;
   }
 
+  /** Why the step in flight is being stopped, worded for the tool result the model reads. */
+  stopCause(): string {
+    if (this.cancelRequested) return 'because the conversation was cancelled';
+    if (this.pendingInterrupt) return 'by interrupt';
+    return 'because the time budget ran out';
+  }
+
   /** Cuts the step in flight short (see stoppable). */
   cancelStep(): void {
     this.scope?.cancel();
@@ -274,6 +281,7 @@ export class Conversation {
     this.modelCalls++;
     const options = {
       ...modelCallOptions,
+      heartbeatTimeout: this.limits.modelHeartbeatSec * 1000,
       retry: { ...modelCallOptions.retry, maximumAttempts: this.limits.modelMaxAttempts },
       summary: `model ${summary}`,
     };

@@ -3,9 +3,12 @@
 import { condition, isCancellation } from '@temporalio/workflow';
 import { approvalVerdict } from '../tools/registry';
 import type { Conversation } from './conversation';
-import { approvalDenied, CANCELLED_BY_INTERRUPT, clarifyTimedOut, refused } from './prompts';
+import { approvalDenied, clarifyTimedOut, refused } from './prompts';
 
-export async function askClarify(c: Conversation, callId: string, question: string, choices?: string[]): Promise<string> {
+/** Returned when a stop request (interrupt, time budget, cancel) ended the wait. */
+export const CUT = Symbol('cut');
+
+export async function askClarify(c: Conversation, callId: string, question: string, choices?: string[]): Promise<string | typeof CUT> {
   c.pendingQuestion = { callId, question, ...(choices?.length ? { choices } : {}) };
   c.questionAnswer = undefined;
   c.setStatus('waiting', 'clarify');
@@ -17,7 +20,7 @@ export async function askClarify(c: Conversation, callId: string, question: stri
     }
     return c.questionAnswer!;
   } catch (err) {
-    if (isCancellation(err)) return CANCELLED_BY_INTERRUPT;
+    if (isCancellation(err)) return CUT;
     throw err;
   } finally {
     c.pendingQuestion = null;
@@ -26,7 +29,12 @@ export async function askClarify(c: Conversation, callId: string, question: stri
 }
 
 /** Decides whether a call may run: undefined = run it; a string = the tool result instead. */
-export async function approvalGate(c: Conversation, callId: string, tool: string, args: Record<string, unknown>): Promise<string | undefined> {
+export async function approvalGate(
+  c: Conversation,
+  callId: string,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<string | undefined | typeof CUT> {
   const v = approvalVerdict(tool, args);
   if (v.verdict === 'allow') return undefined;
   const reason = v.reason ?? 'dangerous command';
@@ -54,7 +62,7 @@ export async function approvalGate(c: Conversation, callId: string, tool: string
     if (d.remember && !c.approvedPatterns.includes(pattern)) c.approvedPatterns.push(pattern);
     return undefined;
   } catch (err) {
-    if (isCancellation(err)) return CANCELLED_BY_INTERRUPT;
+    if (isCancellation(err)) return CUT;
     throw err;
   } finally {
     c.pendingApprovals = c.pendingApprovals.filter((a) => a.callId !== callId);

@@ -45,8 +45,14 @@ export function interruptedAnswer(lastText: string, reason?: string): string {
   return lastText ? `${head}\n\n${lastText}` : head;
 }
 
-export const CANCELLED_BY_INTERRUPT = 'Error: cancelled by interrupt before it finished; it may have partly run.';
-export const SKIPPED_BY_INTERRUPT = 'Error: not run: cancelled by interrupt.';
+/** Why a step was cut short, as the model reads it: "by interrupt", "because the time budget ran out"… */
+export function cancelledRunning(why: string): string {
+  return `Error: cancelled ${why} before it finished; it may have partly run.`;
+}
+
+export function cancelledBeforeStart(why: string): string {
+  return `Error: not run: cancelled ${why}.`;
+}
 
 export function clarifyTimedOut(seconds: number): string {
   return `No answer came within ${seconds} s. Proceed on your best judgment and say which assumption you made.`;

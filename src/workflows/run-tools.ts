@@ -8,8 +8,8 @@ import { acts, onceToolOptions, retryingToolOptions } from './activities';
 import { clip, shortArgs } from './context-ops';
 import { STOPPED, type Conversation } from './conversation';
 import { describeFailure } from './failures';
-import { approvalGate, askClarify } from './human';
-import { CANCELLED_BY_INTERRUPT, duplicateResult, loopWarning, SKIPPED_BY_INTERRUPT, unknownOutcome } from './prompts';
+import { approvalGate, askClarify, CUT } from './human';
+import { cancelledBeforeStart, cancelledRunning, duplicateResult, loopWarning, unknownOutcome } from './prompts';
 import { fingerprint, recordStep } from './repetition';
 import { applyTodo, formatTodo } from './todo';
 import { batchCalls, canonicalJson, planToolCalls, type PlannedCall } from './tool-calls';
@@ -30,20 +30,16 @@ export async function runToolCalls(convo: Conversation, calls: ToolCall[]): Prom
   const runs = plan.filter((p): p is RunCall => p.kind === 'run');
   for (const batch of batchCalls(runs)) {
     if (convo.stopRequested()) {
-      for (const r of batch) results.set(r.call.id, SKIPPED_BY_INTERRUPT), cut.add(r.call.id);
+      for (const r of batch) results.set(r.call.id, cancelledBeforeStart(convo.stopCause())), cut.add(r.call.id);
       continue;
     }
     const done = await convo.stoppable(() =>
-      Promise.all(
-        batch.map(async (r) => {
-          const content = await executeTool(convo, r);
-          results.set(r.call.id, content);
-          if (content === CANCELLED_BY_INTERRUPT) cut.add(r.call.id);
-        }),
-      ),
+      Promise.all(batch.map(async (r) => results.set(r.call.id, await executeTool(convo, r, cut)))),
     );
     if (done === STOPPED) {
-      for (const r of batch) if (!results.has(r.call.id)) results.set(r.call.id, CANCELLED_BY_INTERRUPT), cut.add(r.call.id);
+      for (const r of batch) {
+        if (!results.has(r.call.id)) results.set(r.call.id, cancelledRunning(convo.stopCause())), cut.add(r.call.id);
+      }
     }
   }
 
@@ -71,10 +67,15 @@ export async function runToolCalls(convo: Conversation, calls: ToolCall[]): Prom
   return {};
 }
 
-async function executeTool(convo: Conversation, r: RunCall): Promise<string> {
+/** Runs one call; adds its id to `cut` when a stop request cut it short. */
+async function executeTool(convo: Conversation, r: RunCall, cut: Set<string>): Promise<string> {
   convo.toolCalls++;
-  if (r.spec.internal) return runInternal(convo, r);
+  if (r.spec.internal) return runInternal(convo, r, cut);
   const gate = await approvalGate(convo, r.call.id, r.name, r.args);
+  if (gate === CUT) {
+    cut.add(r.call.id);
+    return cancelledBeforeStart(convo.stopCause());
+  }
   if (gate !== undefined) {
     convo.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → ${gate.split('\n')[0]}`, ok: false });
     return gate;
@@ -104,7 +105,8 @@ async function executeTool(convo: Conversation, r: RunCall): Promise<string> {
   } catch (err) {
     if (isCancellation(err) && convo.stopRequested()) {
       convo.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → cancelled`, ok: false });
-      return CANCELLED_BY_INTERRUPT;
+      cut.add(r.call.id);
+      return cancelledRunning(convo.stopCause());
     }
     if (isCancellation(err)) throw err;
     const f = describeFailure(err);
@@ -122,7 +124,7 @@ async function executeTool(convo: Conversation, r: RunCall): Promise<string> {
   return clip(note + res.content, limits.toolOutputLimit + 1_000);
 }
 
-async function runInternal(convo: Conversation, r: RunCall): Promise<string> {
+async function runInternal(convo: Conversation, r: RunCall, cut: Set<string>): Promise<string> {
   switch (r.name) {
     case 'todo': {
       const args = r.args as { todos: Array<{ id: string; content?: string; status?: never }>; merge?: boolean };
@@ -135,7 +137,10 @@ async function runInternal(convo: Conversation, r: RunCall): Promise<string> {
     case 'clarify': {
       const args = r.args as { question: string; choices?: string[] };
       convo.record({ kind: 'tool', name: 'clarify', summary: args.question.slice(0, 80), ok: true });
-      return askClarify(convo, r.call.id, args.question, args.choices);
+      const answer = await askClarify(convo, r.call.id, args.question, args.choices);
+      if (answer !== CUT) return answer;
+      cut.add(r.call.id);
+      return cancelledRunning(convo.stopCause());
     }
     default:
       return `Error: ${r.name} is not available here.`;

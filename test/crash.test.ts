@@ -1,0 +1,201 @@
+// Crash recovery proved, not assumed: a real `hermes worker` process is SIGKILLed in the middle of a step and a
+// new worker process picks the conversation up from the shared dev server.
+//  - a non-idempotent tool (terminal) cut off by the crash is not run again: the model is told its outcome
+//    is unknown, and the tool calls that had completed before the crash are not repeated either;
+//  - the model call (idempotent by design) cut off by the crash is retried on the new worker.
+// Where the time goes (each worker process also needs ~4-10 s to start: tsx + bundling the workflow code):
+//  - terminal: the tool's heartbeat timeout (toolHeartbeatSec: 2), then ~10 s for the workflow task to leave
+//    the dead worker's sticky queue (the SDK's default stickyQueueScheduleToStartTimeout);
+//  - model call: the model activity's heartbeat timeout (modelHeartbeatSec: 2) plus its 1 s retry interval.
+import { Client, Connection } from '@temporalio/client';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { Hermes } from '../src/client';
+import { answer, toolResult } from './helpers/harness';
+import { MockModel, type Reply } from './helpers/mock-model';
+import { killAllWorkers, startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
+
+let counter = 0;
+const cleanups: Array<() => unknown> = [];
+
+afterEach(async () => {
+  // Runs whether the test passed or not: no worker process, tool process, connection or mock outlives a test.
+  await killAllWorkers();
+  for (const fn of cleanups.splice(0).reverse()) {
+    try {
+      await fn();
+    } catch {
+      // best effort
+    }
+  }
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const killGroup = (pid: number) => {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // ESRCH: already gone
+  }
+};
+
+async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+/** A mock model, a client, a temp workspace and a unique task queue; `worker()` starts a worker process. */
+async function setup(script: Reply[]) {
+  const mock = await MockModel.start(script);
+  cleanups.push(() => mock.close());
+  const address = inject('temporalAddress');
+  const connection = await Connection.connect({ address });
+  cleanups.push(() => connection.close());
+  const client = new Client({ connection });
+  const taskQueue = `crash-${process.pid}-${++counter}-${Date.now().toString(36)}`;
+  const hermes = await Hermes.connect({ client, taskQueue });
+  const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-crash-'));
+  cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
+  const env = {
+    TEMPORAL_ADDRESS: address,
+    HERMES_TASK_QUEUE: taskQueue,
+    OPENAI_BASE_URL: mock.baseURL,
+    OPENAI_API_KEY: 'test',
+    HERMES_MODEL: 'mock',
+    HERMES_WORKSPACE: workspace,
+    HERMES_LOG_LEVEL: 'warn',
+  };
+  const worker = (): WorkerProcess => startWorkerProcess(env, workspace);
+  return { mock, hermes, workspace, worker };
+}
+
+/** Milliseconds as seconds, for the timing log. */
+const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+describe('crash recovery (worker process SIGKILLed mid-step)', () => {
+  it('does not repeat completed tools nor re-run the interrupted non-idempotent one; the model hears the outcome is unknown', async () => {
+    const t0 = Date.now();
+    const slow = 'echo $$ > pid.txt; echo start >> side.txt; sleep 60; echo end >> side.txt';
+    const { mock, hermes, workspace, worker } = await setup([
+      { toolCalls: [{ id: 'c1', name: 'terminal', arguments: { command: 'echo one >> side.txt' } }] },
+      { toolCalls: [{ id: 'c2', name: 'terminal', arguments: { command: slow } }] },
+      answer('recovered after the crash'),
+    ]);
+    const side = path.join(workspace, 'side.txt');
+    const pidFile = path.join(workspace, 'pid.txt');
+    const read = (f: string) => (existsSync(f) ? readFileSync(f, 'utf8') : '');
+    let toolPid: number | undefined;
+    cleanups.push(() => {
+      const pid = toolPid ?? Number(read(pidFile).trim());
+      if (pid > 0) killGroup(pid);
+    });
+
+    const first = worker();
+    await first.ready;
+    const handle = await hermes.start({ prompt: 'do the two steps', workspace, toolHeartbeatSec: 2 });
+    await waitFor('the slow tool to start', () => /^start$/m.test(read(side)));
+    toolPid = Number(read(pidFile).trim());
+    expect(toolPid).toBeGreaterThan(0);
+    const tKill = Date.now();
+    first.child.kill('SIGKILL');
+    const exit = await first.exited;
+    const tExit = Date.now();
+    // A SIGKILLed worker cannot clean up: the terminal tool's detached process group (bash + sleep) survives
+    // it, orphaned. Kill that group ourselves, or it would still write `end` in 60 s.
+    expect(alive(toolPid)).toBe(true);
+    killGroup(toolPid);
+    await waitFor('the orphaned tool to die', () => !alive(toolPid!), 5_000);
+
+    const second = worker();
+    await second.ready;
+    const tReady = Date.now();
+    const resumed = await mock.waitForRequest(3, 40_000);
+    const result = await handle.result();
+    const tDone = Date.now();
+    console.log(
+      `[crash: terminal] first worker up in ${first.startupMs} ms; killed at ${sec(tKill - t0)}; second worker up ` +
+        `${sec(tReady - tKill)} after the kill; model asked again ${sec(resumed.at - tKill)} after the kill; ` +
+        `result ${sec(tDone - tKill)} after the kill; total ${sec(tDone - t0)}`,
+    );
+
+    expect(exit.signal).toBe('SIGKILL');
+    expect(resumed.at).toBeGreaterThan(tExit); // so it was the new worker that carried on
+    expect(result.status, JSON.stringify(result)).toBe('completed');
+    expect(result.answer).toBe('recovered after the crash');
+    const lines = read(side).split('\n').filter(Boolean);
+    expect(lines.filter((l) => l === 'one')).toHaveLength(1);
+    expect(lines.filter((l) => l === 'start')).toHaveLength(1);
+    expect(lines).not.toContain('end');
+    expect(lines).toEqual(['one', 'start']);
+
+    expect(mock.requests).toHaveLength(3);
+    const third = mock.requests[2]!.messages;
+    expect(toolResult(third, 'c1')).toBeDefined();
+    expect(toolResult(third, 'c2')).toMatch(/^Error: the outcome of terminal is unknown: the worker running it stopped responding/);
+    mock.assertDone();
+  }, 60_000);
+
+  it('retries the model call cut off by the crash on the new worker', async () => {
+    const t0 = Date.now();
+    let first: WorkerProcess | undefined;
+    let tKill = 0;
+    const { mock, hermes, workspace, worker } = await setup([
+      // Step 1, first attempt: the worker dies while the model is still "thinking".
+      () => {
+        tKill = Date.now();
+        first!.child.kill('SIGKILL');
+        return { toolCalls: [{ id: 'lost', name: 'read_file', arguments: { path: 'data.txt' } }], delayMs: 3_000 };
+      },
+      // Step 1 again, on the new worker.
+      { toolCalls: [{ id: 'r1', name: 'read_file', arguments: { path: 'data.txt' } }] },
+      answer('the file says hello'),
+    ]);
+    writeFileSync(path.join(workspace, 'data.txt'), 'hello from data.txt\n');
+
+    first = worker();
+    await first.ready;
+    const handle = await hermes.start({ prompt: 'read data.txt', workspace, toolHeartbeatSec: 2, modelHeartbeatSec: 2 });
+    await mock.waitForRequest(1);
+    const exit = await first.exited;
+    const tExit = Date.now();
+    const second = worker();
+    await second.ready;
+    const tReady = Date.now();
+    const retried = await mock.waitForRequest(2, 60_000);
+    const result = await handle.result();
+    const tDone = Date.now();
+    console.log(
+      `[crash: model call] first worker up in ${first.startupMs} ms; killed at ${sec(tKill - t0)}; second worker up ` +
+        `${sec(tReady - tKill)} after the kill; retry reached the model ${sec(retried.at - tKill)} after the kill; ` +
+        `result ${sec(tDone - tKill)} after the kill; total ${sec(tDone - t0)}`,
+    );
+
+    expect(exit.signal).toBe('SIGKILL');
+    expect(retried.at).toBeGreaterThan(tExit); // so it was the new worker that asked again
+    expect(result.status, JSON.stringify(result)).toBe('completed');
+    expect(result.answer).toBe('the file says hello');
+    expect(mock.requests).toHaveLength(3);
+    // The same step was requested twice: the first attempt died with its worker, the retry asked again.
+    expect(mock.requests[0]!.aborted).toBe(true);
+    expect(mock.requests[1]!.messages).toEqual(mock.requests[0]!.messages);
+    expect(mock.requests[1]!.tools).toEqual(mock.requests[0]!.tools);
+    expect(toolResult(mock.requests[2]!.messages, 'r1')).toContain('hello from data.txt');
+    expect(toolResult(mock.requests[2]!.messages, 'lost')).toBeUndefined();
+    mock.assertDone();
+  }, 60_000);
+});

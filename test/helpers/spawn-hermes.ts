@@ -1,0 +1,93 @@
+// Runs the real `hermes` command (bin/hermes.js) as a child process, the way a user does, with an environment
+// that owes nothing to the shell running the tests: no TEMPORAL_*, OPENAI_*, HERMES_* unless given.
+import { spawn } from 'node:child_process';
+import * as net from 'node:net';
+import path from 'node:path';
+
+export const HERMES_BIN = path.resolve(__dirname, '../../bin/hermes.js');
+
+export interface HermesRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Wall-clock milliseconds from spawn to exit. */
+  ms: number;
+}
+
+export interface SpawnHermesOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Sends SIGTERM (then SIGKILL 5 s later) when the command runs longer. Default 90 s. */
+  timeoutMs?: number;
+}
+
+/** process.env without anything that would point the command at another server, model or data directory. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (/^(TEMPORAL_|OPENAI_|HERMES_|VITEST)/.test(k)) continue;
+    env[k] = v;
+  }
+  for (const [k, v] of Object.entries(extra)) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  return env;
+}
+
+export function spawnHermes(args: string[], opts: SpawnHermesOptions = {}): Promise<HermesRun> {
+  const t0 = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [HERMES_BIN, ...args], {
+      cwd: opts.cwd ?? process.cwd(),
+      env: cleanEnv(opts.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    let killer: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      stderr += `\n[spawnHermes] timed out after ${opts.timeoutMs ?? 90_000} ms: SIGTERM\n`;
+      child.kill('SIGTERM'); // lets the CLI stop the dev server it started
+      killer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    }, opts.timeoutMs ?? 90_000);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      if (killer) clearTimeout(killer);
+      resolve({ code, signal, stdout, stderr, ms: Date.now() - t0 });
+    });
+  });
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = net.connect({ host, port });
+    s.setTimeout(1000, () => {
+      s.destroy();
+      resolve(false);
+    });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
