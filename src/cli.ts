@@ -1,6 +1,8 @@
 // The `hermes` command. With no TEMPORAL_ADDRESS it starts (or reuses) an embedded dev server and runs an
 // in-process worker; with one it talks to that cluster, where `hermes worker` processes do the work.
 import type { Connection } from '@temporalio/client';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Hermes, type ConversationHandle } from './client';
 import { connectWorker } from './connection';
@@ -123,7 +125,7 @@ async function run(args: string[]): Promise<number> {
       maxIterations,
       model: values.model,
       fallbackModel: values['fallback-model'],
-      workspace: values.workspace,
+      workspace: checkedWorkspace(values.workspace),
       tools: values.tools?.split(',').map((t) => t.trim()).filter(Boolean),
       id: values.id,
     });
@@ -134,6 +136,14 @@ async function run(args: string[]): Promise<number> {
     else printResult(handle.id, result);
     return result.status === 'completed' ? 0 : result.status === 'failed' ? 1 : 3;
   });
+}
+
+/** A workspace given on the command line is made absolute here, where the user typed it. */
+function checkedWorkspace(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  const abs = path.resolve(dir);
+  if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new UsageError(`--workspace ${dir}: no such directory`);
+  return abs;
 }
 
 /**
@@ -280,7 +290,6 @@ async function withHermes(fn: (hermes: Hermes) => Promise<number>): Promise<numb
     }
   } finally {
     await hermes.close();
-    await target.embedded?.stop();
   }
 }
 
@@ -308,7 +317,6 @@ async function worker(args: string[]): Promise<number> {
   await w.run();
   await connection.close();
   await hermes.close();
-  await target.embedded?.stop();
   return 0;
 }
 

@@ -143,8 +143,10 @@ export class Hermes {
     return this.owned?.target;
   }
 
+  /** Closes the connection, and stops the embedded dev server if this instance started it. */
   async close(): Promise<void> {
     await this.owned?.connection.close();
+    await this.owned?.target.embedded?.stop();
   }
 }
 

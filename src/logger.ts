@@ -3,11 +3,8 @@
 import { DefaultLogger, Runtime, type LogLevel, type LogMetadata } from '@temporalio/worker';
 import pino from 'pino';
 
-export const logger = pino({
-  level: process.env.HERMES_LOG_LEVEL ?? 'info',
-  base: undefined,
-  transport: undefined,
-});
+// Logs go to stderr: stdout carries answers and `--json` results.
+export const logger = pino({ level: process.env.HERMES_LOG_LEVEL ?? 'info', base: undefined }, pino.destination(2));
 
 let installed = false;
 

@@ -1,9 +1,9 @@
 // A Hermes worker: runs conversation workflows and their model and tool activities on one task queue.
 // Scale out by starting more of them against the same cluster.
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createActivities } from './activities';
+import { cachedWorkflowBundle, workflowsPath } from './bundle';
 import { loadProfiles, type ProfileSet } from './llm/profiles';
 import { TASK_QUEUE } from './shared/defaults';
 
@@ -14,18 +14,14 @@ export interface HermesWorkerOptions {
   profiles?: ProfileSet;
   /** Default workspace for conversations that name none. */
   workspace?: string;
-  /** Pre-bundled workflow code (tests and benchmarks bundle once); otherwise bundled from source. */
+  /** Pre-bundled workflow code (tests and benchmarks bundle once); otherwise the cached bundle. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   maxCachedWorkflows?: number;
   maxConcurrentActivityTaskExecutions?: number;
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
 }
 
-/** The workflow entry point: TypeScript sources when run with tsx, compiled JS when built. */
-export function workflowsPath(): string {
-  const ts = path.join(__dirname, 'workflows', 'index.ts');
-  return existsSync(ts) ? ts : path.join(__dirname, 'workflows', 'index.js');
-}
+export { workflowsPath };
 
 export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Worker> {
   const activities = createActivities({
@@ -36,7 +32,7 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? process.env.HERMES_TASK_QUEUE ?? TASK_QUEUE,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: workflowsPath() }),
+    workflowBundle: opts.workflowBundle ?? (await cachedWorkflowBundle()),
     activities,
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 100,

@@ -1,0 +1,42 @@
+// Bundling the workflow code takes ~2 s; every `hermes run` and `hermes worker` would pay it. The bundle is
+// cached under HERMES_HOME, keyed by a hash of the sources and the lock file, so a change invalidates it.
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { hermesHome, packageRoot } from './paths';
+
+const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
+export function workflowsPath(): string {
+  const ts = path.join(__dirname, 'workflows', 'index.ts');
+  return existsSync(ts) ? ts : path.join(__dirname, 'workflows', 'index.js');
+}
+
+export async function cachedWorkflowBundle(): Promise<{ codePath: string }> {
+  const hash = createHash('sha256');
+  for (const f of sourceFiles(__dirname)) hash.update(f).update(readFileSync(f));
+  const lock = path.join(packageRoot(), 'package-lock.json');
+  if (existsSync(lock)) hash.update(readFileSync(lock));
+  const dir = path.join(hermesHome(), 'bundles');
+  const file = path.join(dir, `workflows-${hash.digest('hex').slice(0, 16)}.js`);
+  if (!existsSync(file)) {
+    const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quiet });
+    mkdirSync(dir, { recursive: true });
+    // Write then rename: a concurrent process never reads a half-written bundle.
+    const tmp = `${file}.${process.pid}.tmp`;
+    writeFileSync(tmp, code);
+    renameSync(tmp, file);
+  }
+  return { codePath: file };
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => {
+      const p = path.join(dir, e.name);
+      if (e.isDirectory()) return sourceFiles(p);
+      return /\.(ts|js)$/.test(e.name) ? [p] : [];
+    });
+}
