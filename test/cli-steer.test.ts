@@ -5,9 +5,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import type { ConversationHandle } from '../src/client';
 import type { ConversationState } from '../src/shared/types';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
+import { stateWhen } from './helpers/wait';
 
 const exec = promisify(execFile);
 let h: Harness;
@@ -19,15 +19,6 @@ function hermes(...args: string[]) {
   return exec(process.execPath, [path.resolve('bin/hermes.js'), ...args], {
     env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: h.taskQueue },
   });
-}
-
-async function stateWhen(handle: ConversationHandle, pred: (s: ConversationState) => boolean): Promise<ConversationState> {
-  for (let i = 0; i < 300; i++) {
-    const s = await handle.state().catch(() => undefined);
-    if (s && pred(s)) return s;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('state never matched');
 }
 
 describe('hermes CLI steering', () => {

@@ -16,6 +16,7 @@ import { Hermes } from '../src/client';
 import { answer, toolResult } from './helpers/harness';
 import { MockModel, type Reply } from './helpers/mock-model';
 import { killAllWorkers, startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
+import { alive, waitFor } from './helpers/wait';
 
 let counter = 0;
 const cleanups: Array<() => unknown> = [];
@@ -32,15 +33,6 @@ afterEach(async () => {
   }
 });
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 const killGroup = (pid: number) => {
   try {
     process.kill(-pid, 'SIGKILL');
@@ -48,16 +40,6 @@ const killGroup = (pid: number) => {
     // ESRCH: already gone
   }
 };
-
-async function waitFor<T>(what: string, fn: () => T | undefined | false, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** A mock model, a client, a temp workspace and a unique task queue; `worker()` starts a worker process. */
 async function setup(script: Reply[]) {

@@ -4,41 +4,15 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import type { ConversationHandle } from '../src/client';
 import type { ConversationState } from '../src/shared/types';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
+import { alive, stateWhen, waitFor } from './helpers/wait';
 
 const run = promisify(execFile);
 let h: Harness;
 afterEach(async () => {
   await h?.close();
 });
-
-async function waitFor<T>(what: string, fn: () => T | undefined | Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-async function stateWhen(handle: ConversationHandle, pred: (s: ConversationState) => boolean): Promise<ConversationState> {
-  return waitFor('state', async () => {
-    const s = await handle.state().catch(() => undefined);
-    return s && pred(s) ? s : undefined;
-  });
-}
 
 describe('interrupt', () => {
   it('kills the running tool within 2 s, skips the later calls and ends as interrupted', async () => {

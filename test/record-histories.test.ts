@@ -7,9 +7,9 @@ import path from 'node:path';
 import { afterEach, describe, it } from 'vitest';
 import type { ConversationHandle, StartOptions } from '../src/client';
 import { fetchRunHistories } from '../src/inspect';
-import type { ConversationState } from '../src/shared/types';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import type { Reply } from './helpers/mock-model';
+import { stateWhen } from './helpers/wait';
 
 const DIR = path.resolve('test/fixtures/histories');
 const RECORD = process.env.RECORD_HISTORIES === '1';
@@ -17,15 +17,6 @@ let h: Harness;
 afterEach(async () => {
   await h?.close();
 });
-
-async function stateWhen(handle: ConversationHandle, pred: (s: ConversationState) => boolean) {
-  for (let i = 0; i < 400; i++) {
-    const s = await handle.state().catch(() => undefined);
-    if (s && pred(s)) return s;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('state never matched');
-}
 
 async function record(
   name: string,
