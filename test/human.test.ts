@@ -208,6 +208,38 @@ describe('chat mode', () => {
     expect(final).toMatchObject({ status: 'completed', answer: 'Your name is Ada.' });
   });
 
+  it('queues a message sent during a turn (default) and answers both in order', async () => {
+    h = await createHarness([{ content: 'first answer', delayMs: 1000 }, answer('second answer')]);
+    const [a, b] = await h.run(async () => {
+      const chat = await h.hermes.start({ mode: 'chat' });
+      const one = chat.send('one');
+      await stateWhen(chat, (s) => s.status === 'running');
+      const two = chat.send('two');
+      const results = await Promise.all([one, two]);
+      await chat.end();
+      return results;
+    });
+    expect(a).toMatchObject({ turn: 1, status: 'completed', answer: 'first answer' });
+    expect(b).toMatchObject({ turn: 2, status: 'completed', answer: 'second answer' });
+    expect(h.mock.requests[1]!.messages.at(-1)).toMatchObject({ role: 'user', content: 'two' });
+  });
+
+  it('with busyPolicy interrupt, a new message cuts the running turn short', async () => {
+    h = await createHarness([toolCall('terminal', { command: 'touch started; sleep 30' }, 'slow'), answer('handled two')]);
+    const [a, b] = await h.run(async () => {
+      const chat = await h.hermes.start({ mode: 'chat', busyPolicy: 'interrupt' });
+      const one = chat.send('one');
+      await waitFor('the tool to start', () => existsSync(path.join(h.workspace, 'started')));
+      const two = chat.send('two');
+      const results = await Promise.all([one, two]);
+      await chat.end();
+      return results;
+    });
+    expect(a).toMatchObject({ turn: 1, status: 'interrupted' });
+    expect(b).toMatchObject({ turn: 2, status: 'completed', answer: 'handled two' });
+    expect(toolResult(h.mock.requests[1]!.messages, 'slow')).toMatch(/cancelled by interrupt/);
+  });
+
   it('rejects send outside chat mode and, with busyPolicy reject, while a turn runs', async () => {
     h = await createHarness([{ content: 'slow answer', delayMs: 1500 }]);
     await h.run(async () => {

@@ -75,4 +75,14 @@ describe('timers in skipped time', () => {
     expect(String(mock.requests[1]!.messages.at(-1)!.content)).toMatch(/seconds: 600 of 600/);
     expect(toolResult(mock.requests[1]!.messages, 'q')).toMatch(/cancelled because the time budget ran out/);
   });
+
+  it('a chat conversation ends by itself after the 24 h idle timeout', async () => {
+    const { value } = await scenario([answer('hello there')], async (hermes) => {
+      const chat = await hermes.start({ mode: 'chat', searchAttributes: false });
+      const turn = await chat.send('hi');
+      return { turn, result: await chat.result() };
+    });
+    expect(value.turn).toMatchObject({ turn: 1, answer: 'hello there' });
+    expect(value.result).toMatchObject({ status: 'completed', answer: 'hello there' });
+  });
 });
