@@ -53,6 +53,7 @@ const startSchema = z
   toolHeartbeatSec: z.number().int().min(1).max(600).optional(),
   modelHeartbeatSec: z.number().int().min(1).max(600).optional(),
   maxHistoryEvents: z.number().int().min(40).max(50_000).optional(),
+  maxHistoryBytes: z.number().int().min(64 * 1024).max(50 * 1024 * 1024).optional(),
   searchAttributes: z.boolean().optional(),
   })
   .refine((o) => o.mode === 'chat' || Boolean(o.prompt?.trim()), { message: 'prompt must not be empty', path: ['prompt'] });
@@ -71,6 +72,7 @@ const LIMIT_KEYS = [
   'toolHeartbeatSec',
   'modelHeartbeatSec',
   'maxHistoryEvents',
+  'maxHistoryBytes',
 ] as const;
 export type StartOptions = z.input<typeof startSchema>;
 

@@ -209,6 +209,16 @@ describe('conversation loop', () => {
     expect(readFileSync(path.join(h.workspace, 't.txt'), 'utf8')).toBe('tagged');
   });
 
+  it('continues as new when the history passes the byte backstop, carrying the whole conversation', async () => {
+    const reads = Array.from({ length: 20 }, (_, i) => toolCall('read_file', { path: 'big.txt', offset: i + 1 }, `r${i}`));
+    h = await createHarness([...reads, answer('read it all')]);
+    writeFileSync(path.join(h.workspace, 'big.txt'), Array.from({ length: 40 }, (_, i) => `${i} ${'z'.repeat(200)}`).join('\n'));
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go', maxHistoryBytes: 64 * 1024 })).result());
+    expect(result).toMatchObject({ status: 'completed', answer: 'read it all', toolCalls: 20 });
+    expect(result.runs).toBeGreaterThan(1);
+    expect(h.mock.requests.at(-1)!.messages.filter((m) => m.role === 'tool')).toHaveLength(20);
+  });
+
   it('rejects bad start options before anything reaches the server', async () => {
     h = await createHarness([]);
     await expect(h.hermes.start({ prompt: '   ' })).rejects.toThrow(/prompt must not be empty/);

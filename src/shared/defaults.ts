@@ -7,6 +7,7 @@ export const DEFAULT_LIMITS: Limits = {
   toolOutputLimit: 20_000,
   terminalTimeoutSec: 60,
   maxHistoryEvents: 20_000,
+  maxHistoryBytes: 20 * 1024 * 1024,
   toolHeartbeatSec: 30,
   modelHeartbeatSec: 10,
   modelMaxAttempts: 6,

@@ -38,8 +38,9 @@ export interface Limits {
   toolOutputLimit: number;
   /** Default timeout of the terminal tool, in seconds. */
   terminalTimeoutSec: number;
-  /** Backstop for continue-as-new when the server does not suggest it (history events). */
+  /** Backstops for continue-as-new when the server does not suggest it: history events and bytes. */
   maxHistoryEvents: number;
+  maxHistoryBytes: number;
   /** Heartbeat timeout of tool activities: how fast a dead worker is noticed. */
   toolHeartbeatSec: number;
   /** Heartbeat timeout of model calls (they heartbeat every 0.5 s while waiting for the endpoint). */

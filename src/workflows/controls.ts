@@ -120,8 +120,13 @@ export function publishStatus(c: Conversation): void {
  * waits for its turn keeps the conversation in this run until the turn ends.
  */
 export async function maybeContinueAsNew(c: Conversation): Promise<void> {
+  // A run must make progress first: the carried state alone can be large enough to trip the limits, and a
+  // run that continues-as-new at once would loop forever.
+  if (c.modelCalls === c.modelCallsAtRunStart) return;
   const info = workflowInfo();
-  if (!info.continueAsNewSuggested && info.historyLength < c.limits.maxHistoryEvents) return;
+  const grown = info.historySize - c.historyBytesAtRunStart;
+  const over = info.historyLength >= c.limits.maxHistoryEvents || grown >= c.limits.maxHistoryBytes;
+  if (!info.continueAsNewSuggested && !over) return;
   if (!allHandlersFinished()) return;
   await condition(allHandlersFinished);
   await continueAsNew<typeof conversationWorkflow>({ ...c.input, carried: c.carry() });

@@ -94,6 +94,8 @@ export class Conversation {
   pendingApprovals: PendingApproval[] = [];
   approvalDecisions = new Map<string, { decision: 'approve' | 'deny'; remember: boolean }>();
   waitingFor: ConversationState['waitingFor'] = null;
+  readonly modelCallsAtRunStart: number;
+  readonly historyBytesAtRunStart: number;
   private scope: CancellationScope | undefined;
 
   constructor(
@@ -125,6 +127,8 @@ export class Conversation {
     this.turnStartIteration = c?.turnStartIteration ?? 0;
     this.inbox = c?.inbox ?? [];
     this.turnResults = c?.turnResults ?? [];
+    this.modelCallsAtRunStart = this.modelCalls;
+    this.historyBytesAtRunStart = workflowInfo().historySize;
   }
 
   /** One turn: model and tool steps until the model answers or something stops it. */
