@@ -36,11 +36,17 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
     activities,
     ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
     maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 100,
-    // Heartbeats reach the server at least twice a second, so a cancellation (interrupt) reaches a running
-    // tool or model call within about half a second instead of after the default 30-60 s throttle.
-    maxHeartbeatThrottleInterval: '500 milliseconds',
-    defaultHeartbeatThrottleInterval: '500 milliseconds',
+    // Cancellation (an interrupt) reaches a running tool or model call in the response to its next
+    // heartbeat, so heartbeats go out every 250 ms instead of the default 30-60 s throttle: a tool's
+    // process is killed well within a second of the interrupt. HERMES_HEARTBEAT_MS trades that for fewer RPCs.
+    maxHeartbeatThrottleInterval: heartbeatMs(),
+    defaultHeartbeatThrottleInterval: heartbeatMs(),
     // Gives running tools a moment to notice cancellation and kill their processes on shutdown.
     shutdownGraceTime: opts.shutdownGraceTime ?? '5 seconds',
   });
+}
+
+function heartbeatMs(): number {
+  const v = Number(process.env.HERMES_HEARTBEAT_MS);
+  return Number.isFinite(v) && v >= 50 ? v : 250;
 }

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Hermes } from '../src/client';
 import { defineProfile } from '../src/llm/profiles';
 import { installRuntimeLogger } from '../src/logger';
+import { DEV_SERVER_DYNAMIC_CONFIG } from '../src/shared/defaults';
 import { ALL_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
 import { createHermesWorker } from '../src/worker';
 import { MockModel, type Reply } from './helpers/mock-model';
@@ -21,7 +22,7 @@ beforeAll(async () => {
     server: {
       executable: { type: 'existing-path', path: inject('temporalCliPath') },
       searchAttributes: ALL_SEARCH_ATTRIBUTES,
-      extraArgs: ['--log-level', 'error', '--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=400'],
+      extraArgs: ['--log-level', 'error', ...DEV_SERVER_DYNAMIC_CONFIG, '--dynamic-config-value', 'limit.historyCount.suggestContinueAsNew=400'],
     },
   });
 });

@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { temporalExecutable } from '../src/server/temporal-cli';
+import { DEV_SERVER_DYNAMIC_CONFIG } from '../src/shared/defaults';
 import { ALL_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
 import { workflowsPath } from '../src/worker';
 
@@ -23,7 +24,7 @@ export default async function setup(project: TestProject) {
       server: {
         executable: exe,
         searchAttributes: ALL_SEARCH_ATTRIBUTES,
-        extraArgs: ['--log-level', 'error'],
+        extraArgs: ['--log-level', 'error', ...DEV_SERVER_DYNAMIC_CONFIG],
       },
     }),
     bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietLogger }),

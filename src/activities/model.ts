@@ -52,7 +52,7 @@ export function createModelActivities(deps: ModelDeps) {
     const tools = input.tools.length ? toolDefinitions(input.tools) : undefined;
 
     // Heartbeats let Temporal notice a dead worker long before startToClose, and deliver cancellation.
-    const beat = setInterval(() => ctx.heartbeat({ step: input.step }), deps.heartbeatMs ?? 500);
+    const beat = setInterval(() => ctx.heartbeat({ step: input.step }), deps.heartbeatMs ?? 200);
     try {
       const res = await clientFor(profile).chat.completions.create(
         {

@@ -1,6 +1,7 @@
 // The tool activity: runs one tool handler against the workspace. A tool's own failure (bad path, text not
 // found, non-zero exit…) is a result the model reads; only cancellation propagates as an error.
 import { Context } from '@temporalio/activity';
+import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolCallInput, ToolCallResult } from '../shared/types';
@@ -27,7 +28,7 @@ export function createToolActivities(deps: ToolDeps) {
     if (!parsed.success) return plain(false, `Error: invalid arguments for ${input.name}: ${parsed.error.message}`);
     let workspace: string;
     try {
-      workspace = await realpath(path.resolve(input.workspace ?? deps.workspace));
+      workspace = await resolveWorkspace(path.resolve(input.workspace ?? deps.workspace));
     } catch {
       return plain(false, `Error: the workspace ${input.workspace ?? deps.workspace} does not exist on this worker.`);
     }
@@ -48,6 +49,16 @@ export function createToolActivities(deps: ToolDeps) {
     }
     const out = await finishToolOutput(text, { limit: input.outputLimit, workspace, callId: input.callId });
     return { ok, ...out };
+  }
+
+  // realpath of a workspace per call costs more than a small tool; remember it, but re-check existence.
+  const realpaths = new Map<string, string>();
+  async function resolveWorkspace(dir: string): Promise<string> {
+    const known = realpaths.get(dir);
+    if (known && existsSync(known)) return known;
+    const real = await realpath(dir);
+    realpaths.set(dir, real);
+    return real;
   }
 
   return { runTool };

@@ -7,7 +7,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { isMainThread } from 'node:worker_threads';
 import { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES } from '../shared/defaults';
+import { DEV_SERVER_DYNAMIC_CONFIG, SEARCH_ATTRIBUTES } from '../shared/defaults';
 import { hermesHome } from '../paths';
 import { installInstructions, requireTemporalCli } from './temporal-cli';
 
@@ -405,6 +405,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
     ...Object.entries(searchAttributes).flatMap(([k, v]) => ['--search-attribute', `${k}=${v}`]),
     '--log-level',
     'warn',
+    ...DEV_SERVER_DYNAMIC_CONFIG,
     ...(opts.extraArgs ?? []),
   ];
   fs.mkdirSync(path.dirname(logFile), { recursive: true });
@@ -510,6 +511,7 @@ async function startWithSdkDownload(a: SdkFallbackArgs): Promise<DevServer> {
         log: { format: 'pretty', level: 'warn' },
         extraArgs: [
           ...Object.entries(a.searchAttributes).flatMap(([k, v]) => ['--search-attribute', `${k}=${v}`]),
+          ...DEV_SERVER_DYNAMIC_CONFIG,
           ...(a.opts.extraArgs ?? []),
         ],
       },

@@ -41,8 +41,24 @@ export function resolveTools(names: string[] | undefined): { tools: string[]; un
   return { tools, unknown };
 }
 
-/** OpenAI `tools` entries. Computed in the activity so tool schemas never enter workflow history. */
-export function toolDefinitions(names: string[]) {
+type ToolDefinition = { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } };
+const definitionCache = new Map<string, ToolDefinition[]>();
+
+/**
+ * OpenAI `tools` entries. Computed in the activity so tool schemas never enter workflow history; memoised
+ * because converting zod schemas to JSON Schema costs more than the rest of a model call's bookkeeping.
+ */
+export function toolDefinitions(names: string[]): ToolDefinition[] {
+  const key = names.join(',');
+  let defs = definitionCache.get(key);
+  if (!defs) {
+    defs = buildDefinitions(names);
+    definitionCache.set(key, defs);
+  }
+  return defs;
+}
+
+function buildDefinitions(names: string[]): ToolDefinition[] {
   return names.flatMap((name) => {
     const spec = byName.get(name);
     if (!spec) return [];

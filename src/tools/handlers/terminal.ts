@@ -51,7 +51,7 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
     // Frequent heartbeats are how a cancellation (interrupt) reaches this process quickly.
-    const heartbeat = setInterval(() => ctx.heartbeat(), 250);
+    const heartbeat = setInterval(() => ctx.heartbeat(), 100);
 
     const kill = () => {
       if (child.pid === undefined) return;
