@@ -3,6 +3,7 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import path from 'node:path';
 import { createActivities } from './activities';
+import type { ContextCache } from './activities/context';
 import { cachedWorkflowBundle, workflowsPath } from './bundle';
 import { loadProfiles, type ProfileSet } from './llm/profiles';
 import { TASK_QUEUE } from './shared/defaults';
@@ -17,6 +18,8 @@ export interface HermesWorkerOptions {
   /** Pre-bundled workflow code (tests and benchmarks bundle once); otherwise the cached bundle. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   maxCachedWorkflows?: number;
+  /** Context cache of the model activity (tests and benchmarks read its hit counts). */
+  contextCache?: ContextCache;
   maxConcurrentActivityTaskExecutions?: number;
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
 }
@@ -27,6 +30,7 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
   const activities = createActivities({
     profiles: opts.profiles ?? loadProfiles(),
     workspace: path.resolve(opts.workspace ?? process.env.HERMES_WORKSPACE ?? process.cwd()),
+    contextCache: opts.contextCache,
   });
   return Worker.create({
     connection: opts.connection,

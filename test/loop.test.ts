@@ -3,6 +3,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ContextCache } from '../src/activities/context';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 
 let h: Harness;
@@ -217,6 +218,24 @@ describe('conversation loop', () => {
     expect(result).toMatchObject({ status: 'completed', answer: 'read it all', toolCalls: 20 });
     expect(result.runs).toBeGreaterThan(1);
     expect(h.mock.requests.at(-1)!.messages.filter((m) => m.role === 'tool')).toHaveLength(20);
+  });
+
+  it('rebuilds the context from its own results and queries only for what the workflow added', async () => {
+    h = await createHarness([
+      toolCall('write_file', { path: 'a.txt', content: 'A' }, 'w'),
+      { toolCalls: [{ id: 'x', name: 'nope', arguments: {} }] },
+      toolCall('read_file', { path: 'a.txt' }, 'r'),
+      answer('done'),
+    ]);
+    const cache = new ContextCache();
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result(), { contextCache: cache });
+    expect(result.status).toBe('completed');
+    // Step 1: query (system + prompt). Step 2: rebuilt (assistant + write result). Step 3: query, since the
+    // workflow wrote the unknown-tool error itself. Step 4: rebuilt.
+    expect(cache.stats).toEqual({ queries: 2, rebuilt: 2 });
+    expect(toolResult(h.mock.requests[2]!.messages, 'x')).toMatch(/unknown tool "nope"/);
+    expect(toolResult(h.mock.requests[3]!.messages, 'r')).toContain('A');
+    expect(h.mock.requests[3]!.messages).toHaveLength(8);
   });
 
   it('rejects bad start options before anything reaches the server', async () => {

@@ -12,8 +12,9 @@ export interface ActivityDeps extends ToolDeps {
 }
 
 export function createActivities(deps: ActivityDeps) {
+  const contextCache = deps.contextCache ?? new ContextCache();
   return {
-    ...createModelActivities({ profiles: deps.profiles, env: deps.env, contextCache: deps.contextCache ?? new ContextCache() }),
-    ...createToolActivities(deps),
+    ...createModelActivities({ profiles: deps.profiles, env: deps.env, contextCache }),
+    ...createToolActivities({ ...deps, contextCache }),
   };
 }

@@ -64,7 +64,9 @@ export function createModelActivities(deps: ModelDeps) {
         },
         { signal: ctx.cancellationSignal },
       );
-      return toResult(res, profile, input);
+      const result = toResult(res, profile, input);
+      deps.contextCache.noteAssistant(workflowId, result);
+      return result;
     } catch (err) {
       throw classifyModelError(err);
     } finally {

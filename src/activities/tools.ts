@@ -9,11 +9,14 @@ import { FILE_TOOL_HANDLERS } from '../tools/handlers';
 import { finishToolOutput } from '../tools/output';
 import { toolSpec } from '../tools/registry';
 import type { ToolHandler } from '../tools/spec';
+import type { ContextCache } from './context';
 
 export interface ToolDeps {
   /** Default workspace when the conversation names none. */
   workspace: string;
   handlers?: Record<string, ToolHandler<any>>;
+  /** Shared with the model activity: tool outputs produced here spare it a context query. */
+  contextCache?: ContextCache;
 }
 
 export function createToolActivities(deps: ToolDeps) {
@@ -48,6 +51,8 @@ export function createToolActivities(deps: ToolDeps) {
       text = `Error: ${err instanceof Error ? err.message : String(err)}`;
     }
     const out = await finishToolOutput(text, { limit: input.outputLimit, workspace, callId: input.callId });
+    const workflowId = ctx.info.workflowExecution?.workflowId;
+    if (workflowId) deps.contextCache?.noteToolOutput(workflowId, input.callId, out.content);
     return { ok, ...out };
   }
 

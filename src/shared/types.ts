@@ -224,6 +224,8 @@ export interface ContextRef {
   version: number;
   /** Number of messages, from the start, that make up the context. */
   count: number;
+  /** extendDigest of messages[0..count): lets the activity verify a context it rebuilt itself. */
+  digest?: string;
 }
 
 export interface ModelCallInput {

@@ -2,6 +2,7 @@
 // the model, until it answers. Deterministic code only: all I/O happens in activities.
 import { CancellationScope, CancelledFailure, isCancellation, setCurrentDetails, sleep, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_LIMITS } from '../shared/defaults';
+import { extendDigest } from '../shared/digest';
 import type {
   CarriedState,
   ChatMessage,
@@ -97,6 +98,7 @@ export class Conversation {
   readonly modelCallsAtRunStart: number;
   readonly historyBytesAtRunStart: number;
   private scope: CancellationScope | undefined;
+  private digested = { version: -1, count: 0, value: '' };
 
   constructor(
     readonly input: ConversationInput,
@@ -290,7 +292,7 @@ export class Conversation {
       summary: `model ${summary}`,
     };
     const r = await acts.callModel.executeWithOptions(options, [
-      { context: { version: this.contextVersion, count: this.messages.length }, profile: this.profile, tools, step: this.modelCalls },
+      { context: { version: this.contextVersion, count: this.messages.length, digest: this.digest() }, profile: this.profile, tools, step: this.modelCalls },
     ]);
     this.usage = addUsage(this.usage, r.usage);
     const names = r.message.tool_calls?.map((t) => t.function.name) ?? [];
@@ -356,6 +358,17 @@ export class Conversation {
       lastStep: this.steps[this.steps.length - 1],
       recentSteps: this.steps.slice(-5),
     };
+  }
+
+  /** Fingerprint of the whole context, extended incrementally (recomputed after a rewrite or a new run). */
+  private digest(): string {
+    if (this.digested.version !== this.contextVersion || this.digested.count > this.messages.length) {
+      this.digested = { version: this.contextVersion, count: 0, value: '' };
+    }
+    const d = this.digested;
+    d.value = extendDigest(d.value, this.messages.slice(d.count));
+    d.count = this.messages.length;
+    return d.value;
   }
 
   contextSlice(version: number, from: number, to: number) {

@@ -3,6 +3,9 @@
 import { z } from 'zod';
 import type { ToolSpec } from '../tools/spec';
 import type { ToolCall } from '../shared/types';
+import { canonicalJson } from '../shared/digest';
+
+export { canonicalJson };
 
 export type PlannedCall =
   | { kind: 'run'; call: ToolCall; name: string; args: Record<string, unknown>; spec: ToolSpec; repairedFrom?: string }
@@ -86,16 +89,4 @@ export function batchCalls<T extends { spec: ToolSpec }>(runs: T[]): T[][] {
     else batches.push([r]);
   }
   return batches;
-}
-
-export function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
-  if (v && typeof v === 'object') {
-    const o = v as Record<string, unknown>;
-    return `{${Object.keys(o)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
-      .join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
 }
