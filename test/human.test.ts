@@ -81,6 +81,9 @@ describe('interrupt', () => {
       const s = (state.queryResult?.[0] ?? state) as ConversationState;
       expect(s.status).toBe('running');
       expect(s.lastStep?.name).toBeDefined();
+      await expect(
+        run(cli, ['workflow', 'update', 'execute', '--address', address, '--workflow-id', handle.id, '--name', 'answer', '--input', '{"text":"x"}']),
+      ).rejects.toMatchObject({ stderr: expect.stringMatching(/no question is pending/) });
       await run(cli, ['workflow', 'signal', '--address', address, '--workflow-id', handle.id, '--name', 'interrupt', '--input', '{"reason":"from the CLI"}']);
       return handle.result();
     });
