@@ -1,0 +1,77 @@
+// Model-side helpers without a server: text tool-call recovery, error classification, Retry-After.
+import { ApplicationFailure } from '@temporalio/common';
+import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
+import { describe, expect, it } from 'vitest';
+import { classifyModelError, retryAfterMs } from '../src/llm/errors';
+import { parseToolCallsFromText } from '../src/llm/parse-tool-calls';
+
+const apiError = (status: number, message: string, headers: Record<string, string> = {}) =>
+  APIError.generate(status, { error: { message } }, message, new Headers(headers));
+
+describe('parseToolCallsFromText', () => {
+  it('reads <tool_call> tags, several per message', () => {
+    const calls = parseToolCallsFromText(
+      'ok <tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call> and <tool_call>{"name":"list_dir","arguments":{}}</tool_call>',
+      ['read_file', 'list_dir'],
+      'p',
+    );
+    expect(calls.map((c) => [c.id, c.function.name, c.function.arguments])).toEqual([
+      ['p_0', 'read_file', '{"path":"a"}'],
+      ['p_1', 'list_dir', '{}'],
+    ]);
+  });
+
+  it('reads a fenced JSON block, also OpenAI-shaped and with "parameters"', () => {
+    const text = 'I will call:\n```json\n[{"function":{"name":"write_file","arguments":"{\\"path\\":\\"x\\"}"}},{"name":"terminal","parameters":{"command":"ls"}}]\n```';
+    const calls = parseToolCallsFromText(text, ['write_file', 'terminal'], 't');
+    expect(calls.map((c) => [c.function.name, c.function.arguments])).toEqual([
+      ['write_file', '{"path":"x"}'],
+      ['terminal', '{"command":"ls"}'],
+    ]);
+  });
+
+  it('ignores prose, unknown tools and broken JSON', () => {
+    expect(parseToolCallsFromText('```json\n{"name":"rm_everything","arguments":{}}\n```', ['read_file'], 'x')).toEqual([]);
+    expect(parseToolCallsFromText('<tool_call>{"name": "read_file",</tool_call>', ['read_file'], 'x')).toEqual([]);
+    expect(parseToolCallsFromText('Here is some JSON: ```json\n{"a": 1}\n```', ['read_file'], 'x')).toEqual([]);
+  });
+});
+
+describe('classifyModelError', () => {
+  const cases: Array<[string, unknown, string, boolean]> = [
+    ['401', apiError(401, 'bad key'), 'ModelAuth', true],
+    ['403', apiError(403, 'forbidden'), 'ModelAuth', true],
+    ['400', apiError(400, 'unsupported parameter'), 'ModelBadRequest', true],
+    ['404', apiError(404, 'no such model'), 'ModelBadRequest', true],
+    ['400 overflow', apiError(400, "This model's maximum context length is 8192 tokens"), 'ContextOverflow', true],
+    ['429', apiError(429, 'slow down'), 'RateLimited', false],
+    ['500', apiError(500, 'oops'), 'ModelUnavailable', false],
+    ['529', apiError(529, 'overloaded'), 'ModelUnavailable', false],
+    ['timeout', new APIConnectionTimeoutError(), 'ModelTimeout', false],
+    ['network', new APIConnectionError({ message: 'ECONNREFUSED' }), 'ModelNetwork', false],
+  ];
+  for (const [name, err, type, nonRetryable] of cases) {
+    it(`${name} → ${type}`, () => {
+      const f = classifyModelError(err) as ApplicationFailure;
+      expect(f).toBeInstanceOf(ApplicationFailure);
+      expect(f.type).toBe(type);
+      expect(f.nonRetryable).toBe(nonRetryable);
+    });
+  }
+
+  it('sets nextRetryDelay from Retry-After on 429', () => {
+    const f = classifyModelError(apiError(429, 'slow', { 'retry-after': '7' })) as ApplicationFailure;
+    expect(f.nextRetryDelay).toBe(7000);
+  });
+});
+
+describe('retryAfterMs', () => {
+  it('reads seconds, milliseconds and HTTP dates, capped at 10 minutes', () => {
+    expect(retryAfterMs(new Headers({ 'retry-after': '2' }))).toBe(2000);
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': '1500' }))).toBe(1500);
+    const now = Date.parse('2026-11-29T12:00:00Z');
+    expect(retryAfterMs(new Headers({ 'retry-after': 'Sun, 29 Nov 2026 12:00:30 GMT' }), now)).toBe(30_000);
+    expect(retryAfterMs(new Headers({ 'retry-after': '99999' }))).toBe(600_000);
+    expect(retryAfterMs(new Headers({}))).toBeUndefined();
+  });
+});
