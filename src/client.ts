@@ -11,7 +11,7 @@ import {
 } from '@temporalio/client';
 import { z } from 'zod';
 import { connectClient, resolveTemporal, type TemporalTarget } from './connection';
-import { TASK_QUEUE } from './shared/defaults';
+import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
 import { answerUpdate, approveUpdate, endSignal, interruptSignal, sendUpdate, stateQuery } from './shared/messages';
 import type {
   ApproveArgs,
@@ -41,7 +41,7 @@ const startSchema = z
   tools: z.array(z.string()).optional(),
   system: z.string().optional(),
   id: z.string().min(1).max(200).optional(),
-  toolOutputLimit: z.number().int().min(1_000).max(1_000_000).optional(),
+  toolOutputLimit: z.number().int().min(1_000).max(200_000).optional(),
   terminalTimeoutSec: z.number().int().positive().max(3_600).optional(),
   modelMaxAttempts: z.number().int().positive().max(100).optional(),
   maxTokens: z.number().int().positive().optional(),
@@ -105,7 +105,9 @@ export class Hermes {
     const o = parsed.data;
     const { unknown } = resolveTools(o.tools);
     if (unknown.length) throw new Error(`unknown tools or toolsets: ${unknown.join(', ')}`);
-    const limits: Partial<Limits> = {};
+    // Every limit is written into the input: a later change of a default must not change the decisions of
+    // conversations already running (their histories would no longer replay).
+    const limits: Limits = { ...DEFAULT_LIMITS };
     for (const k of LIMIT_KEYS) if (o[k] !== undefined) limits[k] = o[k];
     const input: ConversationInput = {
       prompt: o.prompt ?? '',

@@ -102,6 +102,14 @@ describe.runIf(RECORD)('record replay corpus', () => {
       await handle.end();
     }));
 
+  // Recorded after the patch `chat-continue-as-new-after-send`; chat.json is the history from before it.
+  it('chat after the continue-as-new patch', () =>
+    record('chat-patched', [answer('hi'), answer('bye')], { mode: 'chat' }, async (handle) => {
+      await handle.send('hello');
+      await handle.send('goodbye');
+      await handle.end();
+    }));
+
   it('budgets', () =>
     record('token-budget', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), toolCall('list_dir', { depth: 3 }), answer('s')], { maxTokens: 40 }));
 });

@@ -25,7 +25,7 @@ async function replay(options: Parameters<typeof Worker.runReplayHistories>[0]) 
 
 describe('replay corpus', () => {
   it('has the main scenarios', () => {
-    for (const name of ['tool-round-trip', 'invalid-and-parallel', 'budget-exhausted', 'model-retry', 'model-auth', 'continue-as-new-run1', 'interrupt-redirect', 'clarify-approval', 'chat', 'token-budget']) {
+    for (const name of ['tool-round-trip', 'invalid-and-parallel', 'budget-exhausted', 'model-retry', 'model-auth', 'continue-as-new-run1', 'interrupt-redirect', 'clarify-approval', 'chat', 'chat-patched', 'token-budget']) {
       expect(files).toContain(`${name}.json`);
     }
   });

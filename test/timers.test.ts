@@ -76,6 +76,14 @@ describe('timers in skipped time', () => {
     expect(toolResult(mock.requests[1]!.messages, 'q')).toMatch(/cancelled because the time budget ran out/);
   });
 
+  it('a fractional time budget ends the run too', async () => {
+    const { value: result } = await scenario(
+      [toolCall('clarify', { question: 'Anything?' }, 'q'), answer('summary at 90.5 s')],
+      async (hermes) => (await hermes.start({ prompt: 'go', maxDurationSec: 90.5, searchAttributes: false })).result(),
+    );
+    expect(result).toMatchObject({ status: 'budget_exhausted', answer: 'summary at 90.5 s' });
+  });
+
   it('a chat conversation ends by itself after the 24 h idle timeout', async () => {
     const { value } = await scenario([answer('hello there')], async (hermes) => {
       const chat = await hermes.start({ mode: 'chat', searchAttributes: false });

@@ -5,7 +5,9 @@
 // Most of those new messages were produced on this worker: the assistant message the previous model call
 // returned and the outputs of the tools it asked for. The cache appends them speculatively and compares the
 // fingerprint of the result with the one the workflow sent (ContextRef.digest); when they agree the query is
-// skipped, when they do not (a budget notice, an interrupt, a repaired call…) it queries for the rest.
+// skipped, when they do not (a budget notice, an interrupt, a repaired call…) it queries for the rest. Every
+// context handed out is checked against the workflow's digest: on any disagreement the cache starts over
+// with a full query, so a stale entry (a reused workflow id, a race) can never reach the model.
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/activity';
 import { extendDigest } from '../shared/digest';
@@ -25,42 +27,73 @@ interface Entry {
 export interface ContextStats {
   queries: number;
   rebuilt: number;
+  /** Entries thrown away because they disagreed with the workflow's digest. */
+  resets: number;
 }
 
 export class ContextCache {
   private readonly entries = new Map<string, Entry>();
-  readonly stats: ContextStats = { queries: 0, rebuilt: 0 };
+  /** One fetch per conversation at a time: concurrent attempts (a retry beside a zombie) must not interleave. */
+  private readonly locks = new Map<string, Promise<unknown>>();
+  readonly stats: ContextStats = { queries: 0, rebuilt: 0, resets: 0 };
   constructor(private readonly maxEntries = 500) {}
 
-  async get(client: Client, workflowId: string, runId: string, ref: ContextRef): Promise<ChatMessage[]> {
+  get(client: Client, workflowId: string, runId: string, ref: ContextRef): Promise<ChatMessage[]> {
+    const prev = this.locks.get(workflowId) ?? Promise.resolve();
+    const next = prev.then(
+      () => this.fetch(client, workflowId, runId, ref),
+      () => this.fetch(client, workflowId, runId, ref),
+    );
+    const settled = next.catch(() => undefined);
+    this.locks.set(workflowId, settled);
+    void settled.then(() => {
+      if (this.locks.get(workflowId) === settled) this.locks.delete(workflowId);
+    });
+    return next;
+  }
+
+  private async fetch(client: Client, workflowId: string, runId: string, ref: ContextRef): Promise<ChatMessage[]> {
     let entry = this.entries.get(workflowId);
     // A new version means the workflow rewrote its context (compression); start over.
-    if (!entry || entry.version !== ref.version || entry.messages.length > ref.count) {
-      entry = { version: ref.version, messages: [], digest: '', toolOutputs: new Map() };
-    }
+    if (!entry || entry.version !== ref.version || entry.messages.length > ref.count) entry = fresh(ref.version);
     this.touch(workflowId, entry);
     const rebuilt = ref.digest ? this.rebuild(entry, ref) : undefined;
     if (rebuilt) {
       this.stats.rebuilt++;
       entry.messages.push(...rebuilt);
       entry.digest = ref.digest!;
-    } else if (entry.messages.length < ref.count) {
-      this.stats.queries++;
-      const slice = await client.workflow
-        .getHandle(workflowId, runId)
-        .query(contextQuery, { version: ref.version, from: entry.messages.length, to: ref.count });
-      if (slice.version !== ref.version || entry.messages.length + slice.messages.length !== ref.count) {
-        throw ApplicationFailure.retryable(
-          `context moved: wanted v${ref.version}[0..${ref.count}), workflow has v${slice.version}`,
-          'ContextMoved',
-        );
+    } else {
+      await this.query(client, workflowId, runId, ref, entry);
+      if (ref.digest && entry.digest !== ref.digest) {
+        // What we had did not belong to this context (e.g. an earlier conversation with the same id).
+        this.stats.resets++;
+        entry = fresh(ref.version);
+        this.touch(workflowId, entry);
+        await this.query(client, workflowId, runId, ref, entry);
+        if (entry.digest !== ref.digest) {
+          throw ApplicationFailure.retryable(`context digest mismatch for v${ref.version}[0..${ref.count})`, 'ContextMoved');
+        }
       }
-      entry.messages.push(...slice.messages);
-      entry.digest = extendDigest(entry.digest, slice.messages);
     }
     entry.assistant = undefined;
     entry.toolOutputs.clear();
     return entry.messages.slice(0, ref.count);
+  }
+
+  private async query(client: Client, workflowId: string, runId: string, ref: ContextRef, entry: Entry): Promise<void> {
+    if (entry.messages.length === ref.count) return;
+    this.stats.queries++;
+    const slice = await client.workflow
+      .getHandle(workflowId, runId)
+      .query(contextQuery, { version: ref.version, from: entry.messages.length, to: ref.count });
+    if (slice.version !== ref.version || entry.messages.length + slice.messages.length !== ref.count) {
+      throw ApplicationFailure.retryable(
+        `context moved: wanted v${ref.version}[0..${ref.count}), workflow has v${slice.version}`,
+        'ContextMoved',
+      );
+    }
+    entry.messages.push(...slice.messages);
+    entry.digest = extendDigest(entry.digest, slice.messages);
   }
 
   /** Remembers the assistant message a model call on this worker returned. */
@@ -95,4 +128,8 @@ export class ContextCache {
     this.entries.set(workflowId, entry);
     while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
   }
+}
+
+function fresh(version: number): Entry {
+  return { version, messages: [], digest: '', toolOutputs: new Map() };
 }

@@ -48,12 +48,13 @@ export function createModelActivities(deps: ModelDeps) {
     const exec = ctx.info.workflowExecution;
     if (!exec) throw ApplicationFailure.nonRetryable('callModel must run inside a conversation workflow', FailureType.ModelConfig);
     const { workflowId, runId } = exec;
-    const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
-    const tools = input.tools.length ? toolDefinitions(input.tools) : undefined;
-
-    // Heartbeats let Temporal notice a dead worker long before startToClose, and deliver cancellation.
+    // Heartbeats let Temporal notice a dead worker long before startToClose, and deliver cancellation —
+    // from the start: fetching the context (a cold query that replays the workflow) can take a while too.
     const beat = setInterval(() => ctx.heartbeat({ step: input.step }), deps.heartbeatMs ?? 200);
     try {
+      const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
+      ctx.cancellationSignal.throwIfAborted();
+      const tools = input.tools.length ? toolDefinitions(input.tools) : undefined;
       const res = await clientFor(profile).chat.completions.create(
         {
           model: profile.model,
@@ -68,6 +69,8 @@ export function createModelActivities(deps: ModelDeps) {
       deps.contextCache.noteAssistant(workflowId, result);
       return result;
     } catch (err) {
+      // Cancelled (interrupt, workflow cancel): let Temporal see the cancellation, not a model failure.
+      if (ctx.cancellationSignal.aborted) throw err;
       throw classifyModelError(err);
     } finally {
       clearInterval(beat);
@@ -83,11 +86,19 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
     throw ApplicationFailure.retryable('model response has no choices', FailureType.ModelUnavailable);
   }
   const content = typeof choice.message?.content === 'string' ? choice.message.content : null;
+  const seen = new Set<string>();
+  // Ids must be unique within a message: tool results are paired with calls by id.
+  const uniqueId = (id: string | undefined, i: number) => {
+    const base = id || `call_${input.step}_${i}`;
+    const out = seen.has(base) ? `${base}_${i}` : base;
+    seen.add(out);
+    return out;
+  };
   let toolCalls: ToolCall[] = (choice.message?.tool_calls ?? []).flatMap((tc, i) =>
     tc.type === 'function'
       ? [
           {
-            id: tc.id || `call_${input.step}_${i}`,
+            id: uniqueId(tc.id, i),
             type: 'function' as const,
             function: { name: tc.function?.name ?? '', arguments: tc.function?.arguments || '{}' },
           },

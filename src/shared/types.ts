@@ -168,6 +168,10 @@ export interface CarriedState {
   turnStartIteration: number;
   inbox: string[];
   turnResults: TurnResult[];
+  /** A turn was running when the run continued-as-new: the next run resumes it. */
+  turnInProgress?: boolean;
+  turnStartMessage?: number;
+  ended?: boolean;
 }
 
 export interface RepeatState {

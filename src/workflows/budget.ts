@@ -20,7 +20,7 @@ function views(b: BudgetInput): Record<BudgetKind, BudgetView | null> {
     iterations: v(b.iterations, b.limits.maxIterations),
     tokens: v(b.usage.totalTokens, b.limits.maxTokens),
     costUsd: v(b.usage.costUsd, b.limits.maxCostUsd),
-    seconds: v(Math.floor(b.elapsedSec), b.limits.maxDurationSec),
+    seconds: v(b.elapsedSec, b.limits.maxDurationSec),
   };
 }
 
@@ -53,5 +53,6 @@ export function dueWarnings(b: BudgetInput, warned: string[]): Array<{ kind: Bud
 }
 
 function fmt(kind: string, n: number): string {
-  return kind === 'costUsd' ? `$${n.toFixed(4)}` : String(n);
+  if (kind === 'costUsd') return `$${n.toFixed(4)}`;
+  return kind === 'seconds' ? String(Math.floor(n)) : String(n);
 }

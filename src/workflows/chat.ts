@@ -1,20 +1,31 @@
 // Chat mode: the workflow stays open after a turn and takes the next user message from `send` updates,
 // until an `end` signal or the idle timeout.
-import { condition } from '@temporalio/workflow';
+import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
 import type { ConversationResult, TurnResult } from '../shared/types';
 import type { Conversation, TurnOutcome } from './conversation';
 import { maybeContinueAsNew } from './controls';
 
 const TURNS_KEPT = 20;
+/** Patch id: chat continues-as-new between turns once the finished turn's `send` handler has returned. */
+export const CHAT_CAN_AFTER_SEND = 'chat-continue-as-new-after-send';
 
 export async function runChat(c: Conversation): Promise<ConversationResult> {
-  let last: TurnOutcome = { status: 'completed', answer: '' };
-  // A prompt given at start is turn 1 and is already in the messages.
-  if (!c.input.carried && c.turn === 1) last = await runOneTurn(c);
+  const lastTurn = c.turnResults[c.turnResults.length - 1];
+  let last: TurnOutcome = lastTurn ? { status: lastTurn.status, answer: lastTurn.answer } : { status: 'completed', answer: '' };
+  // A prompt given at start is turn 1 (already in the messages); a turn cut by continue-as-new resumes here.
+  if (c.turnPending) last = await runOneTurn(c);
   for (;;) {
     if (c.inbox.length === 0 && !c.ended) {
-      await maybeContinueAsNew(c);
-      c.setStatus('idle', 'message');
+      if (patched(CHAT_CAN_AFTER_SEND)) {
+        c.setStatus('idle', 'message');
+        // Let the finished turn's `send` handler return first: continue-as-new waits for handlers.
+        await condition(() => allHandlersFinished() || c.inbox.length > 0 || c.ended);
+        if (c.inbox.length === 0 && !c.ended) await maybeContinueAsNew(c);
+      } else {
+        // Before the patch: the check ran while the `send` handler was still open, so it never fired.
+        await maybeContinueAsNew(c);
+        c.setStatus('idle', 'message');
+      }
       const got = await condition(() => c.inbox.length > 0 || c.ended, c.limits.idleTimeoutSec * 1000);
       if (!got) c.note('chat', `idle for ${c.limits.idleTimeoutSec} s: conversation ended`);
     }
@@ -22,9 +33,7 @@ export async function runChat(c: Conversation): Promise<ConversationResult> {
       c.ended = true;
       return c.finish({ ...last, status: last.status === 'failed' ? 'failed' : 'completed' });
     }
-    c.messages.push({ role: 'user', content: c.inbox.shift()! });
-    c.turn++;
-    c.turnStartIteration = c.iteration;
+    c.beginTurn(c.inbox.shift()!);
     last = await runOneTurn(c);
   }
 }

@@ -19,16 +19,27 @@ import {
 } from '../shared/messages';
 import { HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
 import type { TurnResult } from '../shared/types';
+import { pruneToolOutputs } from './context-ops';
 import type { Conversation, conversationWorkflow } from './conversation';
+
+const CARRY_LIMIT_CHARS = 1_500_000;
 
 export function registerHandlers(c: Conversation): void {
   setHandler(stateQuery, () => c.snapshot());
   setHandler(contextQuery, ({ version, from, to }) => c.contextSlice(version, from, to));
 
   setHandler(interruptSignal, (args) => {
-    // An interrupt with nothing running (chat mode, idle) has nothing to stop.
-    if (!c.turnRunning) return;
-    c.pendingInterrupt = { ...(args?.reason ? { reason: args.reason } : {}), ...(args?.message ? { message: args.message } : {}) };
+    const message = args?.message?.trim() ? args.message : undefined;
+    if (c.input.mode === 'chat' && !c.turnRunning) {
+      // Nothing runs in an idle chat: a message starts the next turn, a bare interrupt has nothing to stop.
+      if (message && !c.ended) c.inbox.push(message);
+      return;
+    }
+    // In task mode this may arrive before the loop starts (buffered in the run's first activation): the
+    // loop applies it at its first check. Two redirects in a row keep both messages.
+    const prev = c.pendingInterrupt?.message;
+    const merged = prev && message ? `${prev}\n\n${message}` : (message ?? prev);
+    c.pendingInterrupt = { ...(args?.reason ? { reason: args.reason } : {}), ...(merged ? { message: merged } : {}) };
     c.cancelStep();
   });
 
@@ -72,7 +83,7 @@ export function registerHandlers(c: Conversation): void {
       const ticket = c.turn + c.inbox.length + 1;
       c.inbox.push(text);
       if (c.turnRunning && c.input.busyPolicy === 'interrupt') {
-        c.pendingInterrupt = { reason: 'a new message arrived' };
+        c.pendingInterrupt = { ...c.pendingInterrupt, reason: 'a new message arrived' };
         c.cancelStep();
       }
       await condition(() => c.turnResults.some((r) => r.turn === ticket) || c.ended);
@@ -128,6 +139,10 @@ export async function maybeContinueAsNew(c: Conversation): Promise<void> {
   const over = info.historyLength >= c.limits.maxHistoryEvents || grown >= c.limits.maxHistoryBytes;
   if (!info.continueAsNewSuggested && !over) return;
   if (!allHandlersFinished()) return;
-  await condition(allHandlersFinished);
+  // The whole context travels in one payload (server limit 2 MiB): shed old tool outputs first if needed.
+  if (JSON.stringify(c.messages).length > CARRY_LIMIT_CHARS && pruneToolOutputs(c.messages, 6) > 0) {
+    c.contextVersion++;
+    c.note('context', 'pruned old tool outputs to fit the state carried to the next run');
+  }
   await continueAsNew<typeof conversationWorkflow>({ ...c.input, carried: c.carry() });
 }

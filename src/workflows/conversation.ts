@@ -84,6 +84,10 @@ export class Conversation {
   turnStartIteration: number;
   inbox: string[];
   turnResults: TurnResult[];
+  /** Index of the first message of the current turn (bounds the "work so far" of an interrupted turn). */
+  turnStartMessage: number;
+  /** A turn carried over from the previous run must be resumed. */
+  turnPending: boolean;
   // Live control state (not carried: continue-as-new only happens when nothing is pending).
   pendingInterrupt: InterruptArgs | undefined;
   cancelRequested = false;
@@ -129,6 +133,10 @@ export class Conversation {
     this.turnStartIteration = c?.turnStartIteration ?? 0;
     this.inbox = c?.inbox ?? [];
     this.turnResults = c?.turnResults ?? [];
+    this.turnStartMessage = c?.turnStartMessage ?? 0;
+    this.ended = c?.ended ?? false;
+    // A fresh chat with a prompt starts with turn 1; a continued run resumes the turn it was in.
+    this.turnPending = c ? Boolean(c.turnInProgress) : firstPrompt.length > 0;
     this.modelCallsAtRunStart = this.modelCalls;
     this.historyBytesAtRunStart = workflowInfo().historySize;
   }
@@ -136,8 +144,14 @@ export class Conversation {
   /** One turn: model and tool steps until the model answers or something stops it. */
   async runTurn(): Promise<TurnOutcome> {
     this.turnRunning = true;
+    this.turnPending = false;
     this.setStatus('running');
     try {
+      // A conversation-wide budget used up in an earlier turn: say so without spending more.
+      const spent = exhausted(this.budgetInput());
+      if (spent && this.iteration === this.turnStartIteration && !spent.startsWith('iterations')) {
+        return { status: 'budget_exhausted', answer: `The conversation's budget is used up (${spent}).` };
+      }
       for (;;) {
         if (this.cancelRequested) throw new CancelledFailure('conversation cancelled');
         if (this.pendingInterrupt) {
@@ -174,7 +188,23 @@ export class Conversation {
       }
     } finally {
       this.turnRunning = false;
+      // An interrupt that arrived too late for this turn (e.g. during the grace call) must not hit the next
+      // one; a redirect message it carried becomes the next chat message instead of being lost.
+      const late = this.pendingInterrupt;
+      this.pendingInterrupt = undefined;
+      if (late?.message && this.input.mode === 'chat') this.inbox.unshift(late.message);
     }
+  }
+
+  /** Chat: per-turn state starts over with each user message. */
+  beginTurn(text: string): void {
+    this.turnStartMessage = this.messages.length;
+    this.messages.push({ role: 'user', content: text });
+    this.turn++;
+    this.turnStartIteration = this.iteration;
+    this.warned = this.warned.filter((w) => w !== 'iterations');
+    this.repeat = { recent: [], warned: false };
+    this.emptyStreak = 0;
   }
 
   /**
@@ -295,6 +325,10 @@ export class Conversation {
       { context: { version: this.contextVersion, count: this.messages.length, digest: this.digest() }, profile: this.profile, tools, step: this.modelCalls },
     ]);
     this.usage = addUsage(this.usage, r.usage);
+    if (this.limits.maxCostUsd > 0 && r.usage.totalTokens > 0 && r.usage.costUsd === 0 && !this.warned.includes('unpriced')) {
+      this.warned.push('unpriced');
+      this.note('budget', `maxCostUsd cannot be enforced: model profile ${this.profile ?? 'default'} has no prices`);
+    }
     const names = r.message.tool_calls?.map((t) => t.function.name) ?? [];
     this.record({ kind: 'model', name: r.model, summary: names.length ? `${names.length} tool call(s): ${names.join(', ')}` : 'answer', ok: true });
     return r;
@@ -317,8 +351,12 @@ export class Conversation {
 
   carry(): CarriedState {
     const { messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile } = this;
-    const { todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults } = this;
-    return { messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile, todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults };
+    const { todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended } = this;
+    return {
+      ...{ messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile },
+      ...{ todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended },
+      turnInProgress: this.turnRunning,
+    };
   }
 
   finish(o: TurnOutcome): ConversationResult {
@@ -387,8 +425,9 @@ export class Conversation {
     this.record({ kind: 'note', name, summary, ok: true });
   }
 
+  /** The model's latest text in this turn (earlier turns' answers are not this turn's work). */
   lastAssistantText(): string {
-    for (let i = this.messages.length - 1; i >= 0; i--) {
+    for (let i = this.messages.length - 1; i >= this.turnStartMessage; i--) {
       const m = this.messages[i]!;
       if (m.role === 'assistant' && m.content) return m.content;
     }

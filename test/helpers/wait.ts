@@ -1,3 +1,4 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 // Polling helpers shared by the scenario tests.
 import type { ConversationHandle } from '../../src/client';
 import type { ConversationState } from '../../src/shared/types';
@@ -25,12 +26,40 @@ export function stateWhen(handle: ConversationHandle, pred: (s: ConversationStat
   );
 }
 
-/** True while a process (or, with a negative pid, a process group) exists. */
+/**
+ * True while a process (or, with a negative pid, any member of that process group) is running. A zombie
+ * counts as gone: it has exited and only waits to be reaped, which in a container can take PID 1 a while.
+ */
 export function alive(pid: number): boolean {
+  if (!existsSync('/proc/self/stat')) {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  if (pid > 0) return running(pid);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = readStat(Number(entry));
+    if (stat && stat.pgrp === -pid && stat.state !== 'Z') return true;
+  }
+  return false;
+}
+
+function running(pid: number): boolean {
+  const stat = readStat(pid);
+  return Boolean(stat && stat.state !== 'Z');
+}
+
+function readStat(pid: number): { state: string; pgrp: number } | undefined {
   try {
-    process.kill(pid, 0);
-    return true;
+    const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid pgrp ..." — comm may contain spaces and parentheses.
+    const rest = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return { state: rest[0]!, pgrp: Number(rest[2]) };
   } catch {
-    return false;
+    return undefined;
   }
 }
