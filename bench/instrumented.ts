@@ -1,0 +1,57 @@
+// Timing inside the product's activities: how long the model activity spends getting its context (rebuilt
+// from this worker's results, or by a `context` query on a digest mismatch or a conversation's first call)
+// and how long each activity takes in the worker. Wraps the real createActivities; no change to src/.
+import type { Client } from '@temporalio/client';
+import { ContextCache } from '../src/activities/context';
+import { createActivities, type ActivityDeps } from '../src/activities';
+import type { ChatMessage, ContextRef } from '../src/shared/types';
+
+export class TimedContextCache extends ContextCache {
+  /** Duration of every `get`, and whether it queried the workflow. */
+  readonly calls: Array<{ ms: number; queried: boolean }> = [];
+  override async get(client: Client, workflowId: string, runId: string, ref: ContextRef): Promise<ChatMessage[]> {
+    const q0 = this.stats.queries;
+    const t0 = performance.now();
+    try {
+      return await super.get(client, workflowId, runId, ref);
+    } finally {
+      this.calls.push({ ms: performance.now() - t0, queried: this.stats.queries > q0 });
+    }
+  }
+}
+
+export function instrumentedActivities(deps: ActivityDeps) {
+  const cache = new TimedContextCache();
+  const acts = createActivities({ ...deps, contextCache: cache });
+  const callModelMs: number[] = [];
+  const runToolMs: number[] = [];
+  return {
+    cache,
+    callModelMs,
+    runToolMs,
+    reset() {
+      cache.calls.length = 0;
+      callModelMs.length = 0;
+      runToolMs.length = 0;
+    },
+    activities: {
+      ...acts,
+      async callModel(...args: Parameters<typeof acts.callModel>) {
+        const t0 = performance.now();
+        try {
+          return await acts.callModel(...args);
+        } finally {
+          callModelMs.push(performance.now() - t0);
+        }
+      },
+      async runTool(...args: Parameters<typeof acts.runTool>) {
+        const t0 = performance.now();
+        try {
+          return await acts.runTool(...args);
+        } finally {
+          runToolMs.push(performance.now() - t0);
+        }
+      },
+    },
+  };
+}

@@ -1,0 +1,107 @@
+// `npm run bench`: orchestration overhead, history growth and throughput of the agent loop, each next to a
+// reference (engine floor / naive loop), on an in-memory Temporal dev server configured as the product starts
+// it (DEV_SERVER_DYNAMIC_CONFIG); scenarios 1 and 3 are repeated on a stock dev server for reference.
+//   npm run bench                  full run; rewrites the results block of bench/RESULTS.md
+//   npm run bench -- --quick       smaller smoke run that only prints
+//   npm run bench -- --no-stock    skip the stock dev server
+// Files: harness.ts (server, workers, mock model), overhead.ts, growth.ts, throughput.ts (the scenarios),
+// report.ts (the results block), meter.ts (CPU and RSS), history.ts (reading histories).
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { execSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { installRuntimeLogger } from '../src/logger';
+import { temporalExecutable } from '../src/server/temporal-cli';
+import { scenarioGrowth } from './growth';
+import { PRODUCT_SERVER, quietLogger, STOCK_SERVER, withServer } from './harness';
+import { loadavg } from './meter';
+import { scenarioInstrumented, scenarioOverhead } from './overhead';
+import { f1, f2, mb, report, writeResults, type Machine, type Results } from './report';
+import { scenarioThroughput } from './throughput';
+
+installRuntimeLogger('ERROR');
+
+const quick = process.argv.includes('--quick');
+const withStock = !process.argv.includes('--no-stock');
+const S1 = { runs: quick ? 1 : 3, stockRuns: 1, iterations: quick ? 20 : 50 };
+const S2 = { sizes: quick ? [10, 50] : [10, 50, 200] };
+const S3 = { conversations: quick ? 20 : 100, iterations: 10, delayMs: 50 };
+const INSTRUMENTED = { conversations: quick ? 1 : 3 };
+
+function machine(): Machine {
+  const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
+  let nproc = String(os.availableParallelism());
+  try {
+    nproc = execSync('nproc').toString().trim();
+  } catch {
+    // keep Node's count
+  }
+  return { cpu, nproc, mem: `${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB`, node: process.version, temporal: '?', load0: loadavg() };
+}
+
+const say = (line: string) => console.log(`   ${line}`);
+
+async function main() {
+  const started = Date.now();
+  const mach = machine();
+  console.log(`bench on ${mach.nproc} × ${mach.cpu}, ${mach.mem}, node ${mach.node}${quick ? ' (quick)' : ''}; load ${mach.load0}`);
+  const exe = await temporalExecutable('cli', { install: true });
+  if (exe.type === 'existing-path') {
+    try {
+      mach.temporal = execSync(`"${exe.path}" --version`).toString().trim();
+    } catch {
+      // keep '?'
+    }
+  }
+  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows-entry.ts'), logger: quietLogger });
+
+  const product = await withServer(PRODUCT_SERVER, exe, bundle, async (h) => {
+    console.log('1. orchestration overhead per iteration …');
+    const s1 = await scenarioOverhead(h, S1.runs, S1.iterations);
+    say(`ours ${f2(s1.oursIter)} ms/iteration, floor ${f2(s1.floorPair)} ms/2 activities → ${f2(s1.ratio)}×; `
+      + `context cache hit rate ${(100 * s1.contextCache.hitRate).toFixed(1)} %`);
+    console.log('   inside the activities …');
+    const inst = await scenarioInstrumented(h, INSTRUMENTED.conversations, S1.iterations);
+    say(`context get ${f2(inst.rebuiltGet)} ms rebuilt / ${f2(inst.queryGet)} ms queried, callModel handler ${f2(inst.callModel)} ms, `
+      + `runTool handler ${f2(inst.runTool)} ms`);
+    // Before scenario 2: the naive loop's 45 MB histories would inflate the bench process's and the server's RSS.
+    console.log('3. throughput …');
+    const s3 = await scenarioThroughput(h, S3.conversations, S3.iterations, S3.delayMs, s1.tool.exec);
+    say(`${s3.C}×${s3.N}: ${f1(s3.wallMs)} ms (ideal ${f1(s3.ideal)} ms → ${f2(s3.ratio)}×), floor ${f1(s3.floorWallMs)} ms, `
+      + `peak RSS ${mb(s3.ours.peak)}, context cache hit rate ${(100 * s3.contextCache.hitRate).toFixed(1)} %`);
+    console.log('2. history bytes per iteration …');
+    const s2 = await scenarioGrowth(h, S2.sizes, say);
+    return { label: PRODUCT_SERVER.label, s1, inst, s2, s3 };
+  });
+
+  let stock: Results['stock'];
+  if (withStock) {
+    stock = await withServer(STOCK_SERVER, exe, bundle, async (h) => {
+      console.log('1. orchestration overhead per iteration …');
+      const s1 = await scenarioOverhead(h, S1.stockRuns, S1.iterations);
+      say(`ours ${f2(s1.oursIter)} ms/iteration, floor ${f2(s1.floorPair)} ms/2 activities → ${f2(s1.ratio)}×`);
+      console.log('3. throughput …');
+      const s3 = await scenarioThroughput(h, S3.conversations, S3.iterations, S3.delayMs, s1.tool.exec);
+      say(`${s3.C}×${s3.N}: ${f1(s3.wallMs)} ms (${f2(s3.ratio)}×), floor ${f1(s3.floorWallMs)} ms`);
+      return { s1, s3 };
+    });
+  }
+
+  const out = report({
+    command: ['npm run bench', ...(quick || !withStock ? ['--'] : []), ...(quick ? ['--quick'] : []), ...(withStock ? [] : ['--no-stock'])].join(' '),
+    tookMs: Date.now() - started,
+    mach,
+    bundleBytes: bundle.code.length,
+    product,
+    stock,
+  });
+  // A smoke run does not replace the recorded results.
+  if (!quick) writeResults(out);
+  console.log(`\n${out}`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
