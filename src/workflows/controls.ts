@@ -126,23 +126,30 @@ export function publishStatus(c: Conversation): void {
 }
 
 /**
- * Continue-as-new when Temporal suggests it (or the history-length backstop is hit), carrying the whole
- * state forward. Only at a step boundary and only when no update handler is mid-flight: a chat `send` that
- * waits for its turn keeps the conversation in this run until the turn ends.
+ * Whether to continue-as-new now: Temporal suggests it (or a history backstop is hit), the run has made
+ * progress, and no update handler is mid-flight (a chat `send` waiting for its turn keeps the conversation
+ * in this run until the turn ends). Synchronous, so the common "no" costs no promise in the workflow.
  */
-export async function maybeContinueAsNew(c: Conversation): Promise<void> {
+export function shouldContinueAsNew(c: Conversation): boolean {
   // A run must make progress first: the carried state alone can be large enough to trip the limits, and a
   // run that continues-as-new at once would loop forever.
-  if (c.modelCalls === c.modelCallsAtRunStart) return;
+  if (c.modelCalls === c.modelCallsAtRunStart) return false;
   const info = workflowInfo();
   const grown = info.historySize - c.historyBytesAtRunStart;
   const over = info.historyLength >= c.limits.maxHistoryEvents || grown >= c.limits.maxHistoryBytes;
-  if (!info.continueAsNewSuggested && !over) return;
-  if (!allHandlersFinished()) return;
+  return (info.continueAsNewSuggested || over) && allHandlersFinished();
+}
+
+/** Continues as new, carrying the whole state forward (messages, budgets used, usage, todo, approvals…). */
+export async function continueConversationAsNew(c: Conversation): Promise<never> {
   // The whole context travels in one payload (server limit 2 MiB): shed old tool outputs first if needed.
   if (JSON.stringify(c.messages).length > CARRY_LIMIT_CHARS && pruneToolOutputs(c.messages, 6) > 0) {
     c.contextVersion++;
     c.note('context', 'pruned old tool outputs to fit the state carried to the next run');
   }
-  await continueAsNew<typeof conversationWorkflow>({ ...c.input, carried: c.carry() });
+  return continueAsNew<typeof conversationWorkflow>({ ...c.input, carried: c.carry() });
+}
+
+export async function maybeContinueAsNew(c: Conversation): Promise<void> {
+  if (shouldContinueAsNew(c)) await continueConversationAsNew(c);
 }

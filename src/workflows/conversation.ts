@@ -26,7 +26,7 @@ import { acts, modelCallOptions } from './activities';
 import { budgetViews, dueWarnings, exhausted, type BudgetInput } from './budget';
 import { runChat } from './chat';
 import { pruneToolOutputs } from './context-ops';
-import { maybeContinueAsNew, publishStatus, registerHandlers } from './controls';
+import { continueConversationAsNew, publishStatus, registerHandlers, shouldContinueAsNew } from './controls';
 import { describeFailure, FALLBACK_TRIGGERS } from './failures';
 import { EMPTY_NUDGE, graceRequest, interruptedAnswer, systemPrompt } from './prompts';
 import { runToolCalls } from './run-tools';
@@ -165,7 +165,7 @@ export class Conversation {
           this.messages.push({ role: 'user', content: w.text });
           this.note('budget', `warned the model: ${w.kind} at 80%`);
         }
-        await maybeContinueAsNew(this);
+        if (shouldContinueAsNew(this)) await continueConversationAsNew(this);
         const outcome = await this.stoppable(() => this.modelStep());
         if (outcome === STOPPED) continue;
         switch (outcome.kind) {
