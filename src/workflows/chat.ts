@@ -4,6 +4,7 @@ import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
 import type { ConversationResult, TurnResult } from '../shared/types';
 import type { Conversation, TurnOutcome } from './conversation';
 import { maybeContinueAsNew } from './controls';
+import { runTurn } from './turn';
 
 const TURNS_KEPT = 20;
 /** Patch id: chat continues-as-new between turns once the finished turn's `send` handler has returned. */
@@ -41,7 +42,7 @@ export async function runChat(c: Conversation): Promise<ConversationResult> {
 async function runOneTurn(c: Conversation): Promise<TurnOutcome> {
   const startIteration = c.iteration;
   const before = c.usage;
-  const outcome = await c.runTurn();
+  const outcome = await runTurn(c);
   const result: TurnResult = {
     turn: c.turn,
     status: outcome.status,

@@ -21,11 +21,13 @@ import { HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
 import type { TurnResult } from '../shared/types';
 import { pruneToolOutputs } from './context-ops';
 import type { Conversation, conversationWorkflow } from './conversation';
+import { carriedState } from './state';
+import { snapshot } from './view';
 
 const CARRY_LIMIT_CHARS = 1_500_000;
 
 export function registerHandlers(c: Conversation): void {
-  setHandler(stateQuery, () => c.snapshot());
+  setHandler(stateQuery, () => snapshot(c));
   setHandler(contextQuery, ({ version, from, to }) => c.contextSlice(version, from, to));
 
   setHandler(interruptSignal, (args) => {
@@ -147,7 +149,7 @@ export async function continueConversationAsNew(c: Conversation): Promise<never>
     c.contextVersion++;
     c.note('context', 'pruned old tool outputs to fit the state carried to the next run');
   }
-  return continueAsNew<typeof conversationWorkflow>({ ...c.input, carried: c.carry() });
+  return continueAsNew<typeof conversationWorkflow>({ ...c.input, carried: carriedState(c) });
 }
 
 export async function maybeContinueAsNew(c: Conversation): Promise<void> {

@@ -1,0 +1,130 @@
+// Registering Hermes' custom search attributes in a namespace, tolerant of races and missing permissions.
+import type { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES } from '../shared/defaults';
+
+// IndexedValueType of temporal.api.enums.v1 (stable wire numbers).
+const INDEXED_VALUE_TYPES: Record<string, number> = {
+  text: 1,
+  keyword: 2,
+  int: 3,
+  double: 4,
+  bool: 5,
+  datetime: 6,
+  keywordlist: 7,
+};
+
+export function indexedValueType(type: string): number {
+  const key = type
+    .toLowerCase()
+    .replace(/^indexed_value_type_/, '')
+    .replace(/_/g, '');
+  const v = INDEXED_VALUE_TYPES[key];
+  if (v === undefined) throw new Error(`unknown search attribute type ${JSON.stringify(type)}`);
+  return v;
+}
+
+function typeName(n: number): string {
+  const e = Object.entries(INDEXED_VALUE_TYPES).find(([, v]) => v === n);
+  return e ? e[0] : String(n);
+}
+
+function grpcCode(err: unknown): number | undefined {
+  for (let e: unknown = err, i = 0; e && i < 5; e = (e as { cause?: unknown }).cause, i++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'number') return code;
+  }
+  return undefined;
+}
+
+export interface EnsureSearchAttributesResult {
+  added: string[];
+  existing: string[];
+  warnings: string[];
+}
+
+/**
+ * Registers the search attributes that the namespace lacks. "Already exists" counts as success; permission
+ * errors (and any other failure) are reported through `warn` and in the result, never thrown — a worker
+ * connecting to a cluster it may not administer must still start.
+ */
+export async function ensureSearchAttributes(
+  connection: Connection,
+  namespace: string,
+  attrs: Record<string, string> = SEARCH_ATTRIBUTES,
+  warn: (message: string) => void = (m) => console.warn(m),
+): Promise<EnsureSearchAttributesResult> {
+  const result: EnsureSearchAttributesResult = { added: [], existing: [], warnings: [] };
+  const report = (m: string) => {
+    result.warnings.push(m);
+    warn(m);
+  };
+  const wanted: Record<string, number> = {};
+  for (const [name, type] of Object.entries(attrs)) wanted[name] = indexedValueType(type);
+  if (Object.keys(wanted).length === 0) return result;
+
+  let current: Record<string, number> = {};
+  try {
+    const res = await connection.operatorService.listSearchAttributes({ namespace });
+    current = { ...(res.customAttributes ?? {}), ...(res.systemAttributes ?? {}) } as Record<string, number>;
+  } catch (err) {
+    report(
+      `hermes: could not list search attributes of namespace ${namespace} (${(err as Error).message}); ` +
+        `assuming ${Object.keys(wanted).join(', ')} are missing`,
+    );
+  }
+
+  const missing: Record<string, number> = {};
+  for (const [name, type] of Object.entries(wanted)) {
+    if (current[name] === undefined) missing[name] = type;
+    else {
+      result.existing.push(name);
+      if (current[name] !== type) {
+        report(
+          `hermes: search attribute ${name} exists in namespace ${namespace} with type ${typeName(current[name])}, ` +
+            `expected ${typeName(type)}`,
+        );
+      }
+    }
+  }
+  if (Object.keys(missing).length === 0) return result;
+
+  const add = async (subset: Record<string, number>): Promise<void> => {
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      searchAttributes: subset as never,
+    });
+  };
+  try {
+    await add(missing);
+    result.added.push(...Object.keys(missing));
+  } catch (err) {
+    if (grpcCode(err) === 6 /* ALREADY_EXISTS */) {
+      // one of them exists (race with another process): add the rest one by one
+      for (const [name, type] of Object.entries(missing)) {
+        try {
+          await add({ [name]: type });
+          result.added.push(name);
+        } catch (e) {
+          if (grpcCode(e) === 6) result.existing.push(name);
+          else report(searchAttributeWarning(name, namespace, e));
+        }
+      }
+    } else {
+      report(searchAttributeWarning(Object.keys(missing).join(', '), namespace, err));
+    }
+  }
+  return result;
+}
+
+function searchAttributeWarning(names: string, namespace: string, err: unknown): string {
+  const code = grpcCode(err);
+  const why = code === 7 || code === 16 ? 'permission denied' : (err as Error).message;
+  return (
+    `hermes: could not register search attribute(s) ${names} in namespace ${namespace} (${why}). ` +
+    `Conversations still run, but filtering by them in the UI will not work until an admin runs: ` +
+    names
+      .split(', ')
+      .map((n) => `temporal operator search-attribute create --namespace ${namespace} --name ${n} --type Keyword`)
+      .join(' ; ')
+  );
+}

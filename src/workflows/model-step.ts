@@ -1,0 +1,92 @@
+// The model calls of a turn: a step with tools, classified into what the loop does next, and the tool-less
+// grace call that ends a forced stop with a summary. Failures the loop can recover from (context overflow,
+// an unavailable model with a fallback profile) become another try; the rest end the turn.
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import type { ModelCallResult, RunStatus, ToolCall } from '../shared/types';
+import { acts, modelCallOptions } from './activities';
+import { pruneToolOutputs } from './context-ops';
+import type { Conversation, TurnOutcome } from './conversation';
+import { describeFailure, FALLBACK_TRIGGERS } from './failures';
+import { EMPTY_NUDGE } from './prompts';
+import { addUsage } from './usage';
+
+export type ModelOutcome =
+  | { kind: 'answer'; text: string }
+  | { kind: 'tools'; calls: ToolCall[] }
+  | { kind: 'again' }
+  | { kind: 'fail'; reason: string; error: string };
+
+/** One model call with tools; classifies what the model wants next. */
+export async function modelStep(c: Conversation): Promise<ModelOutcome> {
+  c.iteration++;
+  let r: ModelCallResult;
+  try {
+    r = await callModel(c, c.tools, `step ${c.iteration}`);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const f = describeFailure(err);
+    if (f.type === 'ContextOverflow' && pruneToolOutputs(c.messages, 6) > 0) {
+      c.contextVersion++;
+      c.note('context', 'context overflow: pruned old tool outputs and retried');
+      c.iteration--;
+      return { kind: 'again' };
+    }
+    if (FALLBACK_TRIGGERS.includes(f.type) && c.input.fallbackModel && c.profile !== c.input.fallbackModel) {
+      c.profile = c.input.fallbackModel;
+      c.note('model', `${f.type}: switched to fallback profile ${c.profile}`);
+      c.iteration--;
+      return { kind: 'again' };
+    }
+    return { kind: 'fail', reason: f.type, error: f.message };
+  }
+  const calls = r.message.tool_calls ?? [];
+  if (calls.length === 0 && !r.message.content?.trim()) {
+    c.emptyStreak++;
+    c.record({ kind: 'model', name: 'empty', summary: `empty response (${c.emptyStreak})`, ok: false });
+    if (c.emptyStreak === 1) c.messages.push({ role: 'user', content: EMPTY_NUDGE });
+    if (c.emptyStreak >= 3) {
+      return { kind: 'fail', reason: 'EmptyResponse', error: 'the model returned an empty response 3 times in a row' };
+    }
+    return { kind: 'again' };
+  }
+  c.emptyStreak = 0;
+  c.messages.push({ role: 'assistant', content: r.message.content, ...(calls.length ? { tool_calls: calls } : {}) });
+  if (calls.length === 0) return { kind: 'answer', text: r.message.content ?? '' };
+  return { kind: 'tools', calls };
+}
+
+/** The final tool-less call that turns a forced stop into a useful summary. */
+export async function grace(c: Conversation, status: RunStatus, request: string): Promise<TurnOutcome> {
+  c.messages.push({ role: 'user', content: request });
+  try {
+    // Not stoppable: the summary is what the user gets for an interrupted budget.
+    const r = await CancellationScope.nonCancellable(() => callModel(c, [], 'grace summary'));
+    const text = r.message.content ?? '';
+    c.messages.push({ role: 'assistant', content: text });
+    return { status, answer: text };
+  } catch (err) {
+    const f = describeFailure(err);
+    return { status, answer: c.lastAssistantText(), reason: f.type, error: `grace call failed: ${f.message}` };
+  }
+}
+
+async function callModel(c: Conversation, tools: string[], summary: string): Promise<ModelCallResult> {
+  c.modelCalls++;
+  const options = {
+    ...modelCallOptions,
+    heartbeatTimeout: c.limits.modelHeartbeatSec * 1000,
+    retry: { ...modelCallOptions.retry, maximumAttempts: c.limits.modelMaxAttempts },
+    summary: `model ${summary}`,
+  };
+  const r = await acts.callModel.executeWithOptions(options, [
+    { context: { version: c.contextVersion, count: c.messages.length, digest: c.digest() }, profile: c.profile, tools, step: c.modelCalls },
+  ]);
+  c.usage = addUsage(c.usage, r.usage);
+  if (c.limits.maxCostUsd > 0 && r.usage.totalTokens > 0 && r.usage.costUsd === 0 && !c.warned.includes('unpriced')) {
+    c.warned.push('unpriced');
+    c.note('budget', `maxCostUsd cannot be enforced: model profile ${c.profile ?? 'default'} has no prices`);
+  }
+  const names = r.message.tool_calls?.map((t) => t.function.name) ?? [];
+  c.record({ kind: 'model', name: r.model, summary: names.length ? `${names.length} tool call(s): ${names.join(', ')}` : 'answer', ok: true });
+  return r;
+}

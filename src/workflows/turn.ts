@@ -1,0 +1,76 @@
+// The loop of one turn: each model step's result (answer / tools / again / fail) is switched on
+// exhaustively; budgets, interrupts and the repetition check are applied between steps.
+import { CancelledFailure } from '@temporalio/workflow';
+import { dueWarnings, exhausted } from './budget';
+import { continueConversationAsNew, shouldContinueAsNew } from './controls';
+import { STOPPED, type Conversation, type TurnOutcome } from './conversation';
+import { grace, modelStep } from './model-step';
+import { graceRequest, interruptedAnswer } from './prompts';
+import { runToolCalls } from './run-tools';
+
+/** One turn: model and tool steps until the model answers or something stops it. */
+export async function runTurn(c: Conversation): Promise<TurnOutcome> {
+  c.turnRunning = true;
+  c.turnPending = false;
+  c.setStatus('running');
+  try {
+    // A conversation-wide budget used up in an earlier turn: say so without spending more.
+    const spent = exhausted(c.budgetInput());
+    if (spent && c.iteration === c.turnStartIteration && !spent.startsWith('iterations')) {
+      return { status: 'budget_exhausted', answer: `The conversation's budget is used up (${spent}).` };
+    }
+    for (;;) {
+      if (c.cancelRequested) throw new CancelledFailure('conversation cancelled');
+      if (c.pendingInterrupt) {
+        const stop = takeInterrupt(c);
+        if (stop) return stop;
+      }
+      const out = exhausted(c.budgetInput());
+      if (out) return grace(c, 'budget_exhausted', graceRequest('budget', out));
+      for (const w of dueWarnings(c.budgetInput(), c.warned)) {
+        c.warned.push(w.kind);
+        c.messages.push({ role: 'user', content: w.text });
+        c.note('budget', `warned the model: ${w.kind} at 80%`);
+      }
+      if (shouldContinueAsNew(c)) await continueConversationAsNew(c);
+      const outcome = await c.stoppable(() => modelStep(c));
+      if (outcome === STOPPED) continue;
+      switch (outcome.kind) {
+        case 'answer':
+          return { status: 'completed', answer: outcome.text };
+        case 'again':
+          continue;
+        case 'fail':
+          return { status: 'failed', answer: c.lastAssistantText(), reason: outcome.reason, error: outcome.error };
+        case 'tools': {
+          const verdict = await runToolCalls(c, outcome.calls);
+          if (verdict.stop) return grace(c, 'stopped_repeating', graceRequest('repeating', verdict.stop));
+          break;
+        }
+        default: {
+          const never: never = outcome;
+          throw new Error(`unhandled outcome ${JSON.stringify(never)}`);
+        }
+      }
+    }
+  } finally {
+    c.turnRunning = false;
+    // An interrupt that arrived too late for this turn (e.g. during the grace call) must not hit the next
+    // one; a redirect message it carried becomes the next chat message instead of being lost.
+    const late = c.pendingInterrupt;
+    c.pendingInterrupt = undefined;
+    if (late?.message && c.input.mode === 'chat') c.inbox.unshift(late.message);
+  }
+}
+
+/** Applies a pending interrupt: redirect (new user message, go on) or end the turn as interrupted. */
+function takeInterrupt(c: Conversation): TurnOutcome | undefined {
+  const i = c.pendingInterrupt!;
+  c.pendingInterrupt = undefined;
+  c.note('interrupt', i.message ? `redirected: ${i.message.slice(0, 80)}` : `stopped${i.reason ? `: ${i.reason}` : ''}`);
+  if (i.message) {
+    c.messages.push({ role: 'user', content: i.message });
+    return undefined;
+  }
+  return { status: 'interrupted', answer: interruptedAnswer(c.lastAssistantText(), i.reason), reason: i.reason };
+}

@@ -1,0 +1,40 @@
+// What people see of a running conversation: the `state` query and the live summary on the workflow page of
+// the Temporal Web UI. Read-only.
+import { workflowInfo } from '@temporalio/workflow';
+import type { ConversationState } from '../shared/types';
+import { budgetViews } from './budget';
+import type { Conversation } from './conversation';
+
+export function snapshot(c: Conversation): ConversationState {
+  return {
+    status: c.status,
+    iteration: c.iteration,
+    maxIterations: c.limits.maxIterations,
+    iterationsLeft: Math.max(0, c.limits.maxIterations - (c.iteration - c.turnStartIteration)),
+    usage: c.usage,
+    modelCalls: c.modelCalls,
+    toolCalls: c.toolCalls,
+    messages: c.messages.length,
+    contextVersion: c.contextVersion,
+    runs: c.runs,
+    mode: c.input.mode ?? 'task',
+    turn: c.turn,
+    waitingFor: c.waitingFor,
+    budgets: budgetViews(c.budgetInput()),
+    todo: c.todo,
+    pendingQuestion: c.pendingQuestion,
+    pendingApprovals: c.pendingApprovals,
+    lastStep: c.steps[c.steps.length - 1],
+    recentSteps: c.steps.slice(-5),
+  };
+}
+
+/** Markdown for `setCurrentDetails`: status, progress and the latest step. */
+export function detailsText(c: Conversation): string {
+  const last = c.steps[c.steps.length - 1];
+  return [
+    `**${c.status}**${c.waitingFor ? ` (waiting for ${c.waitingFor})` : ''} · iteration ${c.iteration} · run ${c.runs} of ${workflowInfo().workflowId}`,
+    `tokens ${c.usage.totalTokens} · cost $${c.usage.costUsd.toFixed(4)} · tool calls ${c.toolCalls}`,
+    last ? `last step: ${last.kind} ${last.name} — ${last.summary}` : '',
+  ].join('\n\n');
+}
