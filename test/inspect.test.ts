@@ -26,7 +26,9 @@ describe('inspect', () => {
     const { id, views, rows, cli } = await h.run(async () => {
       const handle = await h.hermes.start({ prompt: 'inspect me' });
       await handle.result();
-      const views = await Promise.all([1, 2, 3, 4].map((n) => modelViewAt(h.client, handle.id, n)));
+      // One at a time, as `hermes inspect` does: queries on a closed workflow replay it on the worker.
+      const views = [];
+      for (const n of [1, 2, 3, 4]) views.push(await modelViewAt(h.client, handle.id, n));
       const rows = stepRows(await fetchRuns(h.client, handle.id));
       const cli = await exec(process.execPath, [path.resolve('bin/hermes.js'), 'inspect', handle.id, '--step', '3'], {
         env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: h.taskQueue },
