@@ -24,6 +24,7 @@ import type {
 } from './shared/types';
 import { resolveTools } from './tools/registry';
 import type { conversationWorkflow } from './workflows';
+import type { HermesWorkerOptions } from './worker';
 
 export type { ConversationInput, ConversationResult, ConversationState } from './shared/types';
 
@@ -80,7 +81,11 @@ export interface HermesConnectOptions {
   /** An existing client; otherwise one is made from TEMPORAL_* env (or the embedded dev server). */
   client?: Client;
   taskQueue?: string;
+  /** Also run a worker in this process (true, or its options); stopped by close(). */
+  worker?: boolean | InProcessWorkerOptions;
 }
+
+export type InProcessWorkerOptions = Omit<HermesWorkerOptions, 'connection' | 'namespace' | 'taskQueue'>;
 
 export class Hermes {
   private constructor(
@@ -91,11 +96,36 @@ export class Hermes {
 
   static async connect(opts: HermesConnectOptions = {}): Promise<Hermes> {
     const taskQueue = opts.taskQueue ?? process.env.HERMES_TASK_QUEUE ?? TASK_QUEUE;
-    if (opts.client) return new Hermes(opts.client, taskQueue);
+    if (opts.client) {
+      if (opts.worker) throw new Error('worker: true needs Hermes to make the connection (do not pass client)');
+      return new Hermes(opts.client, taskQueue);
+    }
     const target = await resolveTemporal();
     const connection = await connectClient(target);
     const client = new Client({ connection, namespace: target.namespace });
-    return new Hermes(client, taskQueue, { connection, target });
+    const hermes = new Hermes(client, taskQueue, { connection, target });
+    if (opts.worker) await hermes.startWorker(opts.worker === true ? {} : opts.worker);
+    return hermes;
+  }
+
+  private worker?: { stop(): Promise<void> };
+
+  /** Runs a worker in this process (what `hermes run` does with the embedded server). */
+  private async startWorker(options: InProcessWorkerOptions): Promise<void> {
+    // Loaded here so code that only starts and steers conversations never loads the worker.
+    const { connectWorker } = await import('./connection');
+    const { createHermesWorker } = await import('./worker');
+    const target = this.owned!.target;
+    const connection = await connectWorker(target);
+    const worker = await createHermesWorker({ ...options, connection, namespace: target.namespace, taskQueue: this.taskQueue });
+    const running = worker.run();
+    this.worker = {
+      async stop() {
+        worker.shutdown();
+        await running;
+        await connection.close();
+      },
+    };
   }
 
   /** Starts a conversation; bad options are rejected here, before anything reaches the server. */
@@ -147,8 +177,9 @@ export class Hermes {
     return this.owned?.target;
   }
 
-  /** Closes the connection, and stops the embedded dev server if this instance started it. */
+  /** Stops the in-process worker, closes the connection, and stops an embedded dev server this started. */
   async close(): Promise<void> {
+    await this.worker?.stop();
     await this.owned?.connection.close();
     await this.owned?.target.embedded?.stop();
   }

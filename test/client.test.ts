@@ -1,0 +1,43 @@
+// Using Hermes from code with an in-process worker: connect({ worker }) → start → result → close.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { Hermes } from '../src/client';
+import { defineProfile } from '../src/llm/profiles';
+import { installRuntimeLogger } from '../src/logger';
+import { answer, toolCall } from './helpers/harness';
+import { MockModel } from './helpers/mock-model';
+
+installRuntimeLogger('ERROR');
+const saved = process.env.TEMPORAL_ADDRESS;
+afterEach(() => {
+  if (saved === undefined) delete process.env.TEMPORAL_ADDRESS;
+  else process.env.TEMPORAL_ADDRESS = saved;
+});
+
+describe('Hermes.connect({ worker })', () => {
+  it('runs a conversation with a worker in the same process and stops it on close', async () => {
+    process.env.TEMPORAL_ADDRESS = inject('temporalAddress');
+    const mock = await MockModel.start([toolCall('write_file', { path: 'x.txt', content: 'from code' }), answer('written from code')]);
+    const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-client-'));
+    const hermes = await Hermes.connect({
+      taskQueue: `client-${Date.now()}`,
+      worker: {
+        profiles: { defaultName: 'default', profiles: { default: defineProfile('default', { baseURL: mock.baseURL, model: 'm' }) } },
+        workspace,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+      },
+    });
+    try {
+      const run = await hermes.start({ prompt: 'write x.txt' });
+      const result = await run.result();
+      expect(result).toMatchObject({ status: 'completed', answer: 'written from code' });
+      expect(readFileSync(path.join(workspace, 'x.txt'), 'utf8')).toBe('from code');
+    } finally {
+      await hermes.close();
+      await mock.close();
+    }
+    await expect(Hermes.connect({ client: hermes.client, worker: true })).rejects.toThrow(/worker: true needs Hermes to make the connection/);
+  });
+});
