@@ -21,14 +21,3 @@ export const NON_RETRYABLE_MODEL_FAILURES: string[] = [
   FailureType.ContextOverflow,
   FailureType.ModelConfig,
 ];
-
-export class HermesError extends Error {
-  constructor(
-    readonly type: string,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'HermesError';
-  }
-}
