@@ -19,7 +19,6 @@ import {
 } from '../shared/messages';
 import { HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
 import type { TurnResult } from '../shared/types';
-import { pruneToolOutputs } from './context-ops';
 import type { Conversation, conversationWorkflow } from './conversation';
 import { carriedState } from './state';
 import { snapshot } from './view';
@@ -145,9 +144,8 @@ export function shouldContinueAsNew(c: Conversation): boolean {
 /** Continues as new, carrying the whole state forward (messages, budgets used, usage, todo, approvals…). */
 export async function continueConversationAsNew(c: Conversation): Promise<never> {
   // The whole context travels in one payload (server limit 2 MiB): shed old tool outputs first if needed.
-  if (JSON.stringify(c.messages).length > CARRY_LIMIT_CHARS && pruneToolOutputs(c.messages, 6) > 0) {
-    c.contextVersion++;
-    c.note('context', 'pruned old tool outputs to fit the state carried to the next run');
+  if (JSON.stringify(c.messages).length > CARRY_LIMIT_CHARS) {
+    c.pruneOldToolOutputs('pruned old tool outputs to fit the state carried to the next run');
   }
   return continueAsNew<typeof conversationWorkflow>({ ...c.input, carried: carriedState(c) });
 }

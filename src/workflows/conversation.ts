@@ -4,6 +4,7 @@
 import { CancellationScope, isCancellation, setCurrentDetails, sleep, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_LIMITS } from '../shared/defaults';
 import { extendDigest } from '../shared/digest';
+import { pruneToolOutputs } from './context-ops';
 import type {
   CarriedState,
   ChatMessage,
@@ -184,6 +185,17 @@ export class Conversation implements RunState {
     this.waitingFor = waitingFor;
     if (changed) publishStatus(this);
     this.details();
+  }
+
+  /**
+   * Replaces old tool outputs (outside the recent tail) with one-line stubs. Any rewrite of earlier messages
+   * must bump the context version, so workers drop what they cached; keeping both here keeps them together.
+   */
+  pruneOldToolOutputs(why: string): boolean {
+    if (pruneToolOutputs(this.messages, 6) === 0) return false;
+    this.contextVersion++;
+    this.note('context', why);
+    return true;
   }
 
   /** Fingerprint of the whole context, extended incrementally (recomputed after a rewrite or a new run). */

@@ -4,7 +4,6 @@
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { ModelCallResult, RunStatus, ToolCall } from '../shared/types';
 import { acts, modelCallOptions } from './activities';
-import { pruneToolOutputs } from './context-ops';
 import type { Conversation, TurnOutcome } from './conversation';
 import { describeFailure, FALLBACK_TRIGGERS } from './failures';
 import { EMPTY_NUDGE } from './prompts';
@@ -25,9 +24,7 @@ export async function modelStep(c: Conversation): Promise<ModelOutcome> {
   } catch (err) {
     if (isCancellation(err)) throw err;
     const f = describeFailure(err);
-    if (f.type === 'ContextOverflow' && pruneToolOutputs(c.messages, 6) > 0) {
-      c.contextVersion++;
-      c.note('context', 'context overflow: pruned old tool outputs and retried');
+    if (f.type === 'ContextOverflow' && c.pruneOldToolOutputs('context overflow: pruned old tool outputs and retried')) {
       c.iteration--;
       return { kind: 'again' };
     }

@@ -25,9 +25,10 @@ export async function runTurn(c: Conversation): Promise<TurnOutcome> {
         const stop = takeInterrupt(c);
         if (stop) return stop;
       }
-      const out = exhausted(c.budgetInput());
+      const budget = c.budgetInput();
+      const out = exhausted(budget);
       if (out) return grace(c, 'budget_exhausted', graceRequest('budget', out));
-      for (const w of dueWarnings(c.budgetInput(), c.warned)) {
+      for (const w of dueWarnings(budget, c.warned)) {
         c.warned.push(w.kind);
         c.messages.push({ role: 'user', content: w.text });
         c.note('budget', `warned the model: ${w.kind} at 80%`);
