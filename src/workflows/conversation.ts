@@ -1,7 +1,7 @@
 // The agent loop as a workflow: the model decides one step, the runtime executes it, the result goes back to
 // the model, until it answers. Deterministic code only: all I/O happens in activities. `Conversation` owns the
 // state; the loop of one turn is in turn.ts, its model calls in model-step.ts.
-import { CancellationScope, isCancellation, setCurrentDetails, sleep, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, CancelledFailure, isCancellation, setCurrentDetails, sleep, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_LIMITS } from '../shared/defaults';
 import { extendDigest } from '../shared/digest';
 import { pruneToolOutputs } from './context-ops';
@@ -118,11 +118,17 @@ export class Conversation implements RunState {
   }
 
   /**
-   * Runs one step in its own cancellation scope, so an interrupt, the wall-clock budget or a workflow cancel
-   * can cut it short (activities get cancellation; the model's HTTP request is aborted).
+   * Runs `fn` (a stretch of steps) in a fresh cancellation scope, so an interrupt, the wall-clock budget or a
+   * workflow cancel can cut the step in flight short (activities get cancellation; the model's HTTP request is
+   * aborted). A cut step ends the stretch with STOPPED; the caller applies the cause and starts a new stretch.
+   * One scope per stretch instead of one per step: every scope and every async layer costs promises, and the
+   * SDK captures a stack trace for each promise created in workflow code — that was a third of a workflow
+   * task's CPU time.
    */
   async stoppable<T>(fn: () => Promise<T>): Promise<T | typeof STOPPED> {
     const scope = new CancellationScope();
+    // Born cancelled: the workflow itself is being cancelled (its root scope is).
+    if (scope.consideredCancelled) throw new CancelledFailure('conversation cancelled');
     this.scope = scope;
     try {
       return await scope.run(fn);
@@ -132,6 +138,11 @@ export class Conversation implements RunState {
     } finally {
       this.scope = undefined;
     }
+  }
+
+  /** The stretch's scope was cancelled: no activity can start in it, so the stretch must end. */
+  stretchCut(): boolean {
+    return Boolean(this.scope?.consideredCancelled);
   }
 
   stopRequested(): boolean {
@@ -145,7 +156,7 @@ export class Conversation implements RunState {
     return 'because the time budget ran out';
   }
 
-  /** Cuts the step in flight short (see stoppable). */
+  /** Cuts the step in flight short (see stoppable); between steps it ends the stretch. */
   cancelStep(): void {
     this.scope?.cancel();
   }

@@ -6,7 +6,7 @@ import type { ToolCall, ToolCallResult } from '../shared/types';
 import { approvalVerdict, toolSpec } from '../tools/registry';
 import { acts, onceToolOptions, retryingToolOptions } from './activities';
 import { clip, shortArgs } from './context-ops';
-import { STOPPED, type Conversation } from './conversation';
+import type { Conversation } from './conversation';
 import { describeFailure } from './failures';
 import { approvalGate, askClarify, CUT } from './human';
 import { cancelledBeforeStart, cancelledRunning, duplicateResult, loopWarning, unknownOutcome } from './prompts';
@@ -33,16 +33,9 @@ export async function runToolCalls(convo: Conversation, calls: ToolCall[]): Prom
       for (const r of batch) results.set(r.call.id, cancelledBeforeStart(convo.stopCause())), cut.add(r.call.id);
       continue;
     }
-    const done = await convo.stoppable(() =>
-      batch.length === 1
-        ? executeTool(convo, batch[0]!, cut).then((content) => void results.set(batch[0]!.call.id, content))
-        : Promise.all(batch.map(async (r) => results.set(r.call.id, await executeTool(convo, r, cut)))).then(() => undefined),
-    );
-    if (done === STOPPED) {
-      for (const r of batch) {
-        if (!results.has(r.call.id)) results.set(r.call.id, cancelledRunning(convo.stopCause())), cut.add(r.call.id);
-      }
-    }
+    // Runs in the turn's stoppable stretch: a stop cuts these calls short and each reports it as its result.
+    if (batch.length === 1) results.set(batch[0]!.call.id, await executeTool(convo, batch[0]!, cut));
+    else await Promise.all(batch.map(async (r) => results.set(r.call.id, await executeTool(convo, r, cut))));
   }
 
   for (const p of plan) {

@@ -19,40 +19,10 @@ export async function runTurn(c: Conversation): Promise<TurnOutcome> {
     if (spent && c.iteration === c.turnStartIteration && !spent.startsWith('iterations')) {
       return { status: 'budget_exhausted', answer: `The conversation's budget is used up (${spent}).` };
     }
+    // A stop (interrupt, time budget) ends a stretch of steps; the next stretch applies it in a fresh scope.
     for (;;) {
-      if (c.cancelRequested) throw new CancelledFailure('conversation cancelled');
-      if (c.pendingInterrupt) {
-        const stop = takeInterrupt(c);
-        if (stop) return stop;
-      }
-      const budget = c.budgetInput();
-      const out = exhausted(budget);
-      if (out) return grace(c, 'budget_exhausted', graceRequest('budget', out));
-      for (const w of dueWarnings(budget, c.warned)) {
-        c.warned.push(w.kind);
-        c.messages.push({ role: 'user', content: w.text });
-        c.note('budget', `warned the model: ${w.kind} at 80%`);
-      }
-      if (shouldContinueAsNew(c)) await continueConversationAsNew(c);
-      const outcome = await c.stoppable(() => modelStep(c));
-      if (outcome === STOPPED) continue;
-      switch (outcome.kind) {
-        case 'answer':
-          return { status: 'completed', answer: outcome.text };
-        case 'again':
-          continue;
-        case 'fail':
-          return { status: 'failed', answer: c.lastAssistantText(), reason: outcome.reason, error: outcome.error };
-        case 'tools': {
-          const verdict = await runToolCalls(c, outcome.calls);
-          if (verdict.stop) return grace(c, 'stopped_repeating', graceRequest('repeating', verdict.stop));
-          break;
-        }
-        default: {
-          const never: never = outcome;
-          throw new Error(`unhandled outcome ${JSON.stringify(never)}`);
-        }
-      }
+      const outcome = await c.stoppable(() => steps(c));
+      if (outcome !== STOPPED) return outcome;
     }
   } finally {
     c.turnRunning = false;
@@ -61,6 +31,47 @@ export async function runTurn(c: Conversation): Promise<TurnOutcome> {
     const late = c.pendingInterrupt;
     c.pendingInterrupt = undefined;
     if (late?.message && c.input.mode === 'chat') c.inbox.unshift(late.message);
+  }
+}
+
+/** Steps until the turn ends (an outcome) or a stop cuts this stretch (STOPPED). */
+async function steps(c: Conversation): Promise<TurnOutcome | typeof STOPPED> {
+  for (;;) {
+    if (c.cancelRequested) throw new CancelledFailure('conversation cancelled');
+    if (c.stretchCut()) return STOPPED;
+    if (c.pendingInterrupt) {
+      const stop = takeInterrupt(c);
+      if (stop) return stop;
+    }
+    const budget = c.budgetInput();
+    const out = exhausted(budget);
+    if (out) return grace(c, 'budget_exhausted', graceRequest('budget', out));
+    for (const w of dueWarnings(budget, c.warned)) {
+      c.warned.push(w.kind);
+      c.messages.push({ role: 'user', content: w.text });
+      c.note('budget', `warned the model: ${w.kind} at 80%`);
+    }
+    if (shouldContinueAsNew(c)) await continueConversationAsNew(c);
+    // A cut model step throws its cancellation out of the stretch (stoppable turns it into STOPPED); tool
+    // calls cut short become results, and the check at the top ends the stretch.
+    const outcome = await modelStep(c);
+    switch (outcome.kind) {
+      case 'answer':
+        return { status: 'completed', answer: outcome.text };
+      case 'again':
+        continue;
+      case 'fail':
+        return { status: 'failed', answer: c.lastAssistantText(), reason: outcome.reason, error: outcome.error };
+      case 'tools': {
+        const verdict = await runToolCalls(c, outcome.calls);
+        if (verdict.stop) return grace(c, 'stopped_repeating', graceRequest('repeating', verdict.stop));
+        break;
+      }
+      default: {
+        const never: never = outcome;
+        throw new Error(`unhandled outcome ${JSON.stringify(never)}`);
+      }
+    }
   }
 }
 
