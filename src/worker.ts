@@ -6,7 +6,9 @@ import { createActivities } from './activities';
 import type { ContextCache } from './activities/context';
 import { cachedWorkflowBundle, workflowsPath } from './bundle';
 import { loadProfiles, type ProfileSet } from './llm/profiles';
+import { logger } from './logger';
 import { TASK_QUEUE } from './shared/defaults';
+import { defaultProcessDir, killOrphans } from './tools/orphans';
 
 export interface HermesWorkerOptions {
   connection: NativeConnection;
@@ -21,16 +23,24 @@ export interface HermesWorkerOptions {
   /** Context cache of the model activity (tests and benchmarks read its hit counts). */
   contextCache?: ContextCache;
   maxConcurrentActivityTaskExecutions?: number;
+  /**
+   * Where terminal commands are written down while they run; on start the worker kills the ones left by
+   * workers on this host that died (default: per user in the temp dir, or HERMES_PROCESS_DIR).
+   */
+  processDir?: string;
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
 }
 
 export { workflowsPath };
 
 export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Worker> {
+  const processDir = opts.processDir ?? process.env.HERMES_PROCESS_DIR ?? defaultProcessDir();
+  sweepOrphans(processDir);
   const activities = createActivities({
     profiles: opts.profiles ?? loadProfiles(),
     workspace: path.resolve(opts.workspace ?? process.env.HERMES_WORKSPACE ?? process.cwd()),
     contextCache: opts.contextCache,
+    processDir,
   });
   return Worker.create({
     connection: opts.connection,
@@ -48,6 +58,20 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
     // Gives running tools a moment to notice cancellation and kill their processes on shutdown.
     shutdownGraceTime: opts.shutdownGraceTime ?? '5 seconds',
   });
+}
+
+/**
+ * A worker that died (SIGKILL, OOM, power) could not stop its terminal commands; their conversations have
+ * already been told the outcome is unknown. Kill what is left of them before taking new work.
+ */
+function sweepOrphans(dir: string): void {
+  const { killed } = killOrphans(dir);
+  for (const r of killed) {
+    logger.warn(
+      { pgid: r.pgid, deadWorkerPid: r.owner, workflowId: r.workflowId, callId: r.callId },
+      `killed a terminal command left running by a worker that died: ${r.command}`,
+    );
+  }
 }
 
 function heartbeatMs(): number {

@@ -1,7 +1,8 @@
 // Crash recovery proved, not assumed: a real `hermes worker` process is SIGKILLed in the middle of a step and a
 // new worker process picks the conversation up from the shared dev server.
 //  - a non-idempotent tool (terminal) cut off by the crash is not run again: the model is told its outcome
-//    is unknown, and the tool calls that had completed before the crash are not repeated either;
+//    is unknown, and the tool calls that had completed before the crash are not repeated either; the next
+//    worker kills the command's orphaned process group when it starts;
 //  - the model call (idempotent by design) cut off by the crash is retried on the new worker.
 // Where the time goes (each worker process also needs ~4-10 s to start: tsx + bundling the workflow code):
 //  - terminal: the tool's heartbeat timeout (toolHeartbeatSec: 2), then ~10 s for the workflow task to leave
@@ -53,6 +54,9 @@ async function setup(script: Reply[]) {
   const hermes = await Hermes.connect({ client, taskQueue });
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-crash-'));
   cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
+  // Both worker processes of a test share it, as workers on one host do.
+  const processDir = mkdtempSync(path.join(os.tmpdir(), 'hermes-crash-procs-'));
+  cleanups.push(() => rmSync(processDir, { recursive: true, force: true }));
   const env = {
     TEMPORAL_ADDRESS: address,
     HERMES_TASK_QUEUE: taskQueue,
@@ -61,6 +65,7 @@ async function setup(script: Reply[]) {
     HERMES_MODEL: 'mock',
     HERMES_WORKSPACE: workspace,
     HERMES_LOG_LEVEL: 'warn',
+    HERMES_PROCESS_DIR: processDir,
   };
   const worker = (): WorkerProcess => startWorkerProcess(env, workspace);
   return { mock, hermes, workspace, worker };
@@ -98,14 +103,14 @@ describe('crash recovery (worker process SIGKILLed mid-step)', () => {
     const exit = await first.exited;
     const tExit = Date.now();
     // A SIGKILLed worker cannot clean up: the terminal tool's detached process group (bash + sleep) survives
-    // it, orphaned. Kill that group ourselves, or it would still write `end` in 60 s.
+    // it, orphaned, until the next worker on this host starts and kills it (else it would write `end` in 60 s).
     expect(alive(toolPid)).toBe(true);
-    killGroup(toolPid);
-    await waitFor('the orphaned tool to die', () => !alive(toolPid!), 5_000);
 
     const second = worker();
     await second.ready;
     const tReady = Date.now();
+    expect(alive(toolPid)).toBe(false);
+    expect(second.output()).toMatch(/killed a terminal command left running by a worker that died: echo \$\$ > pid.txt/);
     const resumed = await mock.waitForRequest(3, 40_000);
     const result = await handle.result();
     const tDone = Date.now();

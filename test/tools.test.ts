@@ -13,6 +13,7 @@ import { finishToolOutput } from '../src/tools/output';
 import { waitFor } from './helpers/wait';
 
 let ws: string;
+const PROCESS_DIR = path.join(os.tmpdir(), `hermes-test-procs-${process.pid}`);
 let heartbeats = 0;
 const created: string[] = [];
 
@@ -23,6 +24,7 @@ function ctx(over: Partial<ToolContext> = {}): ToolContext {
     heartbeat: () => void heartbeats++,
     terminalTimeoutSec: 30,
     callId: 'call_1',
+    processDir: PROCESS_DIR,
     ...over,
   };
 }

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { ToolCallInput, ToolCallResult } from '../shared/types';
 import { FILE_TOOL_HANDLERS } from '../tools/handlers';
 import { finishToolOutput } from '../tools/output';
+import { defaultProcessDir } from '../tools/orphans';
 import { toolSpec } from '../tools/registry';
 import type { ToolHandler } from '../tools/spec';
 import type { ContextCache } from './context';
@@ -17,10 +18,13 @@ export interface ToolDeps {
   handlers?: Record<string, ToolHandler<any>>;
   /** Shared with the model activity: tool outputs produced here spare it a context query. */
   contextCache?: ContextCache;
+  /** Where the terminal tool writes down running commands for the crash clean-up (default: per user in tmp). */
+  processDir?: string;
 }
 
 export function createToolActivities(deps: ToolDeps) {
   const handlers = deps.handlers ?? FILE_TOOL_HANDLERS;
+  const processDir = deps.processDir ?? defaultProcessDir();
 
   async function runTool(input: ToolCallInput): Promise<ToolCallResult> {
     const ctx = Context.current();
@@ -44,6 +48,8 @@ export function createToolActivities(deps: ToolDeps) {
         heartbeat: (d?: unknown) => ctx.heartbeat(d),
         terminalTimeoutSec: input.terminalTimeoutSec,
         callId: input.callId,
+        processDir,
+        workflowId: ctx.info.workflowExecution?.workflowId,
       });
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw err;

@@ -32,6 +32,9 @@ export interface ToolContext {
   /** Default timeout of the terminal tool, seconds. */
   terminalTimeoutSec: number;
   callId: string;
+  /** Where running terminal commands are written down (see orphans.ts). */
+  processDir: string;
+  workflowId?: string;
 }
 
 /** Thrown by handlers for problems the model should read (bad path, text not found…). */

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { ToolError, type ToolHandler } from '../spec';
 import { TERMINAL_MAX_TIMEOUT_SEC, type terminalSpec } from '../specs/terminal';
+import { forgetProcess, recordProcess } from '../orphans';
 import { resolveInWorkspace } from '../workspace';
 import { statOrFail } from './fs-util';
 import { HeadTailBuffer } from './output-buffer';
@@ -40,6 +41,12 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     // No pagers or prompts: there is no terminal on the other side.
     env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', TERM: 'dumb' },
   });
+  const pgid = child.pid;
+  // Written down while it runs: if this worker dies, the next one on this host kills the group (orphans.ts).
+  if (pgid !== undefined) {
+    recordProcess(ctx.processDir, { pgid, command: args.command.slice(0, 200), workflowId: ctx.workflowId, callId: ctx.callId });
+  }
+  const done = () => pgid !== undefined && forgetProcess(ctx.processDir, pgid);
   const out = new HeadTailBuffer(MAX_CAPTURE_CHARS);
   child.stdout.setEncoding('utf8').on('data', (s: string) => out.push(s));
   child.stderr.setEncoding('utf8').on('data', (s: string) => out.push(s));
@@ -63,6 +70,7 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     const finish = () => {
       if (settled || !exit) return;
       settled = true;
+      done();
       clearInterval(heartbeat);
       timers.forEach(clearTimeout);
       ctx.signal.removeEventListener('abort', onAbort);
@@ -93,6 +101,7 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     child.on('error', (err) => {
       if (settled) return;
       settled = true;
+      done();
       clearInterval(heartbeat);
       timers.forEach(clearTimeout);
       ctx.signal.removeEventListener('abort', onAbort);

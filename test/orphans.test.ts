@@ -1,0 +1,90 @@
+// The crash clean-up of terminal commands (src/tools/orphans.ts): a running command is written down, a finished
+// one is forgotten, and a sweep kills only the groups whose worker is gone. The end-to-end case (a real worker
+// process SIGKILLed, the next one killing its command) is in crash.test.ts.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { terminal } from '../src/tools/handlers';
+import { killOrphans, processStartTime, type ProcessRecord } from '../src/tools/orphans';
+import { alive, waitFor } from './helpers/wait';
+
+const dirs: string[] = [];
+const groups: number[] = [];
+afterEach(() => {
+  for (const g of groups.splice(0)) {
+    try {
+      process.kill(-g, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function tmp(prefix: string): string {
+  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
+  dirs.push(d);
+  return d;
+}
+
+/** A detached `sleep` leading its own process group, like a terminal command. */
+function sleeper(): number {
+  const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+  child.unref();
+  groups.push(child.pid!);
+  return child.pid!;
+}
+
+function write(dir: string, rec: ProcessRecord) {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, `${rec.pgid}.json`), JSON.stringify(rec));
+}
+
+describe('terminal processes left by a dead worker', () => {
+  it('writes a running command down and forgets it when it ends', async () => {
+    const ws = tmp('hermes-orphans-ws-');
+    const processDir = path.join(tmp('hermes-orphans-'), 'procs');
+    const ac = new AbortController();
+    const run = terminal(
+      { command: 'echo $$ > pid; sleep 30' },
+      { workspace: ws, signal: ac.signal, heartbeat: () => undefined, terminalTimeoutSec: 60, callId: 'c1', processDir, workflowId: 'wf-1' },
+    );
+    await waitFor('the record', () => existsSync(processDir) && readdirSync(processDir).length === 1);
+    const [name] = readdirSync(processDir);
+    const pid = Number(name!.replace('.json', ''));
+    await waitFor('the pid file', () => existsSync(path.join(ws, 'pid')));
+    expect(pid).toBeGreaterThan(0);
+    ac.abort();
+    await expect(run).rejects.toThrow();
+    expect(readdirSync(processDir)).toEqual([]);
+  });
+
+  it('kills the groups of dead owners only, and never a recycled pid', async () => {
+    const dir = tmp('hermes-orphans-');
+    const orphan = sleeper();
+    const kept = sleeper();
+    const recycled = sleeper();
+    await waitFor('the sleepers to start', () => [orphan, kept, recycled].every((p) => processStartTime(p) !== undefined));
+    const me = { owner: process.pid, ownerStarted: processStartTime(process.pid)! };
+    const deadOwner = { owner: 2 ** 22 + 1, ownerStarted: '1' }; // above pid_max's default: no such process
+    write(dir, { pgid: orphan, started: processStartTime(orphan)!, ...deadOwner, command: 'sleep 30' });
+    write(dir, { pgid: kept, started: processStartTime(kept)!, ...me, command: 'sleep 30' });
+    // Same pid, different start time: another process now has that pid.
+    write(dir, { pgid: recycled, started: '1', ...deadOwner, command: 'sleep 30' });
+
+    const swept = killOrphans(dir);
+    expect(swept.killed.map((r) => r.pgid)).toEqual([orphan]);
+    expect(swept.removed).toBe(1);
+    await waitFor('the orphan to die', () => !alive(orphan), 5_000);
+    expect(alive(kept)).toBe(true);
+    expect(alive(recycled)).toBe(true);
+    // The live owner's record stays for a later sweep; the others are gone.
+    expect(readdirSync(dir)).toEqual([`${kept}.json`]);
+  });
+
+  it('does nothing without a process directory', () => {
+    expect(killOrphans(path.join(os.tmpdir(), 'hermes-no-such-dir-' + process.pid))).toEqual({ killed: [], removed: 0 });
+  });
+});
