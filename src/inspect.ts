@@ -1,10 +1,13 @@
-// "What did the model see at step N?" Model activity inputs are references (context version + length), so
-// the answer is rebuilt: the step's reference comes from the history, the messages from the workflow (the
-// single source of truth, append-only within a context version) and the tool definitions from the registry.
+// "What did the model see at step N?" Model activity inputs are references (context version + length +
+// digest), so the answer is rebuilt: the step's reference comes from the history, the messages from the workflow
+// (the single source of truth, append-only within a context version; older versions are rebuilt from the
+// history by inspect-rebuild.ts) and the tool definitions from the registry. The digest proves the result.
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { contextQuery } from './shared/messages';
-import type { ChatMessage, ModelCallInput, ToolCallInput } from './shared/types';
+import { rebuildContext } from './inspect-rebuild';
+import { extendDigest } from './shared/digest';
+import type { ChatMessage, ModelCallInput, ToolCallInput, ToolCallResult } from './shared/types';
 import { toolDefinitions } from './tools/registry';
 
 type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
@@ -23,6 +26,8 @@ export interface StepRow {
   status: 'completed' | 'failed' | 'timed out' | 'cancelled' | 'running';
   attempts: number;
   input: unknown;
+  /** The decoded result of a completed tool activity (inspect rebuilds pruned contexts from them). */
+  output?: unknown;
 }
 
 /** The histories of all runs of a conversation (continue-as-new chain), oldest first. */
@@ -91,7 +96,9 @@ export function stepRows(runs: HistoryEvent[][]): StepRow[] {
       row.durationMs = millis(e) - (startedAt.get(key) ?? millis(e));
       if (e.activityTaskCompletedEventAttributes) {
         row.status = 'completed';
-        row.bytesOut = size(e.activityTaskCompletedEventAttributes.result?.payloads?.[0]);
+        const result = e.activityTaskCompletedEventAttributes.result?.payloads?.[0];
+        row.bytesOut = size(result);
+        if (row.kind === 'tool' && result) row.output = decode(result);
       } else if (e.activityTaskFailedEventAttributes) row.status = 'failed';
       else if (e.activityTaskTimedOutEventAttributes) row.status = 'timed out';
       else row.status = 'cancelled';
@@ -104,31 +111,52 @@ export interface ModelView {
   step: number;
   profile: string;
   contextVersion: number;
+  /** The step's context version had been rewritten by a prune; its messages were rebuilt from the history. */
+  rebuilt: boolean;
   tools: ReturnType<typeof toolDefinitions>;
   messages: ChatMessage[];
 }
 
-/** Rebuilds exactly what the model received at model step `step`. */
+/**
+ * Rebuilds exactly what the model received at model step `step`: the messages of the step's context version
+ * from the conversation (its `context` query), or — when a prune has since rewritten that version — from the
+ * current messages and the history (inspect-rebuild.ts), checked against the step's digest either way.
+ */
 export async function modelViewAt(client: Client, workflowId: string, step: number): Promise<ModelView> {
-  const rows = stepRows(await fetchRuns(client, workflowId)).filter((r) => r.kind === 'model');
-  const row = rows.find((r) => r.step === step);
-  if (!row) throw new Error(`step ${step} not found: ${workflowId} has ${rows.length} model step(s)`);
-  const input = row.input as ModelCallInput;
-  const slice = await client.workflow
-    .getHandle(workflowId)
-    .query(contextQuery, { version: input.context.version, from: 0, to: input.context.count });
-  if (slice.version !== input.context.version) {
-    throw new Error(
-      `step ${step} saw context version ${input.context.version}, but the conversation has since rewritten its context ` +
-        `(now version ${slice.version}, after a context-overflow prune); the messages of that version are no longer kept`,
-    );
+  const rows = stepRows(await fetchRuns(client, workflowId));
+  const models = rows.filter((r) => r.kind === 'model');
+  const index = models.findIndex((r) => r.step === step);
+  if (index < 0) throw new Error(`step ${step} not found: ${workflowId} has ${models.length} model step(s)`);
+  const input = models[index]!.input as ModelCallInput;
+  const { version, count, digest } = input.context;
+  const handle = client.workflow.getHandle(workflowId);
+  let messages = (await handle.query(contextQuery, { version, from: 0, to: count })).messages;
+  let rebuilt = false;
+  if (extendDigest('', messages) !== digest) {
+    // The version was rewritten since: fetch the current one and undo the prunes.
+    const now = await handle.query(contextQuery, { version: -1, from: 0, to: 0 });
+    const current = (await handle.query(contextQuery, { version: now.version, from: 0, to: count })).messages;
+    const tools = rows
+      .filter((r) => r.kind === 'tool')
+      .map((r) => ({ input: r.input as ToolCallInput, result: r.output as ToolCallResult | undefined }));
+    const steps = models.map((r) => ({ context: (r.input as ModelCallInput).context }));
+    const again = rebuildContext(current, tools, steps, index);
+    if (!again) {
+      throw new Error(
+        `step ${step} saw context version ${version}; the conversation has since rewritten its context (now version ` +
+          `${now.version}) and the messages of version ${version} could not be rebuilt exactly from the history`,
+      );
+    }
+    messages = again;
+    rebuilt = true;
   }
   return {
     step,
     profile: input.profile ?? 'default',
-    contextVersion: input.context.version,
+    contextVersion: version,
+    rebuilt,
     tools: toolDefinitions(input.tools),
-    messages: slice.messages,
+    messages,
   };
 }
 

@@ -8,6 +8,8 @@ import { fetchRuns, modelViewAt, stepRows } from '../src/inspect';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 
 const exec = promisify(execFile);
+const toolText = (messages: Array<{ role: string; tool_call_id?: string; content?: unknown }>, id: string) =>
+  String(messages.find((m) => m.role === 'tool' && m.tool_call_id === id)?.content);
 let h: Harness;
 afterEach(async () => {
   await h?.close();
@@ -56,6 +58,36 @@ describe('inspect', () => {
     expect(cli.stdout).toContain('model step 3');
     expect(cli.stdout).toContain('--- [1] user\ninspect me');
     expect(cli.stdout).toContain('→ c2 write_file({"path":"out.txt","content":"done"})');
+  });
+
+  it('rebuilds the steps before a context-overflow prune from the history, exactly', async () => {
+    const big = (c: string) => c.repeat(3_000);
+    h = await createHarness([
+      toolCall('terminal', { command: `printf '${big('a')}'` }, 'a'),
+      // Called by a wrong name: the tool message carries a note the rebuild must reproduce.
+      toolCall('Read-File', { path: 'big.txt' }, 'b'),
+      toolCall('terminal', { command: 'echo 1' }, 'c'),
+      toolCall('terminal', { command: 'echo 2' }, 'd'),
+      toolCall('terminal', { command: 'echo 3' }, 'f'),
+      toolCall('terminal', { command: 'echo 4' }, 'g'),
+      { status: 400, body: { error: { message: "This model's maximum context length is 10 tokens" } } },
+      toolCall('terminal', { command: 'echo 5' }, 'e'),
+      answer('fits now'),
+    ]);
+    writeFileSync(path.join(h.workspace, 'big.txt'), big('b'));
+    const views = await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'prune me' });
+      expect((await handle.result()).status).toBe('completed');
+      const out = [];
+      for (let n = 1; n <= 9; n++) out.push(await modelViewAt(h.client, handle.id, n));
+      return out;
+    });
+    // Steps 1-7 saw version 0 (step 7 is the request that overflowed), 8-9 the pruned version 1.
+    expect(views.map((v) => `${v.contextVersion}${v.rebuilt ? ' rebuilt' : ''}`)).toEqual([...Array(7).fill('0 rebuilt'), '1', '1']);
+    views.forEach((v, i) => expect(v.messages, `step ${i + 1}`).toEqual(h.mock.requests[i]!.messages));
+    expect(toolText(views[6]!.messages, 'b')).toMatch(/^\(called as "Read-File", ran read_file\)\n/);
+    expect(toolText(views[7]!.messages, 'b')).toMatch(/^\[pruned: \d+ characters of earlier Read-File output\]$/);
+    expect(toolText(views[6]!.messages, 'a')).toContain(big('a'));
   });
 
   it('says clearly when the step does not exist', async () => {

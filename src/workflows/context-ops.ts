@@ -22,6 +22,19 @@ export function pruneToolOutputs(messages: ChatMessage[], keepTail: number, minC
   return removed;
 }
 
+/** What a stub written by pruneToolOutputs looks like. */
+export const PRUNED_STUB = /^\[pruned: \d+ characters of earlier \S+ output\]$/;
+
+/**
+ * The tool message the model reads for a tool activity's result. `hermes inspect` rebuilds pruned messages
+ * with it, so both must stay one function.
+ */
+export function toolMessageContent(content: string, ran: string, calledAs: string | undefined, outputLimit: number): string {
+  const note = calledAs ? `(called as "${calledAs}", ran ${ran})\n` : '';
+  // The activity already truncated; this backstop keeps history bounded whatever the worker returns.
+  return clip(note + content, outputLimit + 1_000);
+}
+
 /** Backstop for results that reach the workflow larger than the limit (the activity already truncates). */
 export function clip(text: string, limit: number): string {
   if (text.length <= limit) return text;

@@ -5,7 +5,7 @@ import { ActivityCancellationType, isCancellation } from '@temporalio/workflow';
 import type { ToolCall, ToolCallResult } from '../shared/types';
 import { approvalVerdict, toolSpec } from '../tools/registry';
 import { acts, onceToolOptions, retryingToolOptions } from './activities';
-import { clip, shortArgs } from './context-ops';
+import { shortArgs, toolMessageContent } from './context-ops';
 import type { Conversation } from './conversation';
 import { describeFailure } from './failures';
 import { approvalGate, askClarify, CUT } from './human';
@@ -113,11 +113,9 @@ async function executeTool(convo: Conversation, r: RunCall, cut: Set<string>): P
     convo.record({ kind: 'tool', name: r.name, summary: content.split('\n')[0]!, ok: false });
     return content;
   }
-  const note = r.repairedFrom ? `(called as "${r.repairedFrom}", ran ${r.name})\n` : '';
   const size = `${res.size} chars${res.truncated ? ' (truncated)' : ''}`;
   convo.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → ${res.ok ? 'ok' : 'error'}, ${size}`, ok: res.ok });
-  // The activity already truncated; this backstop keeps history bounded whatever the worker returns.
-  return clip(note + res.content, limits.toolOutputLimit + 1_000);
+  return toolMessageContent(res.content, r.name, r.repairedFrom, limits.toolOutputLimit);
 }
 
 async function runInternal(convo: Conversation, r: RunCall, cut: Set<string>): Promise<string> {
