@@ -1,5 +1,6 @@
-// `npx tsx bench/overhead-only.ts [runs] [iterations]`: scenario 1 alone (orchestration overhead per iteration),
-// for checking a change to the loop without the whole benchmark. Prints; writes nothing.
+// `npx tsx bench/overhead-only.ts [runs] [iterations] [key=value …]`: scenario 1 alone (orchestration overhead per
+// iteration), for checking a change to the loop without the whole benchmark; dynamic config values given replace
+// the product's. Prints; writes nothing.
 import { bundleWorkflowCode } from '@temporalio/worker';
 import path from 'node:path';
 import { installRuntimeLogger } from '../src/logger';
@@ -15,9 +16,11 @@ async function main() {
   const iterations = Number(process.argv[3] ?? 50);
   const exe = await temporalExecutable('cli', { install: true });
   const bundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows-entry.ts'), logger: quietLogger });
-  await withServer(PRODUCT_SERVER, exe, bundle, async (h) => {
+  const extra = process.argv.slice(4);
+  const server = extra.length ? { ...PRODUCT_SERVER, label: extra.join(' '), args: extra.flatMap((a) => ['--dynamic-config-value', a]) } : PRODUCT_SERVER;
+  await withServer(server, exe, bundle, async (h) => {
     const s = await scenarioOverhead(h, runs, iterations);
-    const per = s.perRun.ours.map((o, i) => f2(o.hist / s.perRun.floor[i]!.hist)).join(' ');
+    const per = s.perRun.ours.map((o, i) => `${f2(o.hist)}/${f2(s.perRun.floor[i]!.hist)}=${f2(o.hist / s.perRun.floor[i]!.hist)}`).join(' ');
     console.log(`ours ${f2(s.oursIter)} ms/iteration, floor ${f2(s.floorPair)} ms → ${f2(s.ratio)}× (per run: ${per}); `
       + `model ${f2(s.model.exec)} ms, tool ${f2(s.tool.exec)} ms, noop ${f2(s.noop.exec)} ms; `
       + `workflow task ${f2(s.oursWft.exec)} vs ${f2(s.floorWft.exec)} ms`);

@@ -5,6 +5,7 @@ import type { Growth } from './growth';
 import type { CacheUse } from './harness';
 import { loadavg, type Metered } from './meter';
 import type { Instrumented, Overhead } from './overhead';
+import type { Memory } from './memory';
 import type { Throughput } from './throughput';
 
 export interface Machine {
@@ -22,7 +23,7 @@ export interface Results {
   mach: Machine;
   bundleBytes: number;
   /** On the dev server as the product starts it (DEV_SERVER_DYNAMIC_CONFIG): the headline numbers. */
-  product: { label: string; s1: Overhead; inst: Instrumented; s2: Growth; s3: Throughput };
+  product: { label: string; s1: Overhead; inst: Instrumented; s2: Growth; s3: Throughput; s4: Memory };
   /** On a stock dev server, for reference (skipped with --no-stock). */
   stock?: { s1: Overhead; s3: Throughput };
 }
@@ -44,7 +45,7 @@ export function flat(s2: Growth): boolean {
 }
 
 export function report(r: Results): string {
-  const { s1, inst, s2, s3 } = r.product;
+  const { s1, inst, s2, s3, s4 } = r.product;
   const st = r.stock;
   const na = '—';
   const L: string[] = [];
@@ -69,10 +70,13 @@ export function report(r: Results): string {
     + `naive ${s2.naive.map((x) => `${f2(x.growth)}×`).join(' / ')} at n = ${s2.ours.map((x) => x.n).join(' / ')} ${pass(flat(s2))} |`
     + (st ? ` ${na} |` : ''));
   L.push(`| ${s3.C}×${s3.N} (${s3.delayMs} ms model) within 2× ideal | ${f1(s3.wallMs)} vs ${f1(s3.ideal)} ms = ${f2(s3.ratio)}× ${pass(s3.ratio <= 2)}; `
-    + `engine floor of the same shape ${f2(s3.floorRatio)}×, ours / floor = ${f2(s3.wallMs / s3.floorWallMs)}× |`
+    + `engine floor of the same shape ${f2(s3.floorRatio)}×, ours / floor = ${f2(s3.wallMs / s3.floorWallMs)}×; `
+    + `the same loop without Temporal ${f2(s3.directWallMs / s3.ideal)}× |`
     + (st ? ` ${f2(st.s3.ratio)}×; floor ${f2(st.s3.floorRatio)}×, ours / floor ${f2(st.s3.wallMs / st.s3.floorWallMs)}× |` : ''));
   L.push(`| worker peak RSS (bench process, ${s3.C} conversations) | ${mb(s3.ours.peak)} (+${mb(s3.ours.peak - s3.rssBefore)} over ${mb(s3.rssBefore)} before) |`
     + (st ? ` (see § 3) |` : ''));
+  L.push(`| memory per cached conversation (${s4.N} idle chats) | ${kb(s4.oursPerConversation)} (the SDK alone: ${kb(s4.floorPerWorkflow)} per idle workflow) |`
+    + (st ? ` ${na} |` : ''));
   L.push(`| context cache: model calls without a \`context\` query | overhead ${pct(s1.contextCache.hitRate)}, throughput ${pct(s3.contextCache.hitRate)}, `
     + `history ${pct(s2.contextCache.hitRate)}; ${s1.contextCache.extraQueries + s3.contextCache.extraQueries + s2.contextCache.extraQueries} mismatches |`
     + (st ? ` ${pct(st.s1.contextCache.hitRate)} / ${pct(st.s3.contextCache.hitRate)} |` : ''));
@@ -171,6 +175,11 @@ export function report(r: Results): string {
   r2('our loop: wall time (ratio to ideal)', `**${f1(s3.wallMs)} ms (${f2(s3.ratio)}×)**`, st && `${f1(st.s3.wallMs)} ms (${f2(st.s3.ratio)}×)`);
   r2('engine floor: wall time (ratio to ideal)', `${f1(s3.floorWallMs)} ms (${f2(s3.floorRatio)}×)`, st && `${f1(st.s3.floorWallMs)} ms (${f2(st.s3.floorRatio)}×)`);
   r2('our loop / engine floor', `${f2(s3.wallMs / s3.floorWallMs)}×`, st && `${f2(st.s3.wallMs / st.s3.floorWallMs)}×`);
+  r2('engine floor with local activities (no server round trip per step): wall time (ratio to ideal)',
+    `${f1(s3.localFloorWallMs)} ms (${f2(s3.localFloorWallMs / s3.ideal)}×)`, st && `${f1(st.s3.localFloorWallMs)} ms (${f2(st.s3.localFloorWallMs / st.s3.ideal)}×)`);
+  r2('the same loop without Temporal (`bench/direct.ts`: openai client + mock + read_file in one process): wall time (ratio to ideal)',
+    `${f1(s3.directWallMs)} ms (${f2(s3.directWallMs / s3.ideal)}×)`, st && `${f1(st.s3.directWallMs)} ms (${f2(st.s3.directWallMs / st.s3.ideal)}×)`);
+  r2('the same loop without Temporal: CPU cores used — bench process / dev server / other / idle', coreSplit(s3.direct), st && coreSplit(st.s3.direct));
   r2('our loop: per conversation, median / slowest', `${f1(s3.convMedian)} / ${f1(s3.convMax)} ms`, st && `${f1(st.s3.convMedian)} / ${f1(st.s3.convMax)} ms`);
   r2('our loop: CPU cores used — bench process / dev server / other processes / idle', coreSplit(s3.ours), st && coreSplit(st.s3.ours));
   r2('engine floor: CPU cores used — bench process / dev server / other / idle', coreSplit(s3.floor), st && coreSplit(st.s3.floor));
@@ -187,6 +196,16 @@ export function report(r: Results): string {
   L.push('The worker runs in the bench process, together with the reference worker, the client and the mock model server; peak RSS '
     + 'is `process.memoryUsage().rss` sampled every 100 ms while the conversations run (the mock drops request bodies). CPU from '
     + '`process.cpuUsage()` and `/proc`; an iteration = model call + tool call.');
+  L.push('');
+
+  // 4 -------------------------------------------------------------------------------------------------------
+  L.push(`### 4. Memory per cached conversation`);
+  L.push('');
+  L.push(`${s4.N} chat conversations started and left idle (each has run its first workflow task and sits in the worker's `
+    + `cache waiting for a message): growth of the bench process's RSS / ${s4.N} = **${kb(s4.oursPerConversation)}** per conversation. `
+    + `The same number of idle workflows from a bundle holding nothing but that workflow (\`bench/idle-entry.ts\`), on a worker in `
+    + `the same process: ${kb(s4.floorPerWorkflow)} each — what the SDK keeps per cached workflow (its reusable V8 context gives every `
+    + 'workflow its own instance of every module in the bundle). RSS after a 1.5 s settle; expect ± 100 KiB of noise.');
   return L.join('\n');
 }
 

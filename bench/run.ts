@@ -17,17 +17,19 @@ import { scenarioGrowth } from './growth';
 import { PRODUCT_SERVER, quietLogger, STOCK_SERVER, withServer } from './harness';
 import { loadavg } from './meter';
 import { scenarioInstrumented, scenarioOverhead } from './overhead';
-import { f1, f2, mb, report, writeResults, type Machine, type Results } from './report';
+import { f1, f2, kb, mb, report, writeResults, type Machine, type Results } from './report';
+import { scenarioMemory } from './memory';
 import { scenarioThroughput } from './throughput';
 
 installRuntimeLogger('ERROR');
 
 const quick = process.argv.includes('--quick');
 const withStock = !process.argv.includes('--no-stock');
-const S1 = { runs: quick ? 1 : 3, stockRuns: 1, iterations: quick ? 20 : 50 };
+const S1 = { runs: quick ? 1 : 5, stockRuns: 1, iterations: quick ? 20 : 50 };
 const S2 = { sizes: quick ? [10, 50] : [10, 50, 200] };
 const S3 = { conversations: quick ? 20 : 100, iterations: 10, delayMs: 50 };
 const INSTRUMENTED = { conversations: quick ? 1 : 3 };
+const S4 = { conversations: quick ? 50 : 200 };
 
 function machine(): Machine {
   const cpu = /model name\s*:\s*(.*)/.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? os.cpus()[0]?.model ?? '?';
@@ -69,10 +71,14 @@ async function main() {
     console.log('3. throughput …');
     const s3 = await scenarioThroughput(h, S3.conversations, S3.iterations, S3.delayMs, s1.tool.exec);
     say(`${s3.C}×${s3.N}: ${f1(s3.wallMs)} ms (ideal ${f1(s3.ideal)} ms → ${f2(s3.ratio)}×), floor ${f1(s3.floorWallMs)} ms, `
+      + `local-activity floor ${f1(s3.localFloorWallMs)} ms, without Temporal ${f1(s3.directWallMs)} ms, `
       + `peak RSS ${mb(s3.ours.peak)}, context cache hit rate ${(100 * s3.contextCache.hitRate).toFixed(1)} %`);
+    console.log('4. memory per cached conversation …');
+    const s4 = await scenarioMemory(h, S4.conversations);
+    say(`${s4.N} idle chats: ${kb(s4.oursPerConversation)} each; SDK alone (idle workflow): ${kb(s4.floorPerWorkflow)} each`);
     console.log('2. history bytes per iteration …');
     const s2 = await scenarioGrowth(h, S2.sizes, say);
-    return { label: PRODUCT_SERVER.label, s1, inst, s2, s3 };
+    return { label: PRODUCT_SERVER.label, s1, inst, s2, s3, s4 };
   });
 
   let stock: Results['stock'];

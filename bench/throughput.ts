@@ -3,7 +3,8 @@
 import { median } from './history';
 import { BENCH_QUEUE, cacheWatch, runOurs, uid, type Harness } from './harness';
 import { descendants, meter } from './meter';
-import type { floorThroughputWorkflow } from './workflows';
+import { scenarioDirect } from './direct';
+import type { ShapeInput } from './workflows';
 
 export async function scenarioThroughput(h: Harness, C: number, N: number, delayMs: number, toolExecMs: number) {
   const serverPids = descendants(process.pid);
@@ -23,17 +24,18 @@ export async function scenarioThroughput(h: Harness, C: number, N: number, delay
 
   const fm = meter(serverPids);
   const f0 = performance.now();
-  await Promise.all(
-    Array.from({ length: C }, () =>
-      h.client.workflow.execute<typeof floorThroughputWorkflow>('floorThroughputWorkflow', {
-        workflowId: uid('floor-tp'),
-        taskQueue: BENCH_QUEUE,
-        args: [{ iterations: N, delayMs }],
-      }),
-    ),
-  );
+  await runShape(h, 'floorThroughputWorkflow', C, N, delayMs);
   const floorWallMs = performance.now() - f0;
   const floor = fm.stop();
+
+  const l0 = performance.now();
+  await runShape(h, 'localFloorThroughputWorkflow', C, N, delayMs);
+  const localFloorWallMs = performance.now() - l0;
+  h.mock.requests.length = 0;
+  const dm = meter(serverPids);
+  const directWallMs = await scenarioDirect(h, C, N, delayMs);
+  const direct = dm.stop();
+  h.mock.requests.length = 0;
   const ideal = N * (delayMs + toolExecMs) + delayMs; // + the final answer's model call
   return {
     C,
@@ -45,6 +47,9 @@ export async function scenarioThroughput(h: Harness, C: number, N: number, delay
     ratio: wallMs / ideal,
     floorWallMs,
     floorRatio: floorWallMs / ideal,
+    localFloorWallMs,
+    directWallMs,
+    direct,
     convMedian: median(per.map((p) => p.wallMs)),
     convMax: Math.max(...per.map((p) => p.wallMs)),
     rssBefore,
@@ -56,3 +61,9 @@ export async function scenarioThroughput(h: Harness, C: number, N: number, delay
 }
 
 export type Throughput = Awaited<ReturnType<typeof scenarioThroughput>>;
+
+/** C reference workflows of the throughput shape at once. */
+async function runShape(h: Harness, type: 'floorThroughputWorkflow' | 'localFloorThroughputWorkflow', C: number, N: number, delayMs: number) {
+  const args: [ShapeInput] = [{ iterations: N, delayMs }];
+  await Promise.all(Array.from({ length: C }, () => h.client.workflow.execute(type, { workflowId: uid(type), taskQueue: BENCH_QUEUE, args })));
+}

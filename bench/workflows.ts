@@ -1,9 +1,10 @@
 // Reference workflows the benchmark compares the agent loop against. Deterministic code only.
 //   floorWorkflow           the engine floor: n sequential no-op activities, nothing else
 //   floorThroughputWorkflow the floor for the throughput scenario: (sleep + no-op) × n, then one sleep
+//   localFloorThroughputWorkflow  the same with local activities: no server round trip per step
 //   naiveLoopWorkflow       an agent loop "like peers do it": the whole transcript goes into every model
 //                           activity input, so history grows with the square of the iterations
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { ChatMessage, ToolCall } from '../src/shared/types';
 import { systemPrompt } from '../src/workflows/prompts';
 import type { createBenchActivities } from './activities';
@@ -21,6 +22,7 @@ const options = {
 
 const bench = proxyActivities<BenchActs>(options);
 const product = proxyActivities<ProductActs>(options);
+const benchLocal = proxyLocalActivities<BenchActs>({ startToCloseTimeout: '1 minute' });
 
 export interface HistoryStats {
   historyLength: number;
@@ -37,14 +39,25 @@ export async function floorWorkflow(activities: number): Promise<HistoryStats> {
   return stats();
 }
 
-export async function floorThroughputWorkflow(input: { iterations: number; delayMs: number }): Promise<HistoryStats> {
+export interface ShapeInput {
+  iterations: number;
+  delayMs: number;
+}
+
+/** (a model-long sleep + a no-op) × iterations, then the final answer's sleep. */
+async function sleepNoopLoop(a: Pick<BenchActs, 'benchSleep' | 'benchNoop'>, input: ShapeInput): Promise<HistoryStats> {
   for (let i = 0; i < input.iterations; i++) {
-    await bench.benchSleep(input.delayMs);
-    await bench.benchNoop();
+    await a.benchSleep(input.delayMs);
+    await a.benchNoop();
   }
-  await bench.benchSleep(input.delayMs);
+  await a.benchSleep(input.delayMs);
   return stats();
 }
+
+export const floorThroughputWorkflow = (input: ShapeInput) => sleepNoopLoop(bench, input);
+
+/** Local activities run in the worker and are recorded as markers: the cheapest shape Temporal offers. */
+export const localFloorThroughputWorkflow = (input: ShapeInput) => sleepNoopLoop(benchLocal, input);
 
 export interface NaiveInput {
   prompt: string;

@@ -4,21 +4,54 @@
 import type { z } from 'zod';
 
 export interface ToolSpec<S extends z.ZodType = z.ZodType> {
-  name: string;
+  readonly name: string;
   /** Starts with a verb and says what comes back. */
-  description: string;
+  readonly description: string;
   /** Arguments; every field has .describe(). */
-  schema: S;
+  readonly schema: S;
   /** 'read' tools in one model message run concurrently; 'write' tools run one at a time, in order. */
-  concurrency: 'read' | 'write';
+  readonly concurrency: 'read' | 'write';
   /** Safe to re-run after a crash left its outcome unknown. */
-  idempotent: boolean;
+  readonly idempotent: boolean;
   /** Runs inside the workflow (todo, clarify), not as an activity. */
-  internal?: boolean;
+  readonly internal?: boolean;
 }
 
-export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): ToolSpec<S> {
-  return spec;
+export interface ToolSpecInit<S extends z.ZodType> extends Omit<ToolSpec<S>, 'schema'> {
+  /** Builds the schema; called once, on first use. */
+  schema: () => S;
+}
+
+/**
+ * The workflow bundle's modules are instantiated once per cached workflow, so building every tool's zod
+ * schema at import cost each conversation ~5 ms of workflow-thread CPU and a share of ~1 MiB of memory; a
+ * conversation builds only the schemas of the tools it calls.
+ */
+class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
+  readonly name: string;
+  readonly description: string;
+  readonly concurrency: 'read' | 'write';
+  readonly idempotent: boolean;
+  readonly internal?: boolean;
+  readonly #build: () => S;
+  #schema: S | undefined;
+
+  constructor(init: ToolSpecInit<S>) {
+    this.name = init.name;
+    this.description = init.description;
+    this.concurrency = init.concurrency;
+    this.idempotent = init.idempotent;
+    if (init.internal) this.internal = true;
+    this.#build = init.schema;
+  }
+
+  get schema(): S {
+    return (this.#schema ??= this.#build());
+  }
+}
+
+export function defineTool<S extends z.ZodType>(init: ToolSpecInit<S>): ToolSpec<S> {
+  return new LazyToolSpec(init);
 }
 
 /** What a handler gets besides its arguments. */

@@ -6,10 +6,11 @@ export const listDirSpec = defineTool({
   description:
     'Lists the entries of a workspace directory as an indented tree: directories end with "/", files show ' +
     'their size; node_modules and .git are shown but not entered; at most 500 entries.',
-  schema: z.object({
-    path: z.string().optional().describe('Directory, relative to the workspace. Default ".".'),
-    depth: z.number().int().min(1).max(4).optional().describe('How many levels to descend, 1-4. Default 1.'),
-  }),
+  schema: () =>
+    z.object({
+      path: z.string().optional().describe('Directory, relative to the workspace. Default ".".'),
+      depth: z.number().int().min(1).max(4).optional().describe('How many levels to descend, 1-4. Default 1.'),
+    }),
   concurrency: 'read',
   idempotent: true,
 });

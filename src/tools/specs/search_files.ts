@@ -6,12 +6,13 @@ export const searchFilesSpec = defineTool({
   description:
     'Returns the lines of workspace files that match a JavaScript regular expression, as "path:line: text"; ' +
     'skips binary files, node_modules and .git.',
-  schema: z.object({
-    pattern: z.string().min(1).describe('JavaScript regular expression (without slashes), e.g. "function \\w+".'),
-    path: z.string().optional().describe('Directory or file to search, relative to the workspace. Default ".".'),
-    glob: z.string().optional().describe('File name filter such as "*.ts"; "*" and "?" are the only wildcards.'),
-    max_results: z.number().int().min(1).max(1000).optional().describe('Maximum matching lines to return. Default 100.'),
-  }),
+  schema: () =>
+    z.object({
+      pattern: z.string().min(1).describe('JavaScript regular expression (without slashes), e.g. "function \\w+".'),
+      path: z.string().optional().describe('Directory or file to search, relative to the workspace. Default ".".'),
+      glob: z.string().optional().describe('File name filter such as "*.ts"; "*" and "?" are the only wildcards.'),
+      max_results: z.number().int().min(1).max(1000).optional().describe('Maximum matching lines to return. Default 100.'),
+    }),
   concurrency: 'read',
   idempotent: true,
 });

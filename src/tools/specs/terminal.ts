@@ -9,16 +9,17 @@ export const terminalSpec = defineTool({
     'Runs a bash command in the workspace and returns its combined stdout/stderr followed by "exit code: N" ' +
     '(a non-zero exit is reported, not an error); a command that exceeds its timeout is killed and the output ' +
     'so far is returned.',
-  schema: z.object({
-    command: z.string().min(1).describe('The bash command line to run (bash -c).'),
-    timeout: z
-      .number()
-      .positive()
-      .max(TERMINAL_MAX_TIMEOUT_SEC)
-      .optional()
-      .describe('Timeout in seconds, at most 600. Default: the configured terminal timeout.'),
-    cwd: z.string().optional().describe('Working directory, relative to the workspace. Default: the workspace root.'),
-  }),
+  schema: () =>
+    z.object({
+      command: z.string().min(1).describe('The bash command line to run (bash -c).'),
+      timeout: z
+        .number()
+        .positive()
+        .max(TERMINAL_MAX_TIMEOUT_SEC)
+        .optional()
+        .describe('Timeout in seconds, at most 600. Default: the configured terminal timeout.'),
+      cwd: z.string().optional().describe('Working directory, relative to the workspace. Default: the workspace root.'),
+    }),
   concurrency: 'write',
   idempotent: false,
 });
