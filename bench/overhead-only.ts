@@ -2,10 +2,11 @@
 // iteration), for checking a change to the loop without the whole benchmark; dynamic config values given replace
 // the product's. Prints; writes nothing.
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleOptions } from '../src/bundle';
 import path from 'node:path';
 import { installRuntimeLogger } from '../src/logger';
 import { temporalExecutable } from '../src/server/temporal-cli';
-import { PRODUCT_SERVER, quietLogger, withServer } from './harness';
+import { PRODUCT_SERVER, withServer } from './harness';
 import { scenarioOverhead } from './overhead';
 import { f2 } from './report';
 
@@ -15,7 +16,7 @@ async function main() {
   const runs = Number(process.argv[2] ?? 5);
   const iterations = Number(process.argv[3] ?? 50);
   const exe = await temporalExecutable('cli', { install: true });
-  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows-entry.ts'), logger: quietLogger });
+  const bundle = await bundleWorkflowCode(bundleOptions(path.join(__dirname, 'workflows-entry.ts')));
   const extra = process.argv.slice(4);
   const server = extra.length ? { ...PRODUCT_SERVER, label: extra.join(' '), args: extra.flatMap((a) => ['--dynamic-config-value', a]) } : PRODUCT_SERVER;
   await withServer(server, exe, bundle, async (h) => {

@@ -7,6 +7,7 @@
 // Files: harness.ts (server, workers, mock model), overhead.ts, growth.ts, throughput.ts (the scenarios),
 // report.ts (the results block), meter.ts (CPU and RSS), history.ts (reading histories).
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleOptions } from '../src/bundle';
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,7 +15,7 @@ import path from 'node:path';
 import { installRuntimeLogger } from '../src/logger';
 import { temporalExecutable } from '../src/server/temporal-cli';
 import { scenarioGrowth } from './growth';
-import { PRODUCT_SERVER, quietLogger, STOCK_SERVER, withServer } from './harness';
+import { PRODUCT_SERVER, STOCK_SERVER, withServer } from './harness';
 import { loadavg } from './meter';
 import { scenarioInstrumented, scenarioOverhead } from './overhead';
 import { f1, f2, kb, mb, report, writeResults, type Machine, type Results } from './report';
@@ -56,7 +57,7 @@ async function main() {
       // keep '?'
     }
   }
-  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'workflows-entry.ts'), logger: quietLogger });
+  const bundle = await bundleWorkflowCode(bundleOptions(path.join(__dirname, 'workflows-entry.ts')));
 
   const product = await withServer(PRODUCT_SERVER, exe, bundle, async (h) => {
     console.log('1. orchestration overhead per iteration …');

@@ -9,8 +9,17 @@ import { hermesHome, packageRoot } from './paths';
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
 export function workflowsPath(): string {
-  const ts = path.join(__dirname, 'workflows', 'index.ts');
-  return existsSync(ts) ? ts : path.join(__dirname, 'workflows', 'index.js');
+  return sourcePath('index');
+}
+
+function sourcePath(name: string): string {
+  const ts = path.join(__dirname, 'workflows', `${name}.ts`);
+  return existsSync(ts) ? ts : path.join(__dirname, 'workflows', `${name}.js`);
+}
+
+/** Options every workflow bundle is built with (worker, tests, benchmarks): zod is shared, see preload.ts. */
+export function bundleOptions(entry: string = workflowsPath()) {
+  return { workflowsPath: entry, preloadModules: [sourcePath('preload')], logger: quiet };
 }
 
 export async function cachedWorkflowBundle(): Promise<{ codePath: string }> {
@@ -21,7 +30,7 @@ export async function cachedWorkflowBundle(): Promise<{ codePath: string }> {
   const dir = path.join(hermesHome(), 'bundles');
   const file = path.join(dir, `workflows-${hash.digest('hex').slice(0, 16)}.js`);
   if (!existsSync(file)) {
-    const { code } = await bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quiet });
+    const { code } = await bundleWorkflowCode(bundleOptions());
     mkdirSync(dir, { recursive: true });
     // Write then rename: a concurrent process never reads a half-written bundle.
     const tmp = `${file}.${process.pid}.tmp`;

@@ -7,7 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { temporalExecutable } from '../src/server/temporal-cli';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../src/shared/defaults';
 import { ALL_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
-import { workflowsPath } from '../src/worker';
+import { bundleOptions } from '../src/bundle';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -27,7 +27,7 @@ export default async function setup(project: TestProject) {
         extraArgs: ['--log-level', 'error', ...DEV_SERVER_DYNAMIC_CONFIG],
       },
     }),
-    bundleWorkflowCode({ workflowsPath: workflowsPath(), logger: quietLogger }),
+    bundleWorkflowCode(bundleOptions()),
   ]);
   const dir = path.resolve('.hermes/test');
   mkdirSync(dir, { recursive: true });
@@ -41,5 +41,3 @@ export default async function setup(project: TestProject) {
   };
 }
 
-const noop = () => undefined;
-const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };

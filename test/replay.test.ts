@@ -2,6 +2,7 @@
 // code, and a deliberately changed workflow fails the same corpus (so this test can fail).
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { bundleOptions } from '../src/bundle';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -37,10 +38,7 @@ describe('replay corpus', () => {
   });
 
   it('fails on a deliberately changed workflow', async () => {
-    const bundle = await bundleWorkflowCode({
-      workflowsPath: path.resolve('test/fixtures/changed-workflow/index.ts'),
-      logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} },
-    });
+    const bundle = await bundleWorkflowCode(bundleOptions(path.resolve('test/fixtures/changed-workflow/index.ts')));
     const results = await replay({ workflowBundle: bundle });
     expect(results).toHaveLength(files.length);
     const failed = results.filter((r) => r.error);
