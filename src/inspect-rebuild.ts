@@ -1,18 +1,25 @@
 // Rebuilds an older context version for `hermes inspect --step N`. The workflow keeps only its current context;
 // a prune (context overflow, or shedding size before continue-as-new) replaced old tool outputs with stubs and
-// bumped the version. Everything needed to undo that is in the history: each tool activity's result, and each
-// model step's reference {version, count, digest}. The stubs are filled back in from the results, the prunes are
-// replayed with the workflow's own pure function at the point that reproduces the next version's digest, and the
-// answer is returned only if it matches the target step's digest — exact, or nothing.
+// bumped the version. Everything needed to undo that is in the history: each tool activity's result, each model
+// step's reference {version, count, digest}, and the calls themselves (for what the workflow wrote). The stubs
+// are filled back in, the prunes are replayed with the workflow's own pure function at the point that
+// reproduces the next version's digest, and the answer is returned only if it matches the target step's
+// digest — exact, or nothing.
 import { extendDigest } from './shared/digest';
-import type { ChatMessage, ModelCallInput, ToolCallInput, ToolCallResult } from './shared/types';
+import type { ChatMessage, ModelCallInput, TodoItem, ToolCallInput, ToolCallResult } from './shared/types';
+import { toolSpec } from './tools/registry';
 import { PRUNED_STUB, pruneToolOutputs, toolMessageContent } from './workflows/context-ops';
+import { duplicateResult } from './workflows/prompts';
+import { applyTodo, formatTodo } from './workflows/todo';
+import { planToolCalls } from './workflows/tool-calls';
 
 /** The keepTail the workflow prunes with (Conversation.pruneOldToolOutputs). */
 const KEEP_TAIL = 6;
 
 export interface RebuildStep {
   context: ModelCallInput['context'];
+  /** Tools offered at the step (the conversation's tools; none for a grace call). */
+  tools: string[];
 }
 
 export interface ToolRun {
@@ -22,20 +29,40 @@ export interface ToolRun {
 
 const digestOf = (messages: ChatMessage[]) => extendDigest('', messages);
 
-/** Current messages with every stub replaced by the tool message the model originally read. */
-export function restoreStubs(current: ChatMessage[], tools: ToolRun[]): ChatMessage[] {
+/**
+ * Current messages with every stub replaced by the tool message the model originally read. Tool activities'
+ * results come from the history; what the workflow wrote itself is derived the way it did: invalid calls and
+ * duplicates from the tool-call plan, `todo` results by replaying the list. (A `clarify` answer is not
+ * rebuilt: the digest check then reports the step as not rebuildable.)
+ */
+export function restoreStubs(current: ChatMessage[], tools: ToolRun[], offered: string[]): ChatMessage[] {
   const byCall = new Map(tools.filter((t) => t.result).map((t) => [t.input.callId, t]));
-  const calledAs = new Map<string, string>();
+  const original = new Map<string, string>();
+  let todo: TodoItem[] = [];
   for (const m of current) {
-    if (m.role === 'assistant') for (const tc of m.tool_calls ?? []) calledAs.set(tc.id, tc.function.name);
+    if (m.role !== 'assistant' || !m.tool_calls?.length) continue;
+    const plan = planToolCalls(m.tool_calls, offered, toolSpec);
+    for (const p of plan) {
+      if (p.kind === 'invalid') original.set(p.call.id, p.content);
+      if (p.kind !== 'run') continue;
+      const run = byCall.get(p.call.id);
+      if (run?.result) {
+        original.set(p.call.id, toolMessageContent(run.result.content, run.input.name, p.repairedFrom, run.input.outputLimit));
+      } else if (p.name === 'todo') {
+        const args = p.args as { todos: Parameters<typeof applyTodo>[1]; merge?: boolean };
+        const { list, error } = applyTodo(todo, args.todos, Boolean(args.merge));
+        todo = list;
+        original.set(p.call.id, error ? `Error: ${error}` : formatTodo(list));
+      }
+    }
+    for (const p of plan) {
+      if (p.kind === 'duplicate') original.set(p.call.id, `${duplicateResult(p.of)}\n${original.get(p.of) ?? ''}`);
+    }
   }
   return current.map((m) => {
     if (m.role !== 'tool' || !PRUNED_STUB.test(m.content)) return m;
-    const run = byCall.get(m.tool_call_id);
-    if (!run?.result) return m;
-    const asked = calledAs.get(m.tool_call_id);
-    const content = toolMessageContent(run.result.content, run.input.name, asked !== run.input.name ? asked : undefined, run.input.outputLimit);
-    return { ...m, content };
+    const content = original.get(m.tool_call_id);
+    return content === undefined ? m : { ...m, content };
   });
 }
 
@@ -45,7 +72,8 @@ export function restoreStubs(current: ChatMessage[], tools: ToolRun[]): ChatMess
  */
 export function rebuildContext(current: ChatMessage[], tools: ToolRun[], steps: RebuildStep[], target: number): ChatMessage[] | undefined {
   const want = steps[target]!.context;
-  let msgs = restoreStubs(current.slice(0, want.count), tools);
+  const offered = steps.find((s) => s.tools.length)?.tools ?? [];
+  let msgs = restoreStubs(current.slice(0, want.count), tools, offered);
   let version = steps[0]!.context.version;
   for (let i = 1; i <= target; i++) {
     const s = steps[i]!.context;

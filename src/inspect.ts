@@ -139,7 +139,7 @@ export async function modelViewAt(client: Client, workflowId: string, step: numb
     const tools = rows
       .filter((r) => r.kind === 'tool')
       .map((r) => ({ input: r.input as ToolCallInput, result: r.output as ToolCallResult | undefined }));
-    const steps = models.map((r) => ({ context: (r.input as ModelCallInput).context }));
+    const steps = models.map((r) => ({ context: (r.input as ModelCallInput).context, tools: (r.input as ModelCallInput).tools }));
     const again = rebuildContext(current, tools, steps, index);
     if (!again) {
       throw new Error(

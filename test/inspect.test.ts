@@ -66,6 +66,14 @@ describe('inspect', () => {
       toolCall('terminal', { command: `printf '${big('a')}'` }, 'a'),
       // Called by a wrong name: the tool message carries a note the rebuild must reproduce.
       toolCall('Read-File', { path: 'big.txt' }, 'b'),
+      // Results the workflow writes itself: a todo list, and a duplicate call's copy of the first one's output.
+      toolCall('todo', { todos: ['plan', 'build', 'test', 'ship'].map((w, i) => ({ id: String(i + 1), content: `${w} `.repeat(20) })) }, 't'),
+      {
+        toolCalls: [
+          { id: 'r1', name: 'read_file', arguments: { path: 'big.txt', limit: 1 } },
+          { id: 'r2', name: 'read_file', arguments: { path: 'big.txt', limit: 1 } },
+        ],
+      },
       toolCall('terminal', { command: 'echo 1' }, 'c'),
       toolCall('terminal', { command: 'echo 2' }, 'd'),
       toolCall('terminal', { command: 'echo 3' }, 'f'),
@@ -79,15 +87,19 @@ describe('inspect', () => {
       const handle = await h.hermes.start({ prompt: 'prune me' });
       expect((await handle.result()).status).toBe('completed');
       const out = [];
-      for (let n = 1; n <= 9; n++) out.push(await modelViewAt(h.client, handle.id, n));
+      for (let n = 1; n <= 11; n++) out.push(await modelViewAt(h.client, handle.id, n));
       return out;
     });
-    // Steps 1-7 saw version 0 (step 7 is the request that overflowed), 8-9 the pruned version 1.
-    expect(views.map((v) => `${v.contextVersion}${v.rebuilt ? ' rebuilt' : ''}`)).toEqual([...Array(7).fill('0 rebuilt'), '1', '1']);
+    // Steps 1-9 saw version 0 (step 9 is the request that overflowed), 10-11 the pruned version 1.
+    expect(views.map((v) => `${v.contextVersion}${v.rebuilt ? ' rebuilt' : ''}`)).toEqual([...Array(9).fill('0 rebuilt'), '1', '1']);
     views.forEach((v, i) => expect(v.messages, `step ${i + 1}`).toEqual(h.mock.requests[i]!.messages));
-    expect(toolText(views[6]!.messages, 'b')).toMatch(/^\(called as "Read-File", ran read_file\)\n/);
-    expect(toolText(views[7]!.messages, 'b')).toMatch(/^\[pruned: \d+ characters of earlier Read-File output\]$/);
-    expect(toolText(views[6]!.messages, 'a')).toContain(big('a'));
+    expect(toolText(views[8]!.messages, 'b')).toMatch(/^\(called as "Read-File", ran read_file\)\n/);
+    expect(toolText(views[9]!.messages, 'b')).toMatch(/^\[pruned: \d+ characters of earlier Read-File output\]$/);
+    expect(toolText(views[8]!.messages, 'a')).toContain(big('a'));
+    expect(toolText(views[8]!.messages, 't')).toMatch(/^Todo \(0\/4 done\):/);
+    expect(toolText(views[9]!.messages, 't')).toMatch(/^\[pruned: \d+ characters of earlier todo output\]$/);
+    expect(toolText(views[8]!.messages, 'r2')).toMatch(/^\(duplicate of call r1/);
+    expect(toolText(views[9]!.messages, 'r2')).toMatch(/^\[pruned:/);
   });
 
   it('says clearly when the step does not exist', async () => {

@@ -2,12 +2,12 @@
 // one is forgotten, and a sweep kills only the groups whose worker is gone. The end-to-end case (a real worker
 // process SIGKILLed, the next one killing its command) is in crash.test.ts.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { terminal } from '../src/tools/handlers';
-import { killOrphans, processStartTime, type ProcessRecord } from '../src/tools/orphans';
+import { killOrphans, processStartTime, TOKEN_ENV, type ProcessRecord } from '../src/tools/orphans';
 import { alive, waitFor } from './helpers/wait';
 
 const dirs: string[] = [];
@@ -24,7 +24,7 @@ afterEach(() => {
 });
 
 function tmp(prefix: string): string {
-  const d = mkdtempSync(path.join(os.tmpdir(), prefix));
+  const d = mkdtempSync(path.join(os.tmpdir(), prefix)); // mode 0700
   dirs.push(d);
   return d;
 }
@@ -58,6 +58,16 @@ describe('terminal processes left by a dead worker', () => {
     expect(pid).toBeGreaterThan(0);
     ac.abort();
     await expect(run).rejects.toThrow();
+    // Kept until the SIGKILL that follows the SIGTERM has gone out (a crash in between must still find it).
+    expect(readdirSync(processDir)).toHaveLength(1);
+    await waitFor('the record to go', () => readdirSync(processDir).length === 0, 5_000);
+  });
+
+  it('writes nothing when a command finishes normally', async () => {
+    const ws = tmp('hermes-orphans-ws-');
+    const processDir = path.join(tmp('hermes-orphans-'), 'procs');
+    const ctx = { workspace: ws, signal: new AbortController().signal, heartbeat: () => undefined, terminalTimeoutSec: 60, callId: 'c1', processDir };
+    expect(await terminal({ command: 'echo $HERMES_TERMINAL_TOKEN | wc -c' }, ctx)).toMatch(/^25\nexit code: 0$/);
     expect(readdirSync(processDir)).toEqual([]);
   });
 
@@ -69,10 +79,10 @@ describe('terminal processes left by a dead worker', () => {
     await waitFor('the sleepers to start', () => [orphan, kept, recycled].every((p) => processStartTime(p) !== undefined));
     const me = { owner: process.pid, ownerStarted: processStartTime(process.pid)! };
     const deadOwner = { owner: 2 ** 22 + 1, ownerStarted: '1' }; // above pid_max's default: no such process
-    write(dir, { pgid: orphan, started: processStartTime(orphan)!, ...deadOwner, command: 'sleep 30' });
-    write(dir, { pgid: kept, started: processStartTime(kept)!, ...me, command: 'sleep 30' });
+    write(dir, { pgid: orphan, started: processStartTime(orphan)!, token: 't1', ...deadOwner, command: 'sleep 30' });
+    write(dir, { pgid: kept, started: processStartTime(kept)!, token: 't2', ...me, command: 'sleep 30' });
     // Same pid, different start time: another process now has that pid.
-    write(dir, { pgid: recycled, started: '1', ...deadOwner, command: 'sleep 30' });
+    write(dir, { pgid: recycled, started: '1', token: 't3', ...deadOwner, command: 'sleep 30' });
 
     const swept = killOrphans(dir);
     expect(swept.killed.map((r) => r.pgid)).toEqual([orphan]);
@@ -82,6 +92,48 @@ describe('terminal processes left by a dead worker', () => {
     expect(alive(recycled)).toBe(true);
     // The live owner's record stays for a later sweep; the others are gone.
     expect(readdirSync(dir)).toEqual([`${kept}.json`]);
+  });
+
+  it('kills a group whose leader has exited only when its members carry the token', async () => {
+    const dir = tmp('hermes-orphans-');
+    const deadOwner = { owner: 2 ** 22 + 1, ownerStarted: '1' };
+    // bash leads the group, starts sleep in the background and exits: a group without its leader.
+    const leaderless = (env: Record<string, string>) => {
+      const child = spawn('bash', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, ...env } });
+      groups.push(child.pid!);
+      return new Promise<{ pgid: number; member: number }>((resolve) => {
+        let out = '';
+        child.stdout!.on('data', (d) => (out += d));
+        child.on('close', () => resolve({ pgid: child.pid!, member: Number(out.trim()) }));
+      });
+    };
+    const ours = await leaderless({ [TOKEN_ENV]: 'tok-ours' });
+    const stranger = await leaderless({});
+    await waitFor('both leaders to be gone', () => processStartTime(ours.pgid) === undefined && processStartTime(stranger.pgid) === undefined);
+    write(dir, { pgid: ours.pgid, started: '1', token: 'tok-ours', ...deadOwner, command: 'x' });
+    // A stale record whose pgid now names someone else's leaderless group: never killed.
+    write(dir, { pgid: stranger.pgid, started: '1', token: 'tok-gone', ...deadOwner, command: 'x' });
+
+    const swept = killOrphans(dir);
+    expect(swept.killed.map((r) => r.pgid)).toEqual([ours.pgid]);
+    await waitFor('our orphan to die', () => !alive(ours.member), 5_000);
+    expect(alive(stranger.member)).toBe(true);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('ignores a record directory others could write to', async () => {
+    const dir = tmp('hermes-orphans-');
+    const orphan = sleeper();
+    await waitFor('the sleeper to start', () => processStartTime(orphan) !== undefined);
+    write(dir, { pgid: orphan, started: processStartTime(orphan)!, token: 't', owner: 2 ** 22 + 1, ownerStarted: '1', command: 'sleep 30' });
+    chmodSync(dir, 0o777);
+    expect(killOrphans(dir)).toEqual({ killed: [], removed: 0 });
+    const link = `${dir}-link`;
+    dirs.push(link);
+    chmodSync(dir, 0o700);
+    symlinkSync(dir, link);
+    expect(killOrphans(link)).toEqual({ killed: [], removed: 0 });
+    expect(alive(orphan)).toBe(true);
   });
 
   it('does nothing without a process directory', () => {

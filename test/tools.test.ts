@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ToolError, type ToolContext } from '../src/tools/spec';
 import { FILE_TOOL_SPECS } from '../src/tools/specs';
+import { TOOL_SPECS, toolDefinitions } from '../src/tools/registry';
 import { classifyCommand, TERMINAL_RULES } from '../src/tools/specs/terminal-safety';
 import { FILE_TOOL_HANDLERS, listDir, patch, readFile, searchFiles, terminal, writeFile } from '../src/tools/handlers';
 import { MAX_LIST_ENTRIES } from '../src/tools/handlers/list_dir';
@@ -79,6 +80,24 @@ describe('specs', () => {
       ['terminal', 'write', false],
     ]);
     expect(Object.keys(FILE_TOOL_HANDLERS).sort()).toEqual(FILE_TOOL_SPECS.map((s) => s.name).sort());
+  });
+
+  it('uses no zod string formats or regex patterns: the workflow sandbox shares a frozen zod', () => {
+    // zod is a preloaded module (src/workflows/preload.ts); the SDK deep-freezes it, and zod's format checks
+    // (email, uuid, date, regex…) reset `lastIndex` on its shared, frozen RegExps — a TypeError in the workflow.
+    const checked: string[] = [];
+    const walk = (node: unknown, where: string): void => {
+      if (!node || typeof node !== 'object') return;
+      const n = node as Record<string, unknown>;
+      if (n.type === 'string') {
+        checked.push(where);
+        expect(n.format, where).toBeUndefined();
+        expect(n.pattern, where).toBeUndefined();
+      }
+      for (const [k, v] of Object.entries(n)) walk(v, `${where}.${k}`);
+    };
+    for (const spec of TOOL_SPECS) walk(toolDefinitions([spec.name])[0]!.function.parameters, spec.name);
+    expect(checked).toContain('search_files.properties.pattern');
   });
 });
 

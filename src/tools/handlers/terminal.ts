@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { ToolError, type ToolHandler } from '../spec';
 import { TERMINAL_MAX_TIMEOUT_SEC, type terminalSpec } from '../specs/terminal';
-import { forgetProcess, recordProcess } from '../orphans';
+import { forgetProcess, newToken, recordProcess, TOKEN_ENV } from '../orphans';
 import { resolveInWorkspace } from '../workspace';
 import { statOrFail } from './fs-util';
 import { HeadTailBuffer } from './output-buffer';
@@ -33,20 +33,23 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
   if (!(await statOrFail(cwd, args.cwd ?? '.')).isDirectory()) throw new ToolError(`cwd ${args.cwd} is not a directory`);
   const timeoutSec = Math.min(TERMINAL_MAX_TIMEOUT_SEC, args.timeout ?? ctx.terminalTimeoutSec);
 
+  // The token marks the group's members for the crash clean-up (orphans.ts), also after bash has exited.
+  const token = newToken();
   // detached: bash leads a new process group, so one kill(-pid) reaches everything it started.
   const child = spawn('bash', ['-c', args.command], {
     cwd,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     // No pagers or prompts: there is no terminal on the other side.
-    env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', TERM: 'dumb' },
+    env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', TERM: 'dumb', [TOKEN_ENV]: token },
   });
   const pgid = child.pid;
   // Written down while it runs: if this worker dies, the next one on this host kills the group (orphans.ts).
   if (pgid !== undefined) {
-    recordProcess(ctx.processDir, { pgid, command: args.command.slice(0, 200), workflowId: ctx.workflowId, callId: ctx.callId });
+    recordProcess(ctx.processDir, { pgid, token, command: args.command.slice(0, 200), workflowId: ctx.workflowId, callId: ctx.callId });
   }
-  const done = () => pgid !== undefined && forgetProcess(ctx.processDir, pgid);
+  let killing = false;
+  const forget = () => pgid !== undefined && forgetProcess(ctx.processDir, pgid);
   const out = new HeadTailBuffer(MAX_CAPTURE_CHARS);
   child.stdout.setEncoding('utf8').on('data', (s: string) => out.push(s));
   child.stderr.setEncoding('utf8').on('data', (s: string) => out.push(s));
@@ -63,14 +66,19 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     const kill = () => {
       if (child.pid === undefined) return;
       const pid = child.pid;
+      killing = true;
       signalGroup(pid, 'SIGTERM');
-      // Not cleared on finish: a child that ignores SIGTERM must still die after bash has gone.
-      setTimeout(() => signalGroup(pid, 'SIGKILL'), KILL_GRACE_MS).unref();
+      // Not cleared on finish: a child that ignores SIGTERM must still die after bash has gone. Not unref'd: a
+      // worker shutting down waits for it. The record stays until then, for the crash clean-up.
+      setTimeout(() => {
+        signalGroup(pid, 'SIGKILL');
+        forget();
+      }, KILL_GRACE_MS);
     };
     const finish = () => {
       if (settled || !exit) return;
       settled = true;
-      done();
+      if (!killing) forget();
       clearInterval(heartbeat);
       timers.forEach(clearTimeout);
       ctx.signal.removeEventListener('abort', onAbort);
@@ -101,7 +109,7 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     child.on('error', (err) => {
       if (settled) return;
       settled = true;
-      done();
+      if (!killing) forget();
       clearInterval(heartbeat);
       timers.forEach(clearTimeout);
       ctx.signal.removeEventListener('abort', onAbort);
