@@ -36,33 +36,37 @@ const digestOf = (messages: ChatMessage[]) => extendDigest('', messages);
  * rebuilt: the digest check then reports the step as not rebuildable.)
  */
 export function restoreStubs(current: ChatMessage[], tools: ToolRun[], offered: string[]): ChatMessage[] {
-  const byCall = new Map(tools.filter((t) => t.result).map((t) => [t.input.callId, t]));
-  const original = new Map<string, string>();
+  // Everything in order, per call id: some providers reuse ids across messages ("call_0" every time).
+  const runs = new Map<string, ToolRun[]>();
+  for (const t of tools) runs.set(t.input.callId, [...(runs.get(t.input.callId) ?? []), t]);
+  const contents = new Map<string, Array<string | undefined>>();
   let todo: TodoItem[] = [];
   for (const m of current) {
     if (m.role !== 'assistant' || !m.tool_calls?.length) continue;
     const plan = planToolCalls(m.tool_calls, offered, toolSpec);
+    const mine = new Map<string, string | undefined>(); // ids are unique within a message
     for (const p of plan) {
-      if (p.kind === 'invalid') original.set(p.call.id, p.content);
+      if (p.kind === 'invalid') mine.set(p.call.id, p.content);
       if (p.kind !== 'run') continue;
-      const run = byCall.get(p.call.id);
+      const run = p.spec.internal ? undefined : runs.get(p.call.id)?.shift();
       if (run?.result) {
-        original.set(p.call.id, toolMessageContent(run.result.content, run.input.name, p.repairedFrom, run.input.outputLimit));
+        mine.set(p.call.id, toolMessageContent(run.result.content, run.input.name, p.repairedFrom, run.input.outputLimit));
       } else if (p.name === 'todo') {
         const args = p.args as { todos: Parameters<typeof applyTodo>[1]; merge?: boolean };
         const { list, error } = applyTodo(todo, args.todos, Boolean(args.merge));
         todo = list;
-        original.set(p.call.id, error ? `Error: ${error}` : formatTodo(list));
+        mine.set(p.call.id, error ? `Error: ${error}` : formatTodo(list));
       }
     }
     for (const p of plan) {
-      if (p.kind === 'duplicate') original.set(p.call.id, `${duplicateResult(p.of)}\n${original.get(p.of) ?? ''}`);
+      if (p.kind === 'duplicate') mine.set(p.call.id, `${duplicateResult(p.of)}\n${mine.get(p.of) ?? ''}`);
     }
+    for (const p of plan) contents.set(p.call.id, [...(contents.get(p.call.id) ?? []), mine.get(p.call.id)]);
   }
   return current.map((m) => {
-    if (m.role !== 'tool' || !PRUNED_STUB.test(m.content)) return m;
-    const content = original.get(m.tool_call_id);
-    return content === undefined ? m : { ...m, content };
+    if (m.role !== 'tool') return m;
+    const content = contents.get(m.tool_call_id)?.shift(); // consumed by every tool message, to stay aligned
+    return PRUNED_STUB.test(m.content) && content !== undefined ? { ...m, content } : m;
   });
 }
 

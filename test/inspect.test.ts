@@ -74,7 +74,8 @@ describe('inspect', () => {
           { id: 'r2', name: 'read_file', arguments: { path: 'big.txt', limit: 1 } },
         ],
       },
-      toolCall('terminal', { command: 'echo 1' }, 'c'),
+      // The same call id again, as some providers do in every message.
+      toolCall('terminal', { command: 'echo 1' }, 'a'),
       toolCall('terminal', { command: 'echo 2' }, 'd'),
       toolCall('terminal', { command: 'echo 3' }, 'f'),
       toolCall('terminal', { command: 'echo 4' }, 'g'),
