@@ -103,6 +103,21 @@ describe('inspect', () => {
     expect(toolText(views[9]!.messages, 'r2')).toMatch(/^\[pruned:/);
   });
 
+  it('rebuilds every step of a conversation that continued as new, run by run', async () => {
+    const steps = Array.from({ length: 12 }, (_, i) => toolCall('write_file', { path: `f${i}.txt`, content: `file ${i}` }, `w${i}`));
+    h = await createHarness([...steps, answer('written')]);
+    const { views, rows, result } = await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'write a lot', maxHistoryEvents: 40 });
+      const result = await handle.result();
+      const views = [];
+      for (let n = 1; n <= 13; n++) views.push(await modelViewAt(h.client, handle.id, n));
+      return { views, rows: stepRows(await fetchRuns(h.client, handle.id)), result };
+    });
+    expect(result.runs).toBeGreaterThan(2);
+    expect(new Set(rows.map((r) => r.run)).size).toBe(result.runs);
+    views.forEach((v, i) => expect(v.messages, `step ${i + 1}`).toEqual(h.mock.requests[i]!.messages));
+  });
+
   it('says clearly when the step does not exist', async () => {
     h = await createHarness([answer('one step')]);
     await h.run(async () => {
