@@ -273,7 +273,11 @@ async function inspect(args: string[]): Promise<number> {
       else process.stdout.write(formatModelView(view));
       return 0;
     }
-    const rows = stepRows(await fetchRuns(hermes.client, id));
+    const rows = stepRows(
+      await fetchRuns(hermes.client, id, (runId) =>
+        process.stderr.write(`note: run ${runId} and the runs before it are past the namespace's retention; steps are numbered from the oldest run left\n`),
+      ),
+    );
     if (values.json) process.stdout.write(`${JSON.stringify(rows.map(({ input: _input, output: _output, ...r }) => r), null, 2)}\n`);
     else process.stdout.write(formatRows(rows));
     return 0;

@@ -5,7 +5,7 @@
 // are filled back in, the prunes are replayed with the workflow's own pure function at the point that
 // reproduces the next version's digest, and the answer is returned only if it matches the target step's
 // digest — exact, or nothing.
-import { extendDigest } from './shared/digest';
+import { canonicalJson, extendDigest } from './shared/digest';
 import type { ChatMessage, ModelCallInput, TodoItem, ToolCallInput, ToolCallResult } from './shared/types';
 import { toolSpec } from './tools/registry';
 import { PRUNED_STUB, pruneToolOutputs, toolMessageContent } from './workflows/context-ops';
@@ -36,38 +36,55 @@ const digestOf = (messages: ChatMessage[]) => extendDigest('', messages);
  * rebuilt: the digest check then reports the step as not rebuildable.)
  */
 export function restoreStubs(current: ChatMessage[], tools: ToolRun[], offered: string[]): ChatMessage[] {
-  // Everything in order, per call id: some providers reuse ids across messages ("call_0" every time).
+  // Activities by call id, in history order. Some providers reuse ids across messages ("call_0" every time),
+  // so a call takes the first unused run with its id, tool and arguments — a call that never ran takes none.
   const runs = new Map<string, ToolRun[]>();
   for (const t of tools) runs.set(t.input.callId, [...(runs.get(t.input.callId) ?? []), t]);
-  const contents = new Map<string, Array<string | undefined>>();
+  const takeRun = (id: string, name: string, args: Record<string, unknown>) => {
+    const list = runs.get(id) ?? [];
+    const i = list.findIndex((t) => t.input.name === name && canonicalJson(t.input.args) === canonicalJson(args));
+    return i < 0 ? undefined : list.splice(i, 1)[0];
+  };
+  const out = current.slice();
   let todo: TodoItem[] = [];
-  for (const m of current) {
-    if (m.role !== 'assistant' || !m.tool_calls?.length) continue;
+  current.forEach((m, at) => {
+    if (m.role !== 'assistant' || !m.tool_calls?.length) return;
     const plan = planToolCalls(m.tool_calls, offered, toolSpec);
+    // The workflow appends one tool message per call right after the assistant message, in plan order.
+    const shown = (k: number) => {
+      const t = current[at + 1 + k];
+      return t?.role === 'tool' && !PRUNED_STUB.test(t.content) ? t.content : undefined;
+    };
     const mine = new Map<string, string | undefined>(); // ids are unique within a message
-    for (const p of plan) {
+    plan.forEach((p, k) => {
       if (p.kind === 'invalid') mine.set(p.call.id, p.content);
-      if (p.kind !== 'run') continue;
-      const run = p.spec.internal ? undefined : runs.get(p.call.id)?.shift();
+      if (p.kind !== 'run') return;
+      const run = p.spec.internal ? undefined : takeRun(p.call.id, p.name, p.args);
       if (run?.result) {
         mine.set(p.call.id, toolMessageContent(run.result.content, run.input.name, p.repairedFrom, run.input.outputLimit));
       } else if (p.name === 'todo') {
         const args = p.args as { todos: Parameters<typeof applyTodo>[1]; merge?: boolean };
         const { list, error } = applyTodo(todo, args.todos, Boolean(args.merge));
+        const content = error ? `Error: ${error}` : formatTodo(list);
+        // A todo call cut before it ran (an interrupt) shows something else and left the list as it was.
+        const visible = shown(k);
+        if (visible !== undefined && visible !== content) return;
         todo = list;
-        mine.set(p.call.id, error ? `Error: ${error}` : formatTodo(list));
+        mine.set(p.call.id, content);
       }
-    }
+    });
     for (const p of plan) {
       if (p.kind === 'duplicate') mine.set(p.call.id, `${duplicateResult(p.of)}\n${mine.get(p.of) ?? ''}`);
     }
-    for (const p of plan) contents.set(p.call.id, [...(contents.get(p.call.id) ?? []), mine.get(p.call.id)]);
-  }
-  return current.map((m) => {
-    if (m.role !== 'tool') return m;
-    const content = contents.get(m.tool_call_id)?.shift(); // consumed by every tool message, to stay aligned
-    return PRUNED_STUB.test(m.content) && content !== undefined ? { ...m, content } : m;
+    plan.forEach((p, k) => {
+      const t = current[at + 1 + k];
+      const content = mine.get(p.call.id);
+      if (t?.role === 'tool' && t.tool_call_id === p.call.id && PRUNED_STUB.test(t.content) && content !== undefined) {
+        out[at + 1 + k] = { ...t, content };
+      }
+    });
   });
+  return out;
 }
 
 /**

@@ -3,7 +3,7 @@
 // (the single source of truth, append-only within a context version; older versions are rebuilt from the
 // history by inspect-rebuild.ts) and the tool definitions from the registry. The digest proves the result.
 import type { Client } from '@temporalio/client';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { defaultPayloadConverter, WorkflowNotFoundError, type Payload } from '@temporalio/common';
 import { contextQuery } from './shared/messages';
 import { rebuildContext } from './inspect-rebuild';
 import { extendDigest } from './shared/digest';
@@ -30,12 +30,23 @@ export interface StepRow {
   output?: unknown;
 }
 
-/** The histories of all runs of a conversation (continue-as-new chain), oldest first. */
-export async function fetchRunHistories(client: Client, workflowId: string): Promise<History[]> {
+/**
+ * The histories of all runs of a conversation (continue-as-new chain), oldest first. Runs that have passed the
+ * namespace's retention are gone: the chain then starts at the oldest run left, and `onGone` hears which
+ * run could not be fetched.
+ */
+export async function fetchRunHistories(client: Client, workflowId: string, onGone?: (runId: string) => void): Promise<History[]> {
   const runs: History[] = [];
   let runId: string | undefined;
   for (let guard = 0; guard < 10_000; guard++) {
-    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    let history: History;
+    try {
+      history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    } catch (err) {
+      if (runId === undefined || !(err instanceof WorkflowNotFoundError)) throw err;
+      onGone?.(runId);
+      break;
+    }
     runs.unshift(history);
     const prev = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
     if (!prev) break;
@@ -44,8 +55,8 @@ export async function fetchRunHistories(client: Client, workflowId: string): Pro
   return runs;
 }
 
-export async function fetchRuns(client: Client, workflowId: string): Promise<HistoryEvent[][]> {
-  return (await fetchRunHistories(client, workflowId)).map((h) => h.events ?? []);
+export async function fetchRuns(client: Client, workflowId: string, onGone?: (runId: string) => void): Promise<HistoryEvent[][]> {
+  return (await fetchRunHistories(client, workflowId, onGone)).map((h) => h.events ?? []);
 }
 
 export function stepRows(runs: HistoryEvent[][]): StepRow[] {

@@ -8,7 +8,7 @@ import { cachedWorkflowBundle, workflowsPath } from './bundle';
 import { loadProfiles, type ProfileSet } from './llm/profiles';
 import { logger } from './logger';
 import { TASK_QUEUE } from './shared/defaults';
-import { defaultProcessDir, killOrphans } from './tools/orphans';
+import { defaultProcessDir, killOrphans, untrustedDir } from './tools/orphans';
 
 export interface HermesWorkerOptions {
   connection: NativeConnection;
@@ -34,7 +34,7 @@ export interface HermesWorkerOptions {
 export { workflowsPath };
 
 export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Worker> {
-  const processDir = opts.processDir ?? process.env.HERMES_PROCESS_DIR ?? defaultProcessDir();
+  const processDir = path.resolve(opts.processDir ?? (process.env.HERMES_PROCESS_DIR || defaultProcessDir()));
   sweepOrphans(processDir);
   const activities = createActivities({
     profiles: opts.profiles ?? loadProfiles(),
@@ -65,6 +65,11 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
  * already been told the outcome is unknown. Kill what is left of them before taking new work.
  */
 function sweepOrphans(dir: string): void {
+  const why = untrustedDir(dir);
+  if (why) {
+    logger.warn({ dir }, `terminal commands are not written down for the crash clean-up: ${dir}: ${why}`);
+    return;
+  }
   const { killed } = killOrphans(dir);
   for (const r of killed) {
     logger.warn(

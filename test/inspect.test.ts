@@ -1,24 +1,30 @@
 // `hermes inspect`: the history holds only references, yet the exact model input of any step is rebuilt.
 import { execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { fetchRuns, modelViewAt, stepRows } from '../src/inspect';
+import { fetchRunHistories, fetchRuns, modelViewAt, stepRows } from '../src/inspect';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 
 const exec = promisify(execFile);
 const toolText = (messages: Array<{ role: string; tool_call_id?: string; content?: unknown }>, id: string) =>
   String(messages.find((m) => m.role === 'tool' && m.tool_call_id === id)?.content);
 let h: Harness;
+let open: Harness | undefined;
 afterEach(async () => {
-  await h?.close();
+  await open?.close();
+  open = undefined;
 });
+const harness = async (...args: Parameters<typeof createHarness>): Promise<Harness> => (open = h = await createHarness(...args));
 
 describe('inspect', () => {
   it('rebuilds exactly what the model saw at each step, and model inputs stay small', async () => {
     const big = 'y'.repeat(4_000);
-    h = await createHarness([
+    await harness([
       toolCall('read_file', { path: 'big.txt' }, 'c1'),
       toolCall('write_file', { path: 'out.txt', content: 'done' }, 'c2'),
       toolCall('list_dir', {}, 'c3'),
@@ -62,7 +68,7 @@ describe('inspect', () => {
 
   it('rebuilds the steps before a context-overflow prune from the history, exactly', async () => {
     const big = (c: string) => c.repeat(3_000);
-    h = await createHarness([
+    await harness([
       toolCall('terminal', { command: `printf '${big('a')}'` }, 'a'),
       // Called by a wrong name: the tool message carries a note the rebuild must reproduce.
       toolCall('Read-File', { path: 'big.txt' }, 'b'),
@@ -74,8 +80,10 @@ describe('inspect', () => {
           { id: 'r2', name: 'read_file', arguments: { path: 'big.txt', limit: 1 } },
         ],
       },
-      // The same call id again, as some providers do in every message.
-      toolCall('terminal', { command: 'echo 1' }, 'a'),
+      // The same call id again, as some providers do in every message: first for a call that never runs (the
+      // approval policy denies it), then for one that does.
+      toolCall('terminal', { command: 'rm -rf build' }, 'a'),
+      toolCall('terminal', { command: `printf '${big('c')}'` }, 'a'),
       toolCall('terminal', { command: 'echo 2' }, 'd'),
       toolCall('terminal', { command: 'echo 3' }, 'f'),
       toolCall('terminal', { command: 'echo 4' }, 'g'),
@@ -85,27 +93,27 @@ describe('inspect', () => {
     ]);
     writeFileSync(path.join(h.workspace, 'big.txt'), big('b'));
     const views = await h.run(async () => {
-      const handle = await h.hermes.start({ prompt: 'prune me' });
+      const handle = await h.hermes.start({ prompt: 'prune me', approvalMode: 'deny' });
       expect((await handle.result()).status).toBe('completed');
       const out = [];
-      for (let n = 1; n <= 11; n++) out.push(await modelViewAt(h.client, handle.id, n));
+      for (let n = 1; n <= 12; n++) out.push(await modelViewAt(h.client, handle.id, n));
       return out;
     });
-    // Steps 1-9 saw version 0 (step 9 is the request that overflowed), 10-11 the pruned version 1.
-    expect(views.map((v) => `${v.contextVersion}${v.rebuilt ? ' rebuilt' : ''}`)).toEqual([...Array(9).fill('0 rebuilt'), '1', '1']);
+    // Steps 1-10 saw version 0 (step 10 is the request that overflowed), 11-12 the pruned version 1.
+    expect(views.map((v) => `${v.contextVersion}${v.rebuilt ? ' rebuilt' : ''}`)).toEqual([...Array(10).fill('0 rebuilt'), '1', '1']);
     views.forEach((v, i) => expect(v.messages, `step ${i + 1}`).toEqual(h.mock.requests[i]!.messages));
-    expect(toolText(views[8]!.messages, 'b')).toMatch(/^\(called as "Read-File", ran read_file\)\n/);
-    expect(toolText(views[9]!.messages, 'b')).toMatch(/^\[pruned: \d+ characters of earlier Read-File output\]$/);
-    expect(toolText(views[8]!.messages, 'a')).toContain(big('a'));
-    expect(toolText(views[8]!.messages, 't')).toMatch(/^Todo \(0\/4 done\):/);
-    expect(toolText(views[9]!.messages, 't')).toMatch(/^\[pruned: \d+ characters of earlier todo output\]$/);
-    expect(toolText(views[8]!.messages, 'r2')).toMatch(/^\(duplicate of call r1/);
-    expect(toolText(views[9]!.messages, 'r2')).toMatch(/^\[pruned:/);
+    expect(toolText(views[9]!.messages, 'b')).toMatch(/^\(called as "Read-File", ran read_file\)\n/);
+    expect(toolText(views[10]!.messages, 'b')).toMatch(/^\[pruned: \d+ characters of earlier Read-File output\]$/);
+    expect(toolText(views[9]!.messages, 'a')).toContain(big('a'));
+    expect(toolText(views[9]!.messages, 't')).toMatch(/^Todo \(0\/4 done\):/);
+    expect(toolText(views[10]!.messages, 't')).toMatch(/^\[pruned: \d+ characters of earlier todo output\]$/);
+    expect(toolText(views[9]!.messages, 'r2')).toMatch(/^\(duplicate of call r1/);
+    expect(toolText(views[10]!.messages, 'r2')).toMatch(/^\[pruned:/);
   });
 
   it('rebuilds every step of a conversation that continued as new, run by run', async () => {
     const steps = Array.from({ length: 12 }, (_, i) => toolCall('write_file', { path: `f${i}.txt`, content: `file ${i}` }, `w${i}`));
-    h = await createHarness([...steps, answer('written')]);
+    await harness([...steps, answer('written')]);
     const { views, rows, result } = await h.run(async () => {
       const handle = await h.hermes.start({ prompt: 'write a lot', maxHistoryEvents: 40 });
       const result = await handle.result();
@@ -116,10 +124,32 @@ describe('inspect', () => {
     expect(result.runs).toBeGreaterThan(2);
     expect(new Set(rows.map((r) => r.run)).size).toBe(result.runs);
     views.forEach((v, i) => expect(v.messages, `step ${i + 1}`).toEqual(h.mock.requests[i]!.messages));
+
+  });
+
+  it('starts the chain at the oldest run left when earlier runs are past retention', async () => {
+    // The recorded second run of a continued conversation; the server no longer has the first.
+    const run2 = historyFromJSON(JSON.parse(readFileSync('test/fixtures/histories/continue-as-new-run2.json', 'utf8')));
+    const prev = run2.events![0]!.workflowExecutionStartedEventAttributes!.continuedExecutionRunId!;
+    expect(prev).toBeTruthy();
+    const client = {
+      workflow: {
+        getHandle: (workflowId: string, runId?: string) => ({
+          fetchHistory: async () => {
+            if (runId === undefined) return run2;
+            throw new WorkflowNotFoundError('not found', workflowId, runId);
+          },
+        }),
+      },
+    } as unknown as Client;
+    const gone: string[] = [];
+    const runs = await fetchRunHistories(client, 'wf', (r) => gone.push(r));
+    expect(runs).toEqual([run2]);
+    expect(gone).toEqual([prev]);
   });
 
   it('says clearly when the step does not exist', async () => {
-    h = await createHarness([answer('one step')]);
+    await harness([answer('one step')]);
     await h.run(async () => {
       const handle = await h.hermes.start({ prompt: 'x' });
       await handle.result();

@@ -2,7 +2,7 @@
 // one is forgotten, and a sweep kills only the groups whose worker is gone. The end-to-end case (a real worker
 // process SIGKILLed, the next one killing its command) is in crash.test.ts.
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -37,9 +37,11 @@ function sleeper(): number {
   return child.pid!;
 }
 
-function write(dir: string, rec: ProcessRecord) {
+const boot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+
+function write(dir: string, rec: Omit<ProcessRecord, 'boot'> & { boot?: string }) {
   mkdirSync(dir, { recursive: true });
-  writeFileSync(path.join(dir, `${rec.pgid}.json`), JSON.stringify(rec));
+  writeFileSync(path.join(dir, `${rec.pgid}-${rec.token}.json`), JSON.stringify({ boot, ...rec }));
 }
 
 describe('terminal processes left by a dead worker', () => {
@@ -53,7 +55,7 @@ describe('terminal processes left by a dead worker', () => {
     );
     await waitFor('the record', () => existsSync(processDir) && readdirSync(processDir).length === 1);
     const [name] = readdirSync(processDir);
-    const pid = Number(name!.replace('.json', ''));
+    const pid = Number(name!.split('-')[0]);
     await waitFor('the pid file', () => existsSync(path.join(ws, 'pid')));
     expect(pid).toBeGreaterThan(0);
     ac.abort();
@@ -79,10 +81,10 @@ describe('terminal processes left by a dead worker', () => {
     await waitFor('the sleepers to start', () => [orphan, kept, recycled].every((p) => processStartTime(p) !== undefined));
     const me = { owner: process.pid, ownerStarted: processStartTime(process.pid)! };
     const deadOwner = { owner: 2 ** 22 + 1, ownerStarted: '1' }; // above pid_max's default: no such process
-    write(dir, { pgid: orphan, started: processStartTime(orphan)!, token: 't1', ...deadOwner, command: 'sleep 30' });
-    write(dir, { pgid: kept, started: processStartTime(kept)!, token: 't2', ...me, command: 'sleep 30' });
+    write(dir, { pgid: orphan, started: processStartTime(orphan)!, token: 'a1', ...deadOwner, command: 'sleep 30' });
+    write(dir, { pgid: kept, started: processStartTime(kept)!, token: 'a2', ...me, command: 'sleep 30' });
     // Same pid, different start time: another process now has that pid.
-    write(dir, { pgid: recycled, started: '1', token: 't3', ...deadOwner, command: 'sleep 30' });
+    write(dir, { pgid: recycled, started: '1', token: 'a3', ...deadOwner, command: 'sleep 30' });
 
     const swept = killOrphans(dir);
     expect(swept.killed.map((r) => r.pgid)).toEqual([orphan]);
@@ -91,7 +93,7 @@ describe('terminal processes left by a dead worker', () => {
     expect(alive(kept)).toBe(true);
     expect(alive(recycled)).toBe(true);
     // The live owner's record stays for a later sweep; the others are gone.
-    expect(readdirSync(dir)).toEqual([`${kept}.json`]);
+    expect(readdirSync(dir)).toEqual([`${kept}-a2.json`]);
   });
 
   it('kills a group whose leader has exited only when its members carry the token', async () => {
@@ -107,12 +109,12 @@ describe('terminal processes left by a dead worker', () => {
         child.on('close', () => resolve({ pgid: child.pid!, member: Number(out.trim()) }));
       });
     };
-    const ours = await leaderless({ [TOKEN_ENV]: 'tok-ours' });
+    const ours = await leaderless({ [TOKEN_ENV]: '0a0a' });
     const stranger = await leaderless({});
     await waitFor('both leaders to be gone', () => processStartTime(ours.pgid) === undefined && processStartTime(stranger.pgid) === undefined);
-    write(dir, { pgid: ours.pgid, started: '1', token: 'tok-ours', ...deadOwner, command: 'x' });
+    write(dir, { pgid: ours.pgid, started: '1', token: '0a0a', ...deadOwner, command: 'x' });
     // A stale record whose pgid now names someone else's leaderless group: never killed.
-    write(dir, { pgid: stranger.pgid, started: '1', token: 'tok-gone', ...deadOwner, command: 'x' });
+    write(dir, { pgid: stranger.pgid, started: '1', token: 'dead', ...deadOwner, command: 'x' });
 
     const swept = killOrphans(dir);
     expect(swept.killed.map((r) => r.pgid)).toEqual([ours.pgid]);
@@ -125,7 +127,7 @@ describe('terminal processes left by a dead worker', () => {
     const dir = tmp('hermes-orphans-');
     const orphan = sleeper();
     await waitFor('the sleeper to start', () => processStartTime(orphan) !== undefined);
-    write(dir, { pgid: orphan, started: processStartTime(orphan)!, token: 't', owner: 2 ** 22 + 1, ownerStarted: '1', command: 'sleep 30' });
+    write(dir, { pgid: orphan, started: processStartTime(orphan)!, token: 'a4', owner: 2 ** 22 + 1, ownerStarted: '1', command: 'sleep 30' });
     chmodSync(dir, 0o777);
     expect(killOrphans(dir)).toEqual({ killed: [], removed: 0 });
     const link = `${dir}-link`;
@@ -136,7 +138,21 @@ describe('terminal processes left by a dead worker', () => {
     expect(alive(orphan)).toBe(true);
   });
 
-  it('does nothing without a process directory', () => {
-    expect(killOrphans(path.join(os.tmpdir(), 'hermes-no-such-dir-' + process.pid))).toEqual({ killed: [], removed: 0 });
+  it('survives whatever the directory holds, and leaves records from before a reboot alone', async () => {
+    const dir = tmp('hermes-orphans-');
+    const orphan = sleeper();
+    await waitFor('the sleeper to start', () => processStartTime(orphan) !== undefined);
+    writeFileSync(path.join(dir, '123-ab.json'), 'null');
+    writeFileSync(path.join(dir, '124-ab.json'), '{"pgid": "x"}');
+    writeFileSync(path.join(dir, '125-ab.json'), '{ half written');
+    mkdirSync(path.join(dir, '126-ab.json'));
+    writeFileSync(path.join(dir, 'notes.txt'), 'not a record');
+    // A matching pid and start time, but from another boot: meaningless now.
+    write(dir, { pgid: orphan, started: processStartTime(orphan)!, token: 'b0', owner: 2 ** 22 + 1, ownerStarted: '1', command: 'x', boot: 'another-boot' });
+    expect(killOrphans(dir)).toEqual({ killed: [], removed: 1 });
+    expect(alive(orphan)).toBe(true);
+    const file = path.join(tmp('hermes-orphans-'), 'a-file');
+    writeFileSync(file, '');
+    expect(killOrphans(file)).toEqual({ killed: [], removed: 0 });
   });
 });

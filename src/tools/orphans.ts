@@ -15,6 +15,8 @@ export const TOKEN_ENV = 'HERMES_TERMINAL_TOKEN';
 
 export interface ProcessRecord {
   pgid: number;
+  /** /proc/sys/kernel/random/boot_id: pids and start times mean nothing after a reboot. */
+  boot: string;
   /** Clock ticks since boot when the group leader started (/proc/<pid>/stat field 22). */
   started: string;
   token: string;
@@ -61,6 +63,22 @@ export function processStartTime(pid: number): string | undefined {
   return s && !s.zombie ? s.started : undefined;
 }
 
+function bootId(): string | undefined {
+  try {
+    return readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether group `pgid` is still the one started with `token` (a live member carries it), for a kill that comes
+ * late. Without /proc there is no telling: true, as before there was a token.
+ */
+export function groupStillOurs(pgid: number, token: string): boolean {
+  return bootId() === undefined || memberHasToken(pgid, token);
+}
+
 /** Whether a live member of group `pgid` carries the command's token (so the group is the one we started). */
 function memberHasToken(pgid: number, token: string): boolean {
   const needle = `${TOKEN_ENV}=${token}`;
@@ -83,39 +101,51 @@ function memberHasToken(pgid: number, token: string): boolean {
 }
 
 /**
- * The record directory, created if needed — or undefined when it cannot be trusted: it lives in a shared temp
- * dir, so it must be a real directory (no symlink) that this user owns and nobody else can write to.
+ * Why the record directory cannot be used, or undefined when it can (created if needed). It lives in a shared
+ * temp dir, so it must be a real directory (no symlink) that this user owns and nobody else can write to.
  */
-function trustedDir(dir: string): string | undefined {
+export function untrustedDir(dir: string): string | undefined {
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const st = lstatSync(dir);
-    const mine = typeof process.getuid !== 'function' || st.uid === process.getuid();
-    return st.isDirectory() && mine && (st.mode & 0o077) === 0 ? dir : undefined;
-  } catch {
+    if (!st.isDirectory()) return 'not a directory';
+    if (typeof process.getuid === 'function' && st.uid !== process.getuid()) return 'owned by another user';
+    if ((st.mode & 0o077) !== 0) return `mode ${(st.mode & 0o777).toString(8)}: others can write or read it (needs 700)`;
     return undefined;
+  } catch (err) {
+    return (err as Error).message;
   }
+}
+
+const recordFile = (dir: string, pgid: number, token: string) => path.join(dir, `${pgid}-${token}.json`);
+
+function isRecord(v: unknown): v is ProcessRecord {
+  const r = v as ProcessRecord;
+  return Boolean(r) && typeof r === 'object' && Number.isInteger(r.pgid) && r.pgid > 1 && Number.isInteger(r.owner)
+    && typeof r.started === 'string' && typeof r.ownerStarted === 'string' && typeof r.token === 'string'
+    && typeof r.boot === 'string';
 }
 
 let selfStarted: string | undefined;
 
 /** Writes the record down, synchronously: a crash right after the spawn must still leave it behind. */
-export function recordProcess(dir: string, rec: Omit<ProcessRecord, 'started' | 'owner' | 'ownerStarted'>): void {
+export function recordProcess(dir: string, rec: Omit<ProcessRecord, 'started' | 'owner' | 'ownerStarted' | 'boot'>): void {
   const started = procState(rec.pgid)?.started;
+  const boot = bootId();
   selfStarted ??= processStartTime(process.pid);
-  if (!started || !selfStarted || !trustedDir(dir)) return;
+  if (!started || !boot || !selfStarted || untrustedDir(dir) !== undefined) return;
   try {
-    const full: ProcessRecord = { ...rec, started, owner: process.pid, ownerStarted: selfStarted };
-    writeFileSync(path.join(dir, `${rec.pgid}.json`), JSON.stringify(full), { mode: 0o600 });
+    const full: ProcessRecord = { ...rec, boot, started, owner: process.pid, ownerStarted: selfStarted };
+    writeFileSync(recordFile(dir, rec.pgid, rec.token), JSON.stringify(full), { mode: 0o600 });
   } catch {
     // Best effort: without the record only the crash clean-up is lost, not the tool call.
   }
 }
 
 /** Never throws: it runs in process event callbacks, where an exception would take the worker down. */
-export function forgetProcess(dir: string, pgid: number): void {
+export function forgetProcess(dir: string, pgid: number, token: string): void {
   try {
-    rmSync(path.join(dir, `${pgid}.json`), { force: true });
+    rmSync(recordFile(dir, pgid, token), { force: true });
   } catch {
     // a record left behind is removed by a later sweep
   }
@@ -128,42 +158,55 @@ export interface SweepResult {
   removed: number;
 }
 
-/** Kills the process groups left behind by dead workers on this host; keeps those of live ones. */
+/**
+ * Kills the process groups left behind by dead workers on this host; keeps those of live ones. Never throws:
+ * a worker must start whatever the directory holds.
+ */
 export function killOrphans(dir: string = defaultProcessDir()): SweepResult {
   const result: SweepResult = { killed: [], removed: 0 };
-  const trusted = trustedDir(dir);
-  if (!trusted) return result;
+  const boot = bootId();
+  if (!boot || untrustedDir(dir) !== undefined) return result;
   let names: string[];
   try {
-    names = readdirSync(trusted).filter((n) => /^\d+\.json$/.test(n));
+    names = readdirSync(dir).filter((n) => /^\d+-[0-9a-f]+\.json$/.test(n));
   } catch {
     return result;
   }
   for (const name of names) {
-    const file = path.join(trusted, name);
-    let rec: ProcessRecord;
     try {
+      const file = path.join(dir, name);
       if (!lstatSync(file).isFile()) continue; // never open a FIFO or follow a link
-      rec = JSON.parse(readFileSync(file, 'utf8')) as ProcessRecord;
-    } catch {
-      continue; // being written right now, or not a record
-    }
-    if (processStartTime(rec.owner) === rec.ownerStarted) continue; // its worker still runs it
-    const leader = procState(rec.pgid);
-    // Our leader (even as a zombie) still holds the pid, so the group is ours; a different process under that
-    // pid means our group ended and the pid was reused. Without a leader, the members must show the token.
-    const ours = leader ? leader.started === rec.started : Boolean(rec.token) && memberHasToken(rec.pgid, rec.token);
-    if (ours) {
+      let rec: unknown;
       try {
-        process.kill(-rec.pgid, 'SIGKILL');
-        result.killed.push(rec);
+        rec = JSON.parse(readFileSync(file, 'utf8'));
       } catch {
-        result.removed++; // ESRCH: ended in the meantime
+        continue; // being written right now
       }
-    } else {
-      result.removed++;
+      if (!isRecord(rec) || name !== `${rec.pgid}-${rec.token}.json`) continue; // not ours to act on
+      if (rec.boot === boot && processStartTime(rec.owner) === rec.ownerStarted) continue; // its worker still runs it
+      if (rec.boot === boot && groupIsFrom(rec)) {
+        try {
+          process.kill(-rec.pgid, 'SIGKILL');
+          result.killed.push(rec);
+        } catch {
+          result.removed++; // ESRCH: ended in the meantime
+        }
+      } else {
+        result.removed++; // ended, or from before a reboot
+      }
+      forgetProcess(dir, rec.pgid, rec.token);
+    } catch {
+      // one bad entry must not stop the sweep
     }
-    forgetProcess(trusted, rec.pgid);
   }
   return result;
+}
+
+/**
+ * Our leader (even as a zombie) still holds the pid, so the group is ours; a different process under that pid
+ * means our group ended and the pid was reused. Without a leader, a member must carry the token.
+ */
+function groupIsFrom(rec: ProcessRecord): boolean {
+  const leader = procState(rec.pgid);
+  return leader ? leader.started === rec.started : memberHasToken(rec.pgid, rec.token);
 }

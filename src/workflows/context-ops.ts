@@ -23,7 +23,7 @@ export function pruneToolOutputs(messages: ChatMessage[], keepTail: number, minC
 }
 
 /** What a stub written by pruneToolOutputs looks like. */
-export const PRUNED_STUB = /^\[pruned: \d+ characters of earlier \S+ output\]$/;
+export const PRUNED_STUB = /^\[pruned: \d+ characters of earlier .* output\]$/;
 
 /**
  * The tool message the model reads for a tool activity's result. `hermes inspect` rebuilds pruned messages

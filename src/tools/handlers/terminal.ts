@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { ToolError, type ToolHandler } from '../spec';
 import { TERMINAL_MAX_TIMEOUT_SEC, type terminalSpec } from '../specs/terminal';
-import { forgetProcess, newToken, recordProcess, TOKEN_ENV } from '../orphans';
+import { forgetProcess, groupStillOurs, newToken, recordProcess, TOKEN_ENV } from '../orphans';
 import { resolveInWorkspace } from '../workspace';
 import { statOrFail } from './fs-util';
 import { HeadTailBuffer } from './output-buffer';
@@ -49,7 +49,7 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     recordProcess(ctx.processDir, { pgid, token, command: args.command.slice(0, 200), workflowId: ctx.workflowId, callId: ctx.callId });
   }
   let killing = false;
-  const forget = () => pgid !== undefined && forgetProcess(ctx.processDir, pgid);
+  const forget = () => pgid !== undefined && forgetProcess(ctx.processDir, pgid, token);
   const out = new HeadTailBuffer(MAX_CAPTURE_CHARS);
   child.stdout.setEncoding('utf8').on('data', (s: string) => out.push(s));
   child.stderr.setEncoding('utf8').on('data', (s: string) => out.push(s));
@@ -71,7 +71,8 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
       // Not cleared on finish: a child that ignores SIGTERM must still die after bash has gone. Not unref'd: a
       // worker shutting down waits for it. The record stays until then, for the crash clean-up.
       setTimeout(() => {
-        signalGroup(pid, 'SIGKILL');
+        // Only while the group is still this command's: once it has ended, its pid may name someone else's.
+        if (groupStillOurs(pid, token)) signalGroup(pid, 'SIGKILL');
         forget();
       }, KILL_GRACE_MS);
     };
