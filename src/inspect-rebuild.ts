@@ -32,10 +32,19 @@ const digestOf = (messages: ChatMessage[]) => extendDigest('', messages);
 /**
  * Current messages with every stub replaced by the tool message the model originally read. Tool activities'
  * results come from the history; what the workflow wrote itself is derived the way it did: invalid calls and
- * duplicates from the tool-call plan, `todo` results by replaying the list. (A `clarify` answer is not
- * rebuilt: the digest check then reports the step as not rebuildable.)
+ * duplicates from the tool-call plan, `todo` results by replaying the list, `clarify` results from the
+ * accepted answers.
  */
-export function restoreStubs(current: ChatMessage[], tools: ToolRun[], offered: string[]): ChatMessage[] {
+/** What the history holds besides the model steps. */
+export interface HistoryFacts {
+  tools: ToolRun[];
+  /** Texts of accepted clarify answers, in order. */
+  answers: string[];
+}
+
+export function restoreStubs(current: ChatMessage[], facts: HistoryFacts, offered: string[]): ChatMessage[] {
+  const { tools } = facts;
+  const answers = facts.answers.slice();
   // Activities by call id, in history order. Some providers reuse ids across messages ("call_0" every time),
   // so a call takes the first unused run with its id, tool and arguments — a call that never ran takes none.
   const runs = new Map<string, ToolRun[]>();
@@ -71,6 +80,12 @@ export function restoreStubs(current: ChatMessage[], tools: ToolRun[], offered: 
         if (visible !== undefined && visible !== content) return;
         todo = list;
         mine.set(p.call.id, content);
+      } else if (p.name === 'clarify') {
+        // The result is the answer, in order; a visible result that is not the next answer (a timeout, a
+        // cut wait) took none.
+        const visible = shown(k);
+        if (visible !== undefined && visible !== answers[0]) return;
+        mine.set(p.call.id, answers.shift());
       }
     });
     for (const p of plan) {
@@ -91,10 +106,10 @@ export function restoreStubs(current: ChatMessage[], tools: ToolRun[], offered: 
  * The messages model step `steps[target]` received, or undefined when they cannot be rebuilt exactly.
  * `current` is the conversation's present context, at least `steps[target].context.count` messages long.
  */
-export function rebuildContext(current: ChatMessage[], tools: ToolRun[], steps: RebuildStep[], target: number): ChatMessage[] | undefined {
+export function rebuildContext(current: ChatMessage[], facts: HistoryFacts, steps: RebuildStep[], target: number): ChatMessage[] | undefined {
   const want = steps[target]!.context;
   const offered = steps.find((s) => s.tools.length)?.tools ?? [];
-  let msgs = restoreStubs(current.slice(0, want.count), tools, offered);
+  let msgs = restoreStubs(current.slice(0, want.count), facts, offered);
   let version = steps[0]!.context.version;
   for (let i = 1; i <= target; i++) {
     const s = steps[i]!.context;

@@ -118,6 +118,18 @@ export function stepRows(runs: HistoryEvent[][]): StepRow[] {
   return rows;
 }
 
+/** The texts of accepted `answer` updates (clarify answers), in history order. */
+export function clarifyAnswers(runs: HistoryEvent[][]): string[] {
+  const out: string[] = [];
+  for (const e of runs.flat()) {
+    const input = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
+    const payload = input?.name === 'answer' ? input.args?.payloads?.[0] : undefined;
+    const text = payload ? (decode(payload) as { text?: unknown } | undefined)?.text : undefined;
+    if (typeof text === 'string') out.push(text);
+  }
+  return out;
+}
+
 export interface ModelView {
   step: number;
   profile: string;
@@ -134,7 +146,8 @@ export interface ModelView {
  * current messages and the history (inspect-rebuild.ts), checked against the step's digest either way.
  */
 export async function modelViewAt(client: Client, workflowId: string, step: number): Promise<ModelView> {
-  const rows = stepRows(await fetchRuns(client, workflowId));
+  const runs = await fetchRuns(client, workflowId);
+  const rows = stepRows(runs);
   const models = rows.filter((r) => r.kind === 'model');
   const index = models.findIndex((r) => r.step === step);
   if (index < 0) throw new Error(`step ${step} not found: ${workflowId} has ${models.length} model step(s)`);
@@ -151,7 +164,7 @@ export async function modelViewAt(client: Client, workflowId: string, step: numb
       .filter((r) => r.kind === 'tool')
       .map((r) => ({ input: r.input as ToolCallInput, result: r.output as ToolCallResult | undefined }));
     const steps = models.map((r) => ({ context: (r.input as ModelCallInput).context, tools: (r.input as ModelCallInput).tools }));
-    const again = rebuildContext(current, tools, steps, index);
+    const again = rebuildContext(current, { tools, answers: clarifyAnswers(runs) }, steps, index);
     if (!again) {
       throw new Error(
         `step ${step} saw context version ${version}; the conversation has since rewritten its context (now version ` +

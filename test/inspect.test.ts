@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { fetchRunHistories, fetchRuns, modelViewAt, stepRows } from '../src/inspect';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
+import { stateWhen } from './helpers/wait';
 
 const exec = promisify(execFile);
 const toolText = (messages: Array<{ role: string; tool_call_id?: string; content?: unknown }>, id: string) =>
@@ -74,6 +75,8 @@ describe('inspect', () => {
       toolCall('Read-File', { path: 'big.txt' }, 'b'),
       // Results the workflow writes itself: a todo list, and a duplicate call's copy of the first one's output.
       toolCall('todo', { todos: ['plan', 'build', 'test', 'ship'].map((w, i) => ({ id: String(i + 1), content: `${w} `.repeat(20) })) }, 't'),
+      // A human's long answer to a clarify question, from an update.
+      toolCall('clarify', { question: 'Which way?' }, 'q'),
       {
         toolCalls: [
           { id: 'r1', name: 'read_file', arguments: { path: 'big.txt', limit: 1 } },
@@ -94,21 +97,25 @@ describe('inspect', () => {
     writeFileSync(path.join(h.workspace, 'big.txt'), big('b'));
     const views = await h.run(async () => {
       const handle = await h.hermes.start({ prompt: 'prune me', approvalMode: 'deny' });
+      await stateWhen(handle, (st) => Boolean(st.pendingQuestion));
+      await handle.answer(`this way, ${'because '.repeat(40)}`);
       expect((await handle.result()).status).toBe('completed');
       const out = [];
-      for (let n = 1; n <= 12; n++) out.push(await modelViewAt(h.client, handle.id, n));
+      for (let n = 1; n <= 13; n++) out.push(await modelViewAt(h.client, handle.id, n));
       return out;
     });
-    // Steps 1-10 saw version 0 (step 10 is the request that overflowed), 11-12 the pruned version 1.
-    expect(views.map((v) => `${v.contextVersion}${v.rebuilt ? ' rebuilt' : ''}`)).toEqual([...Array(10).fill('0 rebuilt'), '1', '1']);
+    // Steps 1-11 saw version 0 (step 11 is the request that overflowed), 12-13 the pruned version 1.
+    expect(views.map((v) => `${v.contextVersion}${v.rebuilt ? ' rebuilt' : ''}`)).toEqual([...Array(11).fill('0 rebuilt'), '1', '1']);
     views.forEach((v, i) => expect(v.messages, `step ${i + 1}`).toEqual(h.mock.requests[i]!.messages));
-    expect(toolText(views[9]!.messages, 'b')).toMatch(/^\(called as "Read-File", ran read_file\)\n/);
-    expect(toolText(views[10]!.messages, 'b')).toMatch(/^\[pruned: \d+ characters of earlier Read-File output\]$/);
-    expect(toolText(views[9]!.messages, 'a')).toContain(big('a'));
-    expect(toolText(views[9]!.messages, 't')).toMatch(/^Todo \(0\/4 done\):/);
-    expect(toolText(views[10]!.messages, 't')).toMatch(/^\[pruned: \d+ characters of earlier todo output\]$/);
-    expect(toolText(views[9]!.messages, 'r2')).toMatch(/^\(duplicate of call r1/);
-    expect(toolText(views[10]!.messages, 'r2')).toMatch(/^\[pruned:/);
+    expect(toolText(views[10]!.messages, 'b')).toMatch(/^\(called as "Read-File", ran read_file\)\n/);
+    expect(toolText(views[11]!.messages, 'b')).toMatch(/^\[pruned: \d+ characters of earlier Read-File output\]$/);
+    expect(toolText(views[10]!.messages, 'a')).toContain(big('a'));
+    expect(toolText(views[10]!.messages, 't')).toMatch(/^Todo \(0\/4 done\):/);
+    expect(toolText(views[11]!.messages, 't')).toMatch(/^\[pruned: \d+ characters of earlier todo output\]$/);
+    expect(toolText(views[10]!.messages, 'r2')).toMatch(/^\(duplicate of call r1/);
+    expect(toolText(views[11]!.messages, 'r2')).toMatch(/^\[pruned:/);
+    expect(toolText(views[10]!.messages, 'q')).toMatch(/^this way, because/);
+    expect(toolText(views[11]!.messages, 'q')).toMatch(/^\[pruned:/);
   });
 
   it('rebuilds every step of a conversation that continued as new, run by run', async () => {
