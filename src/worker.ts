@@ -29,7 +29,17 @@ export interface HermesWorkerOptions {
    */
   processDir?: string;
   shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
+  /**
+   * Temporal worker tuning passed through as is (e.g. workflowThreadPoolSize, maxConcurrentWorkflowTaskExecutions,
+   * stickyQueueScheduleToStartTimeout); it overrides the settings above.
+   */
+  tuning?: WorkerTuning;
 }
+
+/** The Temporal WorkerOptions a Hermes worker lets you tune; the rest (queue, activities, bundle) is Hermes's. */
+export type WorkerTuning = Partial<
+  Omit<WorkerOptions, 'connection' | 'namespace' | 'taskQueue' | 'activities' | 'workflowBundle' | 'workflowsPath' | 'bundlerOptions'>
+>;
 
 export { workflowsPath };
 
@@ -57,6 +67,7 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
     defaultHeartbeatThrottleInterval: heartbeatMs(),
     // Gives running tools a moment to notice cancellation and kill their processes on shutdown.
     shutdownGraceTime: opts.shutdownGraceTime ?? '5 seconds',
+    ...opts.tuning,
   });
 }
 

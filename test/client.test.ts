@@ -3,7 +3,9 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { NativeConnection } from '@temporalio/worker';
 import { Hermes } from '../src/client';
+import { createHermesWorker } from '../src/worker';
 import { defineProfile } from '../src/llm/profiles';
 import { installRuntimeLogger } from '../src/logger';
 import { answer, toolCall } from './helpers/harness';
@@ -39,5 +41,27 @@ describe('Hermes.connect({ worker })', () => {
       await mock.close();
     }
     await expect(Hermes.connect({ client: hermes.client, worker: true })).rejects.toThrow(/worker: true needs Hermes to make the connection/);
+  });
+});
+
+describe('createHermesWorker', () => {
+  it('passes Temporal worker tuning through, over its own defaults', async () => {
+    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    try {
+      const worker = await createHermesWorker({
+        connection,
+        taskQueue: `tuning-${Date.now()}`,
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+        tuning: { workflowThreadPoolSize: 3, shutdownGraceTime: '1 second', maxCachedWorkflows: 77 },
+      });
+      await worker.runUntil(async () => {
+        expect(worker.options.workflowThreadPoolSize).toBe(3);
+        expect(worker.options.shutdownGraceTimeMs).toBe(1_000);
+        expect(worker.options.maxCachedWorkflows).toBe(77);
+        expect(worker.options.maxHeartbeatThrottleIntervalMs).toBe(250); // Hermes's own setting stays
+      });
+    } finally {
+      await connection.close();
+    }
   });
 });
