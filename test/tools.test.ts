@@ -1,5 +1,6 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import * as fs from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -98,6 +99,21 @@ describe('specs', () => {
     };
     for (const spec of TOOL_SPECS) walk(toolDefinitions([spec.name])[0]!.function.parameters, spec.name);
     expect(checked).toContain('search_files.properties.pattern');
+  });
+});
+
+describe('special files', () => {
+  it('refuses a named pipe instead of blocking on it forever', async () => {
+    execFileSync('mkfifo', [path.join(ws, 'pipe')]);
+    const refused = /pipe is a named pipe, not a regular file/;
+    await expect(readFile({ path: 'pipe' }, ctx())).rejects.toThrow(refused);
+    await expect(writeFile({ path: 'pipe', content: 'x' }, ctx())).rejects.toThrow(refused);
+    await expect(patch({ path: 'pipe', old_string: 'a', new_string: 'b' }, ctx())).rejects.toThrow(refused);
+    await expect(searchFiles({ pattern: 'x', path: 'pipe' }, ctx())).rejects.toThrow(refused);
+    // A directory search skips it, and list_dir shows it.
+    await fs.writeFile(path.join(ws, 'a.txt'), 'x marks\n');
+    expect(await searchFiles({ pattern: 'x' }, ctx())).toBe('a.txt:1: x marks');
+    expect(await listDir({}, ctx())).toContain('pipe');
   });
 });
 

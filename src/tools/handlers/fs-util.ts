@@ -28,6 +28,16 @@ export async function statOrFail(abs: string, shown: string): Promise<Stats> {
   }
 }
 
+/**
+ * Refuses anything but a regular file (or a directory, where `dirOk`): opening a FIFO blocks until someone opens
+ * its other end — forever, on one of libuv's four threads — and device files never end.
+ */
+export function requireRegular(st: Stats, shown: string, dirOk = false): void {
+  if (st.isFile() || (dirOk && st.isDirectory())) return;
+  const kind = st.isFIFO() ? 'named pipe' : st.isSocket() ? 'socket' : st.isCharacterDevice() || st.isBlockDevice() ? 'device' : 'special file';
+  throw new ToolError(`${shown} is a ${kind}, not a regular file; the file tools only read and write regular files`);
+}
+
 export function formatSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;

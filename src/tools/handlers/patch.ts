@@ -2,12 +2,13 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { ToolError, type ToolHandler } from '../spec';
 import type { patchSpec } from '../specs/patch';
 import { resolveInWorkspace } from '../workspace';
-import { statOrFail } from './fs-util';
+import { requireRegular, statOrFail } from './fs-util';
 
 export const patch: ToolHandler<typeof patchSpec.schema> = async (args, ctx) => {
   const abs = await resolveInWorkspace(ctx.workspace, args.path);
   const st = await statOrFail(abs, args.path);
   if (st.isDirectory()) throw new ToolError(`${args.path} is a directory`);
+  requireRegular(st, args.path);
   const text = await readFile(abs, 'utf8');
   // split/join instead of String.replace: new_string must be inserted literally ("$&" is not a pattern here)
   const parts = text.split(args.old_string);

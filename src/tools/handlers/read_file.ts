@@ -2,7 +2,7 @@ import { readFile as fsReadFile } from 'node:fs/promises';
 import { ToolError, type ToolHandler } from '../spec';
 import type { readFileSpec } from '../specs/read_file';
 import { resolveInWorkspace } from '../workspace';
-import { isBinary, MAX_READ_BYTES, splitLines, statOrFail } from './fs-util';
+import { isBinary, MAX_READ_BYTES, requireRegular, splitLines, statOrFail } from './fs-util';
 
 const DEFAULT_LIMIT = 500;
 /** Minified files have enormous lines; one line must not blow the whole output budget. */
@@ -12,6 +12,7 @@ export const readFile: ToolHandler<typeof readFileSpec.schema> = async (args, ct
   const abs = await resolveInWorkspace(ctx.workspace, args.path);
   const st = await statOrFail(abs, args.path);
   if (st.isDirectory()) throw new ToolError(`${args.path} is a directory; use list_dir to see its entries`);
+  requireRegular(st, args.path);
   if (st.size > MAX_READ_BYTES) throw new ToolError(`${args.path} is too large to read (${st.size} bytes); use search_files or terminal (head/sed)`);
   const buf = await fsReadFile(abs);
   if (isBinary(buf)) throw new ToolError(`${args.path} is a binary file (${st.size} bytes)`);

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { ToolError, type ToolContext, type ToolHandler } from '../spec';
 import type { searchFilesSpec } from '../specs/search_files';
 import { resolveInWorkspace } from '../workspace';
-import { byName, isBinary, MAX_READ_BYTES, SKIP_DIRS, splitLines, statOrFail } from './fs-util';
+import { byName, isBinary, MAX_READ_BYTES, requireRegular, SKIP_DIRS, splitLines, statOrFail } from './fs-util';
 
 const DEFAULT_MAX_RESULTS = 100;
 const MAX_LINE_CHARS = 300;
@@ -23,7 +23,9 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
   }
   const shown = args.path ?? '.';
   const start = await resolveInWorkspace(ctx.workspace, shown);
-  const isDir = (await statOrFail(start, shown)).isDirectory();
+  const st = await statOrFail(start, shown);
+  requireRegular(st, shown, true);
+  const isDir = st.isDirectory();
   const nameFilter = args.glob ? globToRegExp(args.glob) : undefined;
   const max = args.max_results ?? DEFAULT_MAX_RESULTS;
   const hits: string[] = [];
