@@ -219,6 +219,16 @@ describe('list_dir', () => {
 });
 
 describe('search_files', () => {
+  it('stops a pattern that backtracks catastrophically after its time limit, with a clear error', async () => {
+    // Unbounded, /(a+)+$/ on 64 a's and a "!" would keep the worker's event loop busy for longer than the universe.
+    await fs.writeFile(path.join(ws, 'evil.txt'), `ok line\n${'a'.repeat(64)}!\n`);
+    const t0 = Date.now();
+    await expect(searchFiles({ pattern: '(a+)+$' }, ctx())).rejects.toThrow(/took over 2 s on evil\.txt( … \S+)? \(catastrophic backtracking\)/);
+    expect(Date.now() - t0).toBeLessThan(5_000);
+    // A good pattern on the same file still works.
+    expect(await searchFiles({ pattern: '^ok' }, ctx())).toBe('evil.txt:1: ok line');
+  });
+
   beforeEach(async () => {
     await fs.mkdir(path.join(ws, 'src'));
     await fs.writeFile(path.join(ws, 'src/x.ts'), 'const a = 1;\n// TODO fix this\n');

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { ToolError, type ToolContext, type ToolHandler } from '../spec';
 import type { searchFilesSpec } from '../specs/search_files';
 import { resolveInWorkspace } from '../workspace';
+import { LineMatcher, type LineHit } from './line-matcher';
 import { byName, isBinary, MAX_READ_BYTES, requireRegular, SKIP_DIRS, splitLines, statOrFail } from './fs-util';
 
 const DEFAULT_MAX_RESULTS = 100;
@@ -31,20 +32,20 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
   const hits: string[] = [];
   let files = 0;
 
+  const matcher = new LineMatcher(re, max);
+  const take = (found: LineHit[]) => {
+    for (const h of found) hits.push(`${h.file}:${h.line + 1}: ${h.text.slice(0, MAX_LINE_CHARS)}`);
+  };
   const searchFile = async (abs: string) => {
     if (++files % 200 === 0) checkpoint(ctx);
     const buf = await readFile(abs).catch(() => undefined);
     if (!buf || buf.length > MAX_READ_BYTES || isBinary(buf)) return;
-    const rel = path.relative(ctx.workspace, abs);
-    const lines = splitLines(buf.toString('utf8'));
-    for (let i = 0; i < lines.length && hits.length < max; i++) {
-      if (re.test(lines[i])) hits.push(`${rel}:${i + 1}: ${lines[i].slice(0, MAX_LINE_CHARS)}`);
-    }
+    take(matcher.add(path.relative(ctx.workspace, abs), splitLines(buf.toString('utf8')), buf.length));
   };
   const walk = async (dir: string): Promise<void> => {
     const entries = (await readdir(dir, { withFileTypes: true })).sort(byName);
     for (const e of entries) {
-      if (hits.length >= max) return;
+      if (matcher.done) return;
       const abs = path.join(dir, e.name);
       // Symlinks are not followed: they may lead outside the workspace or into cycles.
       if (e.isDirectory() && !SKIP_DIRS.has(e.name)) await walk(abs);
@@ -53,6 +54,7 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
   };
   if (isDir) await walk(start);
   else await searchFile(start);
+  take(matcher.flush());
 
   if (hits.length === 0) return `No matches for /${args.pattern}/ in ${shown}${args.glob ? ` (files ${args.glob})` : ''}`;
   if (hits.length >= max) hits.push(`[reached max_results=${max}; there may be more — narrow the pattern, path or glob]`);
