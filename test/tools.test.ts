@@ -155,6 +155,13 @@ describe('read_file / write_file', () => {
 });
 
 describe('patch', () => {
+  it('leaves a binary file alone', async () => {
+    const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xfe, 0x61, 0x62]);
+    await fs.writeFile(path.join(ws, 'img.png'), bytes);
+    await expect(patch({ path: 'img.png', old_string: 'ab', new_string: 'cd' }, ctx())).rejects.toThrow(/img\.png is a binary file \(9 bytes\)/);
+    expect(await fs.readFile(path.join(ws, 'img.png'))).toEqual(bytes);
+  });
+
   beforeEach(async () => {
     await fs.writeFile(path.join(ws, 'p.txt'), 'a = 1\nb = 1\nc = 1\n');
   });

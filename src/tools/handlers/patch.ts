@@ -2,14 +2,18 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { ToolError, type ToolHandler } from '../spec';
 import type { patchSpec } from '../specs/patch';
 import { resolveInWorkspace } from '../workspace';
-import { requireRegular, statOrFail } from './fs-util';
+import { isBinary, MAX_READ_BYTES, requireRegular, statOrFail } from './fs-util';
 
 export const patch: ToolHandler<typeof patchSpec.schema> = async (args, ctx) => {
   const abs = await resolveInWorkspace(ctx.workspace, args.path);
   const st = await statOrFail(abs, args.path);
   if (st.isDirectory()) throw new ToolError(`${args.path} is a directory`);
   requireRegular(st, args.path);
-  const text = await readFile(abs, 'utf8');
+  if (st.size > MAX_READ_BYTES) throw new ToolError(`${args.path} is too large to patch (${st.size} bytes); use terminal (sed)`);
+  const buf = await readFile(abs);
+  // Decoding and re-encoding would corrupt it: a binary file is never patched as text.
+  if (isBinary(buf)) throw new ToolError(`${args.path} is a binary file (${st.size} bytes); patch edits text files only`);
+  const text = buf.toString('utf8');
   // split/join instead of String.replace: new_string must be inserted literally ("$&" is not a pattern here)
   const parts = text.split(args.old_string);
   const count = parts.length - 1;
