@@ -69,6 +69,26 @@ describe('interrupt', () => {
     expect(existsSync(path.join(h.workspace, 'after.txt'))).toBe(false);
   });
 
+  it('takes an interrupt payload of any shape: a bare string redirects, wrong types are ignored', async () => {
+    h = await createHarness([
+      toolCall('terminal', { command: 'echo one > started1.txt; sleep 30' }, 's1'),
+      toolCall('terminal', { command: 'echo two > started2.txt; sleep 30' }, 's2'),
+      answer('redirected, then stopped'),
+    ]);
+    const result = await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'go' });
+      const raw = h.client.workflow.getHandle(handle.id);
+      await waitFor('the first tool', () => existsSync(path.join(h.workspace, 'started1.txt')));
+      await raw.signal('interrupt', 'Do the second thing instead.'); // as `temporal workflow signal --input '"…"'`
+      await waitFor('the second tool', () => existsSync(path.join(h.workspace, 'started2.txt')));
+      await raw.signal('interrupt', { message: 5, reason: ['no'] }); // wrong types: a plain interrupt
+      return handle.result();
+    });
+    expect(result.status).toBe('interrupted');
+    expect(h.mock.requests[1]!.messages.at(-1)).toMatchObject({ role: 'user', content: 'Do the second thing instead.' });
+    expect(h.mock.requests).toHaveLength(2);
+  });
+
   it('works from the stock temporal CLI: signal interrupt, query state', async () => {
     h = await createHarness([toolCall('terminal', { command: 'echo go > started.txt; sleep 30' })]);
     const cli = inject('temporalCliPath');
@@ -168,6 +188,12 @@ describe('approvals', () => {
     const result = await h.run(async () => {
       const handle = await h.hermes.start({ prompt: 'clean up' });
       await stateWhen(handle, (x) => x.pendingApprovals.some((a) => a.callId === 'a1'));
+      // `remember` must be a real boolean: the string "false" would otherwise count as true.
+      const bad = await h.client.workflow
+        .getHandle(handle.id)
+        .executeUpdate('approve', { args: [{ callId: 'a1', decision: 'approve', remember: 'false' }] })
+        .catch((e: Error) => e);
+      expect(String((bad as Error).cause)).toMatch(/remember must be true or false/);
       await handle.approve('a1', 'approve', true);
       return handle.result();
     });

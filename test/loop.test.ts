@@ -68,6 +68,31 @@ describe('conversation loop', () => {
     expect(msgs.filter((m) => m.role === 'tool')).toHaveLength(4);
   });
 
+  it('takes tool calls as servers really send them: no type, object arguments, a non-string name, content parts', async () => {
+    const completion = (message: object) => ({
+      status: 200,
+      body: {
+        id: 'raw', object: 'chat.completion', created: 0, model: 'raw-model',
+        choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', ...message } }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      },
+    });
+    h = await createHarness([
+      completion({
+        content: null,
+        tool_calls: [
+          { id: 'o1', function: { name: 'write_file', arguments: { path: 'o.txt', content: 'object args' } } },
+          { id: 'n1', type: 'function', function: { name: 7, arguments: '{}' } },
+        ],
+      }),
+      completion({ content: [{ type: 'text', text: 'all ' }, { type: 'text', text: 'done' }] }),
+    ]);
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
+    expect(result).toMatchObject({ status: 'completed', answer: 'all done' });
+    expect(readFileSync(path.join(h.workspace, 'o.txt'), 'utf8')).toBe('object args');
+    expect(toolResult(h.mock.requests[1]!.messages, 'n1')).toMatch(/^Error: unknown tool "7"/);
+  });
+
   it('runs read-only calls concurrently and state-changing calls one at a time, in order', async () => {
     h = await createHarness([
       {

@@ -80,12 +80,32 @@ export function createModelActivities(deps: ModelDeps) {
   return { callModel };
 }
 
+/** Text content; some servers send an array of text parts instead of a string. */
+function textOf(content: unknown): string | null {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    const parts = content.map((p) => (typeof p === 'string' ? p : typeof p?.text === 'string' ? p.text : '')).filter(Boolean);
+    return parts.length ? parts.join('') : null;
+  }
+  return null;
+}
+
+function asText(v: unknown): string {
+  return typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
+}
+
+function argumentsText(v: unknown): string {
+  if (typeof v === 'string') return v || '{}';
+  if (v === undefined || v === null) return '{}';
+  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+}
+
 function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input: ModelCallInput): ModelCallResult {
   const choice = res.choices?.[0];
   if (!choice) {
     throw ApplicationFailure.retryable('model response has no choices', FailureType.ModelUnavailable);
   }
-  const content = typeof choice.message?.content === 'string' ? choice.message.content : null;
+  const content = textOf(choice.message?.content);
   const seen = new Set<string>();
   // Ids must be unique within a message: tool results are paired with calls by id.
   const uniqueId = (id: string | undefined, i: number) => {
@@ -94,13 +114,16 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
     seen.add(out);
     return out;
   };
-  let toolCalls: ToolCall[] = (choice.message?.tool_calls ?? []).flatMap((tc, i) =>
-    tc.type === 'function'
+  // Servers differ: some omit `type`, some send arguments as an object. Normalise to strings here; the
+  // workflow validates the rest and answers a malformed call with an error the model can read.
+  const raw = (choice.message?.tool_calls ?? []) as Array<{ id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } }>;
+  let toolCalls: ToolCall[] = raw.flatMap((tc, i) =>
+    (tc.type === undefined || tc.type === 'function') && tc.function
       ? [
           {
-            id: uniqueId(tc.id, i),
+            id: uniqueId(typeof tc.id === 'string' ? tc.id : undefined, i),
             type: 'function' as const,
-            function: { name: tc.function?.name ?? '', arguments: tc.function?.arguments || '{}' },
+            function: { name: asText(tc.function.name), arguments: argumentsText(tc.function.arguments) },
           },
         ]
       : [],

@@ -18,7 +18,7 @@ import {
   stateQuery,
 } from '../shared/messages';
 import { HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
-import type { TurnResult } from '../shared/types';
+import type { InterruptArgs, TurnResult } from '../shared/types';
 import type { Conversation, conversationWorkflow } from './conversation';
 import { carriedState } from './state';
 import { snapshot } from './view';
@@ -29,7 +29,18 @@ export function registerHandlers(c: Conversation): void {
   setHandler(stateQuery, () => snapshot(c));
   setHandler(contextQuery, ({ version, from, to }) => c.contextSlice(version, from, to));
 
-  setHandler(interruptSignal, (args) => {
+  setHandler(interruptSignal, (raw) => {
+    // Signals have no validator and may come from the stock `temporal` CLI with any payload: a bare string is
+    // the redirect message; fields of the wrong type are ignored rather than failing the workflow task.
+    const args: InterruptArgs | undefined =
+      typeof raw === 'string'
+        ? { message: raw }
+        : raw && typeof raw === 'object'
+          ? {
+              ...(typeof raw.message === 'string' ? { message: raw.message } : {}),
+              ...(typeof raw.reason === 'string' ? { reason: raw.reason } : {}),
+            }
+          : undefined;
     const message = args?.message?.trim() ? args.message : undefined;
     if (c.input.mode === 'chat' && !c.turnRunning) {
       // Nothing runs in an idle chat: a message starts the next turn, a bare interrupt has nothing to stop.
@@ -73,6 +84,7 @@ export function registerHandlers(c: Conversation): void {
           throw new Error(`no pending approval for call "${args?.callId}" (pending: ${c.pendingApprovals.map((a) => a.callId).join(', ')})`);
         }
         if (args.decision !== 'approve' && args.decision !== 'deny') throw new Error('decision must be "approve" or "deny"');
+        if (args.remember !== undefined && typeof args.remember !== 'boolean') throw new Error('remember must be true or false');
       },
       description: 'Approves or denies a pending tool call: { callId, decision: approve|deny, remember? }',
     },

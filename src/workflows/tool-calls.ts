@@ -16,7 +16,8 @@ export type PlannedCall =
 export function planToolCalls(calls: ToolCall[], offered: string[], lookup: (name: string) => ToolSpec | undefined) {
   const seen = new Map<string, string>();
   return calls.map((call): PlannedCall => {
-    const raw = call.function.name;
+    // The activity normalises these to strings; a worker of an older version may not have.
+    const raw = typeof call.function?.name === 'string' ? call.function.name : String(call.function?.name ?? '');
     const name = repairToolName(raw, offered);
     if (!name) {
       return {
@@ -66,7 +67,9 @@ export function repairToolName(raw: string, offered: string[]): string | undefin
   return hits.length === 1 ? hits[0] : undefined;
 }
 
-function parseArguments(text: string): { ok: true; value: unknown } | { ok: false; error: string } {
+function parseArguments(text: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
+  if (text !== null && typeof text === 'object' && !Array.isArray(text)) return { ok: true, value: text };
+  if (typeof text !== 'string') return { ok: false, error: `got ${Array.isArray(text) ? 'an array' : typeof text}` };
   const t = text.trim();
   if (t === '') return { ok: true, value: {} };
   try {
