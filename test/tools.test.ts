@@ -102,6 +102,53 @@ describe('specs', () => {
   });
 });
 
+async function listAndSearch(workspace: string) {
+  const c = { ...ctx(), workspace };
+  return { listed: await listDir({ depth: 2 }, c), found: await searchFiles({ pattern: 'needle' }, c) };
+}
+
+/** listAndSearch in a child process running as `nobody` (the workspace made readable to it). */
+async function asNobody(workspace: string): Promise<{ listed: string; found: string }> {
+  await fs.chmod(workspace, 0o755);
+  for (const f of ['open.txt', 'locked/secret.txt'].map((p) => path.join(workspace, p))) await fs.chmod(f, 0o644).catch(() => undefined);
+  const script = path.join(workspace, '..', `nobody-${path.basename(workspace)}.mts`);
+  await fs.writeFile(
+    script,
+    `import { listDir, searchFiles } from ${JSON.stringify(path.resolve('src/tools/handlers/index.ts'))};\n` +
+      `const c = { workspace: ${JSON.stringify(workspace)}, signal: new AbortController().signal, heartbeat() {}, terminalTimeoutSec: 30, callId: 'c', processDir: '/nonexistent' };\n` +
+      `console.log(JSON.stringify({ listed: await listDir({ depth: 2 }, c), found: await searchFiles({ pattern: 'needle' }, c) }));\n`,
+  );
+  created.push(script);
+  const out = execFileSync(process.execPath, ['--import', 'tsx', script], { uid: 65534, gid: 65534, encoding: 'utf8' });
+  return JSON.parse(out) as { listed: string; found: string };
+}
+
+describe('unreadable and oversized entries', () => {
+  it('lists and searches around an unreadable directory and says what was left out', async () => {
+    await fs.mkdir(path.join(ws, 'locked'));
+    await fs.writeFile(path.join(ws, 'locked', 'secret.txt'), 'needle\n');
+    await fs.writeFile(path.join(ws, 'open.txt'), 'needle here\n');
+    await fs.chmod(path.join(ws, 'locked'), 0o000);
+    try {
+      // Root reads everything: then the tools run in a child process as `nobody`, like a worker without root.
+      const { listed, found } = process.getuid?.() === 0 ? await asNobody(ws) : await listAndSearch(ws);
+      expect(listed).toContain('locked/ (not readable: permission denied)');
+      expect(found).toContain('open.txt:1: needle here');
+      expect(found).toContain('[not searched: locked/ (not readable: permission denied)]');
+    } finally {
+      await fs.chmod(path.join(ws, 'locked'), 0o755);
+    }
+  });
+
+  it('says a file is too large to search instead of reading it whole or claiming no match', async () => {
+    const big = path.join(ws, 'app.log');
+    await fs.writeFile(big, 'ERROR first line\n');
+    await fs.truncate(big, 25 * 1024 * 1024); // sparse: 25 MB on paper
+    const out = await searchFiles({ pattern: 'ERROR', path: 'app.log' }, ctx());
+    expect(out).toBe('No matches for /ERROR/ in app.log\n[not searched: app.log (25.0 MB: too large to search here; use terminal grep)]');
+  });
+});
+
 describe('special files', () => {
   it('refuses a named pipe instead of blocking on it forever', async () => {
     execFileSync('mkfifo', [path.join(ws, 'pipe')]);
@@ -155,6 +202,13 @@ describe('read_file / write_file', () => {
 });
 
 describe('patch', () => {
+  it('leaves a file that is not UTF-8 alone', async () => {
+    const latin1 = Buffer.from('café naïve one\n', 'latin1');
+    await fs.writeFile(path.join(ws, 'l1.txt'), latin1);
+    await expect(patch({ path: 'l1.txt', old_string: 'one', new_string: 'ONE' }, ctx())).rejects.toThrow(/l1\.txt is not valid UTF-8 text/);
+    expect(await fs.readFile(path.join(ws, 'l1.txt'))).toEqual(latin1);
+  });
+
   it('leaves a binary file alone', async () => {
     const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0xfe, 0x61, 0x62]);
     await fs.writeFile(path.join(ws, 'img.png'), bytes);
@@ -360,6 +414,30 @@ describe('finishToolOutput', () => {
     );
     expect(await fs.readFile(path.join(ws, '.hermes-output/call_1.txt'), 'utf8')).toBe(text);
     expect(await readFile({ path: '.hermes-output/call_1.txt' }, ctx())).toContain('[lines 1-1 of 1; end of file]');
+  });
+
+  it('names the file after the conversation, and follows no link the model planted', async () => {
+    const long = 'L'.repeat(500);
+    const a = await finishToolOutput(long, { limit: 100, workspace: ws, callId: 'call_0', workflowId: 'conv/a' });
+    const b = await finishToolOutput(long + 'b', { limit: 100, workspace: ws, callId: 'call_0', workflowId: 'conv/b' });
+    expect(a.content).toContain('saved to .hermes-output/conv_a-call_0.txt');
+    expect(b.content).toContain('saved to .hermes-output/conv_b-call_0.txt');
+    expect(await fs.readFile(path.join(ws, '.hermes-output/conv_a-call_0.txt'), 'utf8')).toBe(long);
+
+    // A link in place of the file: not followed, the victim keeps its content, nothing is claimed as saved.
+    const outside = await tempDir('hermes-victim-');
+    await fs.writeFile(path.join(outside, 'victim'), 'precious');
+    await fs.symlink(path.join(outside, 'victim'), path.join(ws, '.hermes-output/conv_c-call_0.txt'));
+    const c = await finishToolOutput(long, { limit: 100, workspace: ws, callId: 'call_0', workflowId: 'conv/c' });
+    expect(c.truncated).toBe(true);
+    expect(c.content).not.toContain('saved to');
+    // A link in place of the directory: refused as outside the workspace.
+    await fs.rm(path.join(ws, '.hermes-output'), { recursive: true });
+    await fs.symlink(outside, path.join(ws, '.hermes-output'));
+    const d = await finishToolOutput(long, { limit: 100, workspace: ws, callId: 'call_9', workflowId: 'conv/d' });
+    expect(d.content).not.toContain('saved to');
+    expect((await fs.readdir(outside)).sort()).toEqual(['victim']);
+    expect(await fs.readFile(path.join(outside, 'victim'), 'utf8')).toBe('precious');
   });
 
   it('leaves short output alone and saves nothing', async () => {

@@ -56,8 +56,8 @@ export function createToolActivities(deps: ToolDeps) {
       ok = false;
       text = `Error: ${err instanceof Error ? err.message : String(err)}`;
     }
-    const out = await finishToolOutput(text, { limit: input.outputLimit, workspace, callId: input.callId });
     const workflowId = ctx.info.workflowExecution?.workflowId;
+    const out = await finishToolOutput(text, { limit: input.outputLimit, workspace, callId: input.callId, workflowId });
     if (workflowId) deps.contextCache?.noteToolOutput(workflowId, input.callId, out.content);
     return { ok, ...out };
   }

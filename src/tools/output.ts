@@ -1,7 +1,9 @@
 // Keeps tool results small before they enter workflow history (every activity result is recorded there),
 // while saving the full text in the workspace so the model can page through it with read_file.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir, open } from 'node:fs/promises';
 import * as path from 'node:path';
+import { resolveInWorkspace } from './workspace';
 
 export const OUTPUT_DIR = '.hermes-output';
 
@@ -25,13 +27,26 @@ export async function limitOutput(
   };
 }
 
-/** Writes `text` to <workspace>/.hermes-output/<callId>.txt; returns that path relative to the workspace. */
-export async function saveFullOutput(workspace: string, callId: string, text: string): Promise<string> {
-  const safeId = callId.replace(/[^A-Za-z0-9_.-]/g, '_') || 'output';
-  const rel = path.posix.join(OUTPUT_DIR, `${safeId}.txt`);
+const safe = (s: string) => s.replace(/[^A-Za-z0-9_.-]/g, '_');
+
+/**
+ * Writes `text` to <workspace>/.hermes-output/[<workflowId>-]<callId>.txt; returns that path relative to the
+ * workspace. The workflow id keeps conversations sharing a workspace (and providers' predictable call ids)
+ * from overwriting each other's outputs. The model can plant symlinks: the directory must resolve inside the
+ * workspace, and the file is opened without following a link.
+ */
+export async function saveFullOutput(workspace: string, callId: string, text: string, workflowId?: string): Promise<string> {
+  const name = `${workflowId ? `${safe(workflowId)}-` : ''}${safe(callId) || 'output'}.txt`;
   await mkdir(path.join(workspace, OUTPUT_DIR), { recursive: true });
-  await writeFile(path.join(workspace, rel), text, 'utf8');
-  return rel;
+  const dir = await resolveInWorkspace(workspace, OUTPUT_DIR);
+  const { O_WRONLY, O_CREAT, O_TRUNC, O_NOFOLLOW } = constants;
+  const file = await open(path.join(dir, name), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0o644);
+  try {
+    await file.writeFile(text, 'utf8');
+  } finally {
+    await file.close();
+  }
+  return path.posix.join(OUTPUT_DIR, name);
 }
 
 export interface FinishedOutput {
@@ -43,10 +58,10 @@ export interface FinishedOutput {
 
 export async function finishToolOutput(
   text: string,
-  opts: { limit: number; workspace?: string; callId: string },
+  opts: { limit: number; workspace?: string; callId: string; workflowId?: string },
 ): Promise<FinishedOutput> {
   const { workspace } = opts;
-  const save = workspace ? () => saveFullOutput(workspace, opts.callId, text) : async () => undefined;
+  const save = workspace ? () => saveFullOutput(workspace, opts.callId, text, opts.workflowId) : async () => undefined;
   const { content, truncated } = await limitOutput(text, opts.limit, save);
   return { content, size: text.length, truncated };
 }

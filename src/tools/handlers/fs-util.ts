@@ -1,5 +1,7 @@
 // Helpers shared by the file tools' handlers.
-import { stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import * as path from 'node:path';
 import type { Stats } from 'node:fs';
 import { ToolError } from '../spec';
 
@@ -36,6 +38,20 @@ export function requireRegular(st: Stats, shown: string, dirOk = false): void {
   if (st.isFile() || (dirOk && st.isDirectory())) return;
   const kind = st.isFIFO() ? 'named pipe' : st.isSocket() ? 'socket' : st.isCharacterDevice() || st.isBlockDevice() ? 'device' : 'special file';
   throw new ToolError(`${shown} is a ${kind}, not a regular file; the file tools only read and write regular files`);
+}
+
+/**
+ * A directory's entries sorted by name — or, when it cannot be read (permissions), a line saying so: one
+ * unreadable subdirectory must not fail a whole listing or search.
+ */
+export async function readDirOrNote(dir: string, root: string): Promise<Dirent[] | string> {
+  try {
+    return (await readdir(dir, { withFileTypes: true })).sort(byName);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (dir === root || (code !== 'EACCES' && code !== 'EPERM')) throw err;
+    return `${path.relative(root, dir)}/ (not readable: permission denied)`;
+  }
 }
 
 export function formatSize(bytes: number): string {

@@ -1,9 +1,9 @@
-import { readdir, lstat, readlink } from 'node:fs/promises';
+import { lstat, readlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ToolError, type ToolHandler } from '../spec';
 import type { listDirSpec } from '../specs/list_dir';
 import { resolveInWorkspace } from '../workspace';
-import { byName, formatSize, SKIP_DIRS, statOrFail } from './fs-util';
+import { formatSize, readDirOrNote, SKIP_DIRS, statOrFail } from './fs-util';
 
 export const MAX_LIST_ENTRIES = 500;
 
@@ -17,7 +17,8 @@ export const listDir: ToolHandler<typeof listDirSpec.schema> = async (args, ctx)
 
   // Depth-first so a directory's contents follow it; paths are relative to the listed directory.
   const walk = async (dir: string, depth: number): Promise<void> => {
-    const entries = (await readdir(dir, { withFileTypes: true })).sort(byName);
+    const entries = await readDirOrNote(dir, root);
+    if (typeof entries === 'string') return void out.push(entries);
     for (const e of entries) {
       if (out.length >= MAX_LIST_ENTRIES) {
         capped = true;

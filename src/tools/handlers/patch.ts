@@ -14,6 +14,10 @@ export const patch: ToolHandler<typeof patchSpec.schema> = async (args, ctx) => 
   // Decoding and re-encoding would corrupt it: a binary file is never patched as text.
   if (isBinary(buf)) throw new ToolError(`${args.path} is a binary file (${st.size} bytes); patch edits text files only`);
   const text = buf.toString('utf8');
+  // Latin-1 and other encodings do not survive the round trip: every byte that is not valid UTF-8 would become U+FFFD.
+  if (!Buffer.from(text, 'utf8').equals(buf)) {
+    throw new ToolError(`${args.path} is not valid UTF-8 text; patching it would change other bytes too. Use terminal (sed) for it`);
+  }
   // split/join instead of String.replace: new_string must be inserted literally ("$&" is not a pattern here)
   const parts = text.split(args.old_string);
   const count = parts.length - 1;

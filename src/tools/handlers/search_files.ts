@@ -1,10 +1,10 @@
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ToolError, type ToolContext, type ToolHandler } from '../spec';
 import type { searchFilesSpec } from '../specs/search_files';
 import { resolveInWorkspace } from '../workspace';
 import { LineMatcher, type LineHit } from './line-matcher';
-import { byName, isBinary, MAX_READ_BYTES, requireRegular, SKIP_DIRS, splitLines, statOrFail } from './fs-util';
+import { formatSize, isBinary, MAX_READ_BYTES, readDirOrNote, requireRegular, SKIP_DIRS, splitLines, statOrFail } from './fs-util';
 
 const DEFAULT_MAX_RESULTS = 100;
 const MAX_LINE_CHARS = 300;
@@ -30,6 +30,8 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
   const nameFilter = args.glob ? globToRegExp(args.glob) : undefined;
   const max = args.max_results ?? DEFAULT_MAX_RESULTS;
   const hits: string[] = [];
+  /** Directories that could not be read and files too large to search: said, not silently left out. */
+  const skipped: string[] = [];
   let files = 0;
 
   const matcher = new LineMatcher(re, max);
@@ -38,12 +40,19 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
   };
   const searchFile = async (abs: string) => {
     if (++files % 200 === 0) checkpoint(ctx);
+    const rel = path.relative(ctx.workspace, abs);
+    const size = (await stat(abs).catch(() => undefined))?.size;
+    if (size === undefined) return;
+    // Checked before reading: a multi-gigabyte log would otherwise be read whole into memory first.
+    if (size > MAX_READ_BYTES) return void skipped.push(`${rel} (${formatSize(size)}: too large to search here; use terminal grep)`);
     const buf = await readFile(abs).catch(() => undefined);
-    if (!buf || buf.length > MAX_READ_BYTES || isBinary(buf)) return;
-    take(matcher.add(path.relative(ctx.workspace, abs), splitLines(buf.toString('utf8')), buf.length));
+    if (!buf || isBinary(buf)) return;
+    take(matcher.add(rel, splitLines(buf.toString('utf8')), buf.length));
   };
   const walk = async (dir: string): Promise<void> => {
-    const entries = (await readdir(dir, { withFileTypes: true })).sort(byName);
+    checkpoint(ctx); // per directory too: a glob that matches nothing must still heartbeat and stop on cancel
+    const entries = await readDirOrNote(dir, start);
+    if (typeof entries === 'string') return void skipped.push(entries);
     for (const e of entries) {
       if (matcher.done) return;
       const abs = path.join(dir, e.name);
@@ -56,9 +65,10 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
   else await searchFile(start);
   take(matcher.flush());
 
-  if (hits.length === 0) return `No matches for /${args.pattern}/ in ${shown}${args.glob ? ` (files ${args.glob})` : ''}`;
+  const notes = skipped.length ? [`[not searched: ${skipped.slice(0, 20).join('; ')}${skipped.length > 20 ? `; and ${skipped.length - 20} more` : ''}]`] : [];
+  if (hits.length === 0) return [`No matches for /${args.pattern}/ in ${shown}${args.glob ? ` (files ${args.glob})` : ''}`, ...notes].join('\n');
   if (hits.length >= max) hits.push(`[reached max_results=${max}; there may be more — narrow the pattern, path or glob]`);
-  return hits.join('\n');
+  return [...hits, ...notes].join('\n');
 };
 
 /** Long searches keep the activity alive and stop promptly when it is cancelled. */
