@@ -93,6 +93,20 @@ describe('conversation loop', () => {
     expect(toolResult(h.mock.requests[1]!.messages, 'n1')).toMatch(/^Error: unknown tool "7"/);
   });
 
+  it('caps a reply too large for history instead of failing the step on every (paid) retry', async () => {
+    const huge = 'z'.repeat(700_000);
+    h = await createHarness([
+      toolCall('write_file', { path: 'huge.txt', content: huge }, 'w'),
+      answer(`${'y'.repeat(600_000)}THE END`),
+    ]);
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
+    expect(result.status).toBe('completed');
+    expect(h.mock.requests).toHaveLength(2); // no retries
+    expect(toolResult(h.mock.requests[1]!.messages, 'w')).toMatch(/too large to record: \d+ characters; send big content in several smaller calls/);
+    expect(existsSync(path.join(h.workspace, 'huge.txt'))).toBe(false);
+    expect(result.answer).toMatch(/\n\[\.\.\. reply cut: \d+ more characters\]$/);
+  });
+
   it('runs read-only calls concurrently and state-changing calls one at a time, in order', async () => {
     h = await createHarness([
       {

@@ -149,6 +149,16 @@ describe('unreadable and oversized entries', () => {
   });
 });
 
+describe('write_file paths', () => {
+  it('says clearly when a part of the path is a file', async () => {
+    await fs.writeFile(path.join(ws, 'same.txt'), 'x');
+    await expect(writeFile({ path: 'same.txt/inner.txt', content: 'y' }, ctx())).rejects.toThrow(
+      /cannot write same\.txt\/inner\.txt: a part of its directory path is a file/,
+    );
+    await expect(writeFile({ path: '.', content: 'y' }, ctx())).rejects.toThrow(/\. is a directory/);
+  });
+});
+
 describe('special files', () => {
   it('refuses a named pipe instead of blocking on it forever', async () => {
     execFileSync('mkfifo', [path.join(ws, 'pipe')]);
@@ -202,6 +212,19 @@ describe('read_file / write_file', () => {
 });
 
 describe('patch', () => {
+  it('edits a CRLF file with its own line endings, and leaves a file alone when nothing changes', async () => {
+    await fs.writeFile(path.join(ws, 'win.txt'), 'a\r\nb1\r\nb2\r\nc\r\n');
+    await fs.chmod(path.join(ws, 'win.txt'), 0o751);
+    // What the model saw through read_file: lines without \r.
+    expect(await patch({ path: 'win.txt', old_string: 'b1\nb2', new_string: 'B1\nB2\nB3' }, ctx())).toBe('Replaced 1 occurrence in win.txt');
+    expect(await fs.readFile(path.join(ws, 'win.txt'), 'utf8')).toBe('a\r\nB1\r\nB2\r\nB3\r\nc\r\n');
+    expect((await fs.stat(path.join(ws, 'win.txt'))).mode & 0o777).toBe(0o751); // written atomically, mode kept
+    const before = (await fs.stat(path.join(ws, 'win.txt'))).mtimeMs;
+    expect(await patch({ path: 'win.txt', old_string: 'c', new_string: 'c' }, ctx())).toMatch(/^No change/);
+    expect((await fs.stat(path.join(ws, 'win.txt'))).mtimeMs).toBe(before);
+    expect((await fs.readdir(ws)).filter((n) => n.includes('.hermes-'))).toEqual([]); // no temp file left
+  });
+
   it('leaves a file that is not UTF-8 alone', async () => {
     const latin1 = Buffer.from('café naïve one\n', 'latin1');
     await fs.writeFile(path.join(ws, 'l1.txt'), latin1);

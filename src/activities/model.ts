@@ -6,6 +6,7 @@ import { classifyModelError } from '../llm/errors';
 import { parseToolCallsFromText } from '../llm/parse-tool-calls';
 import { costOf, type ModelProfile, type ProfileSet } from '../llm/profiles';
 import { FailureType } from '../shared/errors';
+import { TOO_LARGE_MARKER } from '../shared/types';
 import type { ModelCallInput, ModelCallResult, ToolCall } from '../shared/types';
 import { toolDefinitions } from '../tools/registry';
 import type { ContextCache } from './context';
@@ -95,9 +96,18 @@ function asText(v: unknown): string {
 }
 
 function argumentsText(v: unknown): string {
-  if (typeof v === 'string') return v || '{}';
-  if (v === undefined || v === null) return '{}';
-  return typeof v === 'object' ? JSON.stringify(v) : String(v);
+  const text = typeof v === 'string' ? v || '{}' : v === undefined || v === null ? '{}' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  // Temporal refuses payloads over 2 MB: a reply that large would fail this activity on every retry, each one a
+  // paid model call. The workflow turns this marker into an error result the model can act on.
+  return text.length > MAX_REPLY_CHARS ? `${TOO_LARGE_MARKER}${text.length} characters` : text;
+}
+
+/** Cap for the reply text and each call's arguments (Temporal's payload limit is 2 MB). */
+export const MAX_REPLY_CHARS = 512 * 1024;
+
+function capText(text: string | null): string | null {
+  if (text === null || text.length <= MAX_REPLY_CHARS) return text;
+  return `${text.slice(0, MAX_REPLY_CHARS)}\n[... reply cut: ${text.length - MAX_REPLY_CHARS} more characters]`;
 }
 
 function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input: ModelCallInput): ModelCallResult {
@@ -105,7 +115,7 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
   if (!choice) {
     throw ApplicationFailure.retryable('model response has no choices', FailureType.ModelUnavailable);
   }
-  const content = textOf(choice.message?.content);
+  const content = capText(textOf(choice.message?.content));
   const seen = new Set<string>();
   // Ids must be unique within a message: tool results are paired with calls by id.
   const uniqueId = (id: string | undefined, i: number) => {

@@ -276,3 +276,9 @@ export interface ContextSlice {
   version: number;
   messages: ChatMessage[];
 }
+
+/**
+ * Replaces tool-call arguments too large to record in history (the model activity caps them); the workflow
+ * answers such a call with an error instead of running it.
+ */
+export const TOO_LARGE_MARKER = '\u0000hermes:too-large:';

@@ -2,7 +2,7 @@
 // error result the model reads on its next step. Pure and deterministic (runs in the workflow sandbox).
 import { z } from 'zod';
 import type { ToolSpec } from '../tools/spec';
-import type { ToolCall } from '../shared/types';
+import { TOO_LARGE_MARKER, type ToolCall } from '../shared/types';
 import { canonicalJson } from '../shared/digest';
 
 export { canonicalJson };
@@ -70,6 +70,9 @@ export function repairToolName(raw: string, offered: string[]): string | undefin
 function parseArguments(text: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
   if (text !== null && typeof text === 'object' && !Array.isArray(text)) return { ok: true, value: text };
   if (typeof text !== 'string') return { ok: false, error: `got ${Array.isArray(text) ? 'an array' : typeof text}` };
+  if (text.startsWith(TOO_LARGE_MARKER)) {
+    return { ok: false, error: `too large to record: ${text.slice(TOO_LARGE_MARKER.length)}; send big content in several smaller calls` };
+  }
   const t = text.trim();
   if (t === '') return { ok: true, value: {} };
   try {

@@ -1,5 +1,5 @@
 // Helpers shared by the file tools' handlers.
-import { readdir, stat } from 'node:fs/promises';
+import { chmod, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import * as path from 'node:path';
 import type { Stats } from 'node:fs';
@@ -51,6 +51,23 @@ export async function readDirOrNote(dir: string, root: string): Promise<Dirent[]
     const code = (err as NodeJS.ErrnoException).code;
     if (dir === root || (code !== 'EACCES' && code !== 'EPERM')) throw err;
     return `${path.relative(root, dir)}/ (not readable: permission denied)`;
+  }
+}
+
+/**
+ * Writes through a temporary file in the same directory and renames it over the target: a full disk or a crash
+ * mid-write leaves the old file whole instead of truncated. Keeps an existing file's mode.
+ */
+export async function writeAtomically(abs: string, text: string): Promise<void> {
+  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.hermes-${process.pid}-${Date.now().toString(36)}.tmp`);
+  const mode = (await stat(abs).catch(() => undefined))?.mode;
+  try {
+    await writeFile(tmp, text, { encoding: 'utf8', flag: 'wx' });
+    if (mode !== undefined) await chmod(tmp, mode & 0o7777);
+    await rename(tmp, abs);
+  } catch (err) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
   }
 }
 

@@ -1,8 +1,8 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { ToolError, type ToolHandler } from '../spec';
 import type { patchSpec } from '../specs/patch';
 import { resolveInWorkspace } from '../workspace';
-import { isBinary, MAX_READ_BYTES, requireRegular, statOrFail } from './fs-util';
+import { isBinary, MAX_READ_BYTES, requireRegular, statOrFail, writeAtomically } from './fs-util';
 
 export const patch: ToolHandler<typeof patchSpec.schema> = async (args, ctx) => {
   const abs = await resolveInWorkspace(ctx.workspace, args.path);
@@ -18,8 +18,13 @@ export const patch: ToolHandler<typeof patchSpec.schema> = async (args, ctx) => 
   if (!Buffer.from(text, 'utf8').equals(buf)) {
     throw new ToolError(`${args.path} is not valid UTF-8 text; patching it would change other bytes too. Use terminal (sed) for it`);
   }
+  if (args.old_string === args.new_string) return `No change: old_string and new_string are the same; ${args.path} was left as it is`;
+  // read_file shows lines without their \r: in a CRLF file, match and write with the file's line endings.
+  const crlf = text.includes('\r\n') && !args.old_string.includes('\r');
+  const oldString = crlf ? args.old_string.replace(/\n/g, '\r\n') : args.old_string;
+  const newString = crlf ? args.new_string.replace(/\r?\n/g, '\r\n') : args.new_string;
   // split/join instead of String.replace: new_string must be inserted literally ("$&" is not a pattern here)
-  const parts = text.split(args.old_string);
+  const parts = text.split(oldString);
   const count = parts.length - 1;
   if (count === 0) {
     throw new ToolError(`old_string was not found in ${args.path}; read the file again and copy the text exactly, including whitespace`);
@@ -29,6 +34,6 @@ export const patch: ToolHandler<typeof patchSpec.schema> = async (args, ctx) => 
       `old_string appears ${count} times in ${args.path}; include more surrounding lines to make it unique, or set replace_all to replace all ${count}`,
     );
   }
-  await writeFile(abs, parts.join(args.new_string), 'utf8');
+  await writeAtomically(abs, parts.join(newString));
   return `Replaced ${count} occurrence${count === 1 ? '' : 's'} in ${args.path}`;
 };

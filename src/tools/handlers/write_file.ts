@@ -1,20 +1,24 @@
-import { mkdir, stat, writeFile as fsWriteFile } from 'node:fs/promises';
-import { requireRegular } from './fs-util';
+import { mkdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { ToolError, type ToolHandler } from '../spec';
 import type { writeFileSpec } from '../specs/write_file';
 import { resolveInWorkspace } from '../workspace';
+import { requireRegular, writeAtomically } from './fs-util';
 
 export const writeFile: ToolHandler<typeof writeFileSpec.schema> = async (args, ctx) => {
   const abs = await resolveInWorkspace(ctx.workspace, args.path);
   const existing = await stat(abs).catch(() => undefined);
-  if (existing) requireRegular(existing, args.path, true); // a directory gets its own message below
-  await mkdir(path.dirname(abs), { recursive: true });
+  if (existing?.isDirectory()) throw new ToolError(`${args.path} is a directory`);
+  if (existing) requireRegular(existing, args.path);
   try {
-    await fsWriteFile(abs, args.content, 'utf8');
+    await mkdir(path.dirname(abs), { recursive: true });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EISDIR') throw new ToolError(`${args.path} is a directory`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') {
+      throw new ToolError(`cannot write ${args.path}: a part of its directory path is a file, not a directory`);
+    }
     throw err;
   }
+  await writeAtomically(abs, args.content);
   return `Wrote ${Buffer.byteLength(args.content, 'utf8')} bytes to ${args.path}`;
 };
