@@ -1,5 +1,7 @@
 // CLI commands that steer a running conversation, and the interactive prompts shared by `run` and `chat`:
 // a pending clarify question or approval is asked inline; Ctrl-C interrupts the turn instead of killing us.
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import readline from 'node:readline/promises';
 import type { ConversationHandle, Hermes } from './client';
@@ -88,6 +90,21 @@ export async function promptPending(handle: ConversationHandle, s: ConversationS
   }
 }
 
+/** A workspace given on the command line is made absolute here, where the user typed it. */
+export function checkedWorkspace(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  const abs = path.resolve(dir);
+  if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new UsageError(`--workspace ${dir}: no such directory`);
+  return abs;
+}
+
+export function maxIterationsOption(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!raw.trim() || !(Number.isInteger(n) && n > 0)) throw new UsageError(`--max-iterations must be a positive whole number, got "${raw}"`);
+  return n;
+}
+
 export async function chatCmd(args: string[], withHermes: WithHermes, formatStep: (s: ConversationState['recentSteps'][number]) => string) {
   const { values } = parseArgs({
     args,
@@ -98,14 +115,17 @@ export async function chatCmd(args: string[], withHermes: WithHermes, formatStep
       'max-iterations': { type: 'string' },
     },
   });
+  // Checked before connecting: a typo is a usage error, not a conversation whose every tool call fails.
+  const workspace = checkedWorkspace(values.workspace);
+  const maxIterations = maxIterationsOption(values['max-iterations']);
   return withHermes(async (hermes) => {
     const handle = values.id
       ? hermes.get(values.id)
       : await hermes.start({
           mode: 'chat',
           model: values.model,
-          workspace: values.workspace,
-          maxIterations: values['max-iterations'] ? Number(values['max-iterations']) : undefined,
+          workspace,
+          maxIterations,
         });
     process.stderr.write(`chat ${handle.id} — empty line or Ctrl-D ends; Ctrl-C interrupts a running turn\n`);
     const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY });

@@ -1,8 +1,6 @@
 // The `hermes` command. With no TEMPORAL_ADDRESS it starts (or reuses) an embedded dev server and runs an
 // in-process worker; with one it talks to that cluster, where `hermes worker` processes do the work.
 import type { Connection } from '@temporalio/client';
-import { existsSync, statSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Hermes, type ConversationHandle } from './client';
 import { connectWorker } from './connection';
@@ -18,7 +16,7 @@ import readline from 'node:readline/promises';
 import { fetchRuns, modelViewAt, stepRows } from './inspect';
 import { formatModelView, formatRows } from './inspect-format';
 import { historiesMatching, historiesOf, replayAll } from './replay';
-import { answerCmd, approveCmd, cancelCmd, chatCmd, interruptCmd, promptPending, UsageError } from './cli-human';
+import { answerCmd, approveCmd, cancelCmd, chatCmd, checkedWorkspace, interruptCmd, maxIterationsOption, promptPending, UsageError } from './cli-human';
 
 export { UsageError };
 
@@ -121,17 +119,15 @@ async function run(args: string[]): Promise<number> {
   });
   const prompt = positionals.join(' ');
   if (!prompt.trim()) throw new UsageError('hermes run needs a prompt: hermes run "what to do"');
-  const maxIterations = values['max-iterations'] ? Number(values['max-iterations']) : undefined;
-  if (maxIterations !== undefined && !(Number.isInteger(maxIterations) && maxIterations > 0)) {
-    throw new UsageError(`--max-iterations must be a positive whole number, got "${values['max-iterations']}"`);
-  }
+  const maxIterations = maxIterationsOption(values['max-iterations']);
+  const workspace = checkedWorkspace(values.workspace);
   return withHermes(async (hermes) => {
     const handle = await hermes.start({
       prompt,
       maxIterations,
       model: values.model,
       fallbackModel: values['fallback-model'],
-      workspace: checkedWorkspace(values.workspace),
+      workspace,
       tools: values.tools?.split(',').map((t) => t.trim()).filter(Boolean),
       id: values.id,
     });
@@ -144,13 +140,6 @@ async function run(args: string[]): Promise<number> {
   });
 }
 
-/** A workspace given on the command line is made absolute here, where the user typed it. */
-function checkedWorkspace(dir: string | undefined): string | undefined {
-  if (dir === undefined) return undefined;
-  const abs = path.resolve(dir);
-  if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new UsageError(`--workspace ${dir}: no such directory`);
-  return abs;
-}
 
 /**
  * Prints new steps as they appear in the `state` query until the result arrives. On a terminal, pending

@@ -146,6 +146,16 @@ describe('hermes usage errors', () => {
     expect(r.stderr).toContain('--max-iterations must be a positive whole number, got "abc"');
   });
 
+  it('checks --workspace and --max-iterations of run and chat before connecting', async () => {
+    const env = { TEMPORAL_ADDRESS: '127.0.0.1:1' }; // nothing listens: a usage error must come first
+    const noDir = await spawnHermes(['chat', '--workspace', 'no/such/dir'], { env });
+    expect(noDir.code).toBe(2);
+    expect(noDir.stderr).toMatch(/--workspace no\/such\/dir: no such directory/);
+    const empty = await spawnHermes(['run', '--max-iterations', '', 'go'], { env });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toMatch(/--max-iterations must be a positive whole number, got ""/);
+  });
+
   it('an unknown option or command exits 2', async () => {
     const [opt, cmd] = await Promise.all([usage(['run', '--no-such-option', 'x']), usage(['no-such-command'])]);
     expect(opt.code).toBe(2);
