@@ -1,49 +1,28 @@
 // Scenario 4: memory per cached conversation. N chat conversations are started and left idle (each waits for a
-// message, cached on the worker), next to N idle workflows of a bundle with nothing but one waiting workflow
-// on a worker configured the same way: the SDK's own cost per cached workflow. RSS of the bench process.
-import { Worker, bundleWorkflowCode } from '@temporalio/worker';
+// message, cached on the worker), next to N idle workflows of a bundle with nothing but one waiting workflow on
+// a bare worker: the SDK's own cost per cached workflow. Each side runs in a fresh process
+// (bench/memory-child.ts), so heap freed by other scenarios hides nothing; its RSS growth / N is the number.
+import { execFile } from 'node:child_process';
 import path from 'node:path';
-import { quietLogger, uid, type Harness } from './harness';
-import { stopIdle } from './idle-entry';
+import { promisify } from 'node:util';
+import type { Harness } from './harness';
 
-const IDLE_QUEUE = 'bench-idle';
+const run = promisify(execFile);
 
-async function settledRss(): Promise<number> {
-  (globalThis as { gc?: () => void }).gc?.();
-  await new Promise((r) => setTimeout(r, 1_500));
-  return process.memoryUsage().rss;
+async function child(kind: 'ours' | 'sdk', address: string, N: number): Promise<number> {
+  const tsx = path.join(__dirname, '..', 'node_modules', '.bin', 'tsx');
+  const { stdout } = await run(tsx, ['--expose-gc', path.join(__dirname, 'memory-child.ts'), kind, address, String(N)], {
+    maxBuffer: 1 << 20,
+    timeout: 180_000,
+  });
+  return (JSON.parse(stdout.trim().split('\n').pop()!) as { perWorkflow: number }).perWorkflow;
 }
 
 export async function scenarioMemory(h: Harness, N: number) {
-  // Ours: warm up (first workflows, JIT), then N idle chats.
-  const warm = await Promise.all(Array.from({ length: 5 }, () => h.hermes.start({ id: uid('mem-warm'), mode: 'chat' })));
-  for (const w of warm) await w.state();
-  const before = await settledRss();
-  const chats = await Promise.all(Array.from({ length: N }, () => h.hermes.start({ id: uid('mem-chat'), mode: 'chat' })));
-  for (const c of chats) await c.state(); // each has had its first workflow task: it is in the worker's cache
-  const ours = (await settledRss()) - before;
-  await Promise.all([...warm, ...chats].map((c) => c.end()));
-  await Promise.all([...warm, ...chats].map((c) => c.result()));
-
-  const bundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'idle-entry.ts'), logger: quietLogger });
-  const worker = await Worker.create({ connection: h.env.nativeConnection, taskQueue: IDLE_QUEUE, workflowBundle: bundle });
-  const floor = await worker.runUntil(async () => {
-    const start = () => h.client.workflow.start('idleWorkflow', { workflowId: uid('mem-idle'), taskQueue: IDLE_QUEUE });
-    const warmIdle = await Promise.all(Array.from({ length: 5 }, start));
-    for (const w of warmIdle) await w.describe();
-    const b = await settledRss();
-    const idle = await Promise.all(Array.from({ length: N }, start));
-    // Started workflows are cached once their first task ran: wait until the last one's did.
-    for (const w of idle) {
-      for (let i = 0; i < 200 && (await w.fetchHistory()).events!.length < 4; i++) await new Promise((r) => setTimeout(r, 25));
-    }
-    const grown = (await settledRss()) - b;
-    const all = [...warmIdle, ...idle];
-    await Promise.all(all.map((w) => w.signal(stopIdle)));
-    await Promise.all(all.map((w) => w.result()));
-    return grown;
-  });
-  return { N, oursPerConversation: ours / N, floorPerWorkflow: floor / N };
+  const address = h.env.connection.options.address;
+  const oursPerConversation = await child('ours', address, N);
+  const floorPerWorkflow = await child('sdk', address, N);
+  return { N, oursPerConversation, floorPerWorkflow };
 }
 
 export type Memory = Awaited<ReturnType<typeof scenarioMemory>>;

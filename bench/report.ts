@@ -201,11 +201,12 @@ export function report(r: Results): string {
   // 4 -------------------------------------------------------------------------------------------------------
   L.push(`### 4. Memory per cached conversation`);
   L.push('');
-  L.push(`${s4.N} chat conversations started and left idle (each has run its first workflow task and sits in the worker's `
-    + `cache waiting for a message): growth of the bench process's RSS / ${s4.N} = **${kb(s4.oursPerConversation)}** per conversation. `
-    + `The same number of idle workflows from a bundle holding nothing but that workflow (\`bench/idle-entry.ts\`), on a worker in `
-    + `the same process: ${kb(s4.floorPerWorkflow)} each — what the SDK keeps per cached workflow (its reusable V8 context gives every `
-    + 'workflow its own instance of every module in the bundle). RSS after a 1.5 s settle; expect ± 100 KiB of noise.');
+  L.push(`${s4.N} chat conversations started and left idle, each in the worker's cache after its first workflow task, `
+    + `on the product worker in a fresh process (\`bench/memory-child.ts ours\`): growth of that process's RSS / ${s4.N} = `
+    + `**${kb(s4.oursPerConversation)}** per conversation. The same number of idle workflows from a bundle holding nothing `
+    + `but one waiting workflow (\`bench/idle-entry.ts\`) on a bare worker, also in a fresh process: ${kb(s4.floorPerWorkflow)} `
+    + 'each — what the SDK keeps per cached workflow (its reusable V8 context gives every workflow its own instance of every '
+    + 'module in the bundle). RSS after a GC and a 1.5 s settle.');
   return L.join('\n');
 }
 

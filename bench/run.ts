@@ -60,10 +60,6 @@ async function main() {
   const bundle = await bundleWorkflowCode(bundleOptions(path.join(__dirname, 'workflows-entry.ts')));
 
   const product = await withServer(PRODUCT_SERVER, exe, bundle, async (h) => {
-    // First, while the process's heap has no free space left behind by other scenarios to hide growth in.
-    console.log('4. memory per cached conversation …');
-    const s4 = await scenarioMemory(h, S4.conversations);
-    say(`${s4.N} idle chats: ${kb(s4.oursPerConversation)} each; SDK alone (idle workflow): ${kb(s4.floorPerWorkflow)} each`);
     console.log('1. orchestration overhead per iteration …');
     const s1 = await scenarioOverhead(h, S1.runs, S1.iterations);
     say(`ours ${f2(s1.oursIter)} ms/iteration, floor ${f2(s1.floorPair)} ms/2 activities → ${f2(s1.ratio)}×; `
@@ -78,6 +74,10 @@ async function main() {
     say(`${s3.C}×${s3.N}: ${f1(s3.wallMs)} ms (ideal ${f1(s3.ideal)} ms → ${f2(s3.ratio)}×), floor ${f1(s3.floorWallMs)} ms, `
       + `local-activity floor ${f1(s3.localFloorWallMs)} ms, without Temporal ${f1(s3.directWallMs)} ms, `
       + `peak RSS ${mb(s3.ours.peak)}, context cache hit rate ${(100 * s3.contextCache.hitRate).toFixed(1)} %`);
+    // In fresh processes of its own (bench/memory-child.ts): nothing else's heap hides growth there.
+    console.log('4. memory per cached conversation …');
+    const s4 = await scenarioMemory(h, S4.conversations);
+    say(`${s4.N} idle chats: ${kb(s4.oursPerConversation)} each; SDK alone (idle workflow): ${kb(s4.floorPerWorkflow)} each`);
     console.log('2. history bytes per iteration …');
     const s2 = await scenarioGrowth(h, S2.sizes, say);
     return { label: PRODUCT_SERVER.label, s1, inst, s2, s3, s4 };

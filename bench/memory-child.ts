@@ -1,0 +1,81 @@
+// One side of scenario 4 in a fresh process, so no other scenario's freed heap hides the growth:
+//   tsx --expose-gc bench/memory-child.ts <ours|sdk> <temporal address> <N>
+// Starts a worker (the product's, or a bare one for bench/idle-entry.ts), N idle workflows on it, and prints
+// the growth of this process's RSS as JSON.
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import path from 'node:path';
+import { bundleOptions } from '../src/bundle';
+import { Hermes } from '../src/client';
+import { defineProfile } from '../src/llm/profiles';
+import { installRuntimeLogger } from '../src/logger';
+import { createHermesWorker } from '../src/worker';
+import { quietLogger } from './harness';
+import { stopIdle } from './idle-entry';
+
+installRuntimeLogger('ERROR');
+
+async function settledRss(): Promise<number> {
+  (globalThis as { gc?: () => void }).gc?.();
+  await new Promise((r) => setTimeout(r, 1_500));
+  return process.memoryUsage().rss;
+}
+
+async function main() {
+  const [kind, address, n] = process.argv.slice(2);
+  const N = Number(n);
+  const taskQueue = `mem-${kind}-${process.pid}`;
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const id = (i: number) => `mem-${kind}-${process.pid}-${i}`;
+  let grown: number;
+  if (kind === 'ours') {
+    const worker = await createHermesWorker({
+      connection: nativeConnection,
+      taskQueue,
+      // Idle chats make no model call: the profile is never used.
+      profiles: { defaultName: 'default', profiles: { default: defineProfile('default', { baseURL: 'http://127.0.0.1:9/v1', model: 'none' }) } },
+      workflowBundle: await bundleWorkflowCode(bundleOptions()),
+    });
+    const hermes = await Hermes.connect({ client, taskQueue });
+    grown = await worker.runUntil(async () => {
+      const warm = await Promise.all(Array.from({ length: 5 }, (_, i) => hermes.start({ id: id(-1 - i), mode: 'chat' })));
+      for (const w of warm) await w.state();
+      const before = await settledRss();
+      const chats = await Promise.all(Array.from({ length: N }, (_, i) => hermes.start({ id: id(i), mode: 'chat' })));
+      for (const c of chats) await c.state(); // each has had its first workflow task: it is in the worker's cache
+      const after = await settledRss();
+      await Promise.all([...warm, ...chats].map((c) => c.end()));
+      await Promise.all([...warm, ...chats].map((c) => c.result()));
+      return after - before;
+    });
+  } else {
+    const bundle = await bundleWorkflowCode({ workflowsPath: path.join(__dirname, 'idle-entry.ts'), logger: quietLogger });
+    const worker = await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle: bundle });
+    grown = await worker.runUntil(async () => {
+      const start = (i: number) => client.workflow.start('idleWorkflow', { workflowId: id(i), taskQueue });
+      const warm = await Promise.all(Array.from({ length: 5 }, (_, i) => start(-1 - i)));
+      for (const w of warm) await w.query('__stack_trace').catch(() => undefined);
+      const before = await settledRss();
+      const idle = await Promise.all(Array.from({ length: N }, (_, i) => start(i)));
+      // A query needs the workflow on the worker: once answered, its first task has run and it is cached.
+      for (const w of idle) await w.query('__stack_trace').catch(() => undefined);
+      const after = await settledRss();
+      await Promise.all([...warm, ...idle].map((w) => w.signal(stopIdle)));
+      await Promise.all([...warm, ...idle].map((w) => w.result()));
+      return after - before;
+    });
+  }
+  await connection.close();
+  await nativeConnection.close();
+  process.stdout.write(`${JSON.stringify({ perWorkflow: grown / N })}\n`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);
