@@ -36,22 +36,20 @@ export function instrumentedActivities(deps: ActivityDeps) {
     },
     activities: {
       ...acts,
-      async callModel(...args: Parameters<typeof acts.callModel>) {
-        const t0 = performance.now();
-        try {
-          return await acts.callModel(...args);
-        } finally {
-          callModelMs.push(performance.now() - t0);
-        }
-      },
-      async runTool(...args: Parameters<typeof acts.runTool>) {
-        const t0 = performance.now();
-        try {
-          return await acts.runTool(...args);
-        } finally {
-          runToolMs.push(performance.now() - t0);
-        }
-      },
+      callModel: timed(acts.callModel, callModelMs),
+      runTool: timed(acts.runTool, runToolMs),
     },
+  };
+}
+
+/** `fn`, recording each call's duration (ms) into `into`. */
+function timed<A extends unknown[], R>(fn: (...args: A) => Promise<R>, into: number[]) {
+  return async (...args: A): Promise<R> => {
+    const t0 = performance.now();
+    try {
+      return await fn(...args);
+    } finally {
+      into.push(performance.now() - t0);
+    }
   };
 }

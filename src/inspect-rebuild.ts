@@ -8,13 +8,10 @@
 import { canonicalJson, extendDigest } from './shared/digest';
 import type { ChatMessage, ModelCallInput, TodoItem, ToolCallInput, ToolCallResult } from './shared/types';
 import { toolSpec } from './tools/registry';
-import { PRUNED_STUB, pruneToolOutputs, toolMessageContent } from './workflows/context-ops';
+import { PRUNE_KEEP_TAIL, PRUNED_STUB, pruneToolOutputs, toolMessageContent } from './workflows/context-ops';
 import { duplicateResult } from './workflows/prompts';
 import { applyTodo, formatTodo } from './workflows/todo';
 import { planToolCalls } from './workflows/tool-calls';
-
-/** The keepTail the workflow prunes with (Conversation.pruneOldToolOutputs). */
-const KEEP_TAIL = 6;
 
 export interface RebuildStep {
   context: ModelCallInput['context'];
@@ -29,12 +26,6 @@ export interface ToolRun {
 
 const digestOf = (messages: ChatMessage[]) => extendDigest('', messages);
 
-/**
- * Current messages with every stub replaced by the tool message the model originally read. Tool activities'
- * results come from the history; what the workflow wrote itself is derived the way it did: invalid calls and
- * duplicates from the tool-call plan, `todo` results by replaying the list, `clarify` results from the
- * accepted answers.
- */
 /** What the history holds besides the model steps. */
 export interface HistoryFacts {
   tools: ToolRun[];
@@ -42,13 +33,23 @@ export interface HistoryFacts {
   answers: string[];
 }
 
+/**
+ * Current messages with every stub replaced by the tool message the model originally read. Tool activities'
+ * results come from the history; what the workflow wrote itself is derived the way it did: invalid calls and
+ * duplicates from the tool-call plan, `todo` results by replaying the list, `clarify` results from the
+ * accepted answers.
+ */
 export function restoreStubs(current: ChatMessage[], facts: HistoryFacts, offered: string[]): ChatMessage[] {
   const { tools } = facts;
   const answers = facts.answers.slice();
   // Activities by call id, in history order. Some providers reuse ids across messages ("call_0" every time),
   // so a call takes the first unused run with its id, tool and arguments — a call that never ran takes none.
   const runs = new Map<string, ToolRun[]>();
-  for (const t of tools) runs.set(t.input.callId, [...(runs.get(t.input.callId) ?? []), t]);
+  for (const t of tools) {
+    const list = runs.get(t.input.callId);
+    if (list) list.push(t);
+    else runs.set(t.input.callId, [t]);
+  }
   const takeRun = (id: string, name: string, args: Record<string, unknown>) => {
     const list = runs.get(id) ?? [];
     const i = list.findIndex((t) => t.input.name === name && canonicalJson(t.input.args) === canonicalJson(args));
@@ -118,10 +119,9 @@ export function rebuildContext(current: ChatMessage[], facts: HistoryFacts, step
     const from = Math.min(steps[i - 1]!.context.count, s.count);
     let next: ChatMessage[] | undefined;
     for (let at = s.count; at >= from && !next; at--) {
-      const candidate = msgs.slice();
-      const head = candidate.slice(0, at);
-      pruneToolOutputs(head, KEEP_TAIL);
-      candidate.splice(0, at, ...head);
+      const head = msgs.slice(0, at);
+      pruneToolOutputs(head, PRUNE_KEEP_TAIL);
+      const candidate = [...head, ...msgs.slice(at)];
       if (digestOf(candidate.slice(0, s.count)) === s.digest) next = candidate;
     }
     if (!next) return undefined;

@@ -154,12 +154,14 @@ export async function modelViewAt(client: Client, workflowId: string, step: numb
   const input = models[index]!.input as ModelCallInput;
   const { version, count, digest } = input.context;
   const handle = client.workflow.getHandle(workflowId);
-  let messages = (await handle.query(contextQuery, { version, from: 0, to: count })).messages;
+  // Answered with the current version (and no messages) when the step's version has been rewritten since.
+  const slice = await handle.query(contextQuery, { version, from: 0, to: count });
+  let messages = slice.messages;
   let rebuilt = false;
   if (extendDigest('', messages) !== digest) {
-    // The version was rewritten since: fetch the current one and undo the prunes.
-    const now = await handle.query(contextQuery, { version: -1, from: 0, to: 0 });
-    const current = (await handle.query(contextQuery, { version: now.version, from: 0, to: count })).messages;
+    // Fetch the current version and undo the prunes.
+    const now = slice.version;
+    const current = (await handle.query(contextQuery, { version: now, from: 0, to: count })).messages;
     const tools = rows
       .filter((r) => r.kind === 'tool')
       .map((r) => ({ input: r.input as ToolCallInput, result: r.output as ToolCallResult | undefined }));
@@ -168,7 +170,7 @@ export async function modelViewAt(client: Client, workflowId: string, step: numb
     if (!again) {
       throw new Error(
         `step ${step} saw context version ${version}; the conversation has since rewritten its context (now version ` +
-          `${now.version}) and the messages of version ${version} could not be rebuilt exactly from the history`,
+          `${now}) and the messages of version ${version} could not be rebuilt exactly from the history`,
       );
     }
     messages = again;

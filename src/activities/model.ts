@@ -96,7 +96,10 @@ function asText(v: unknown): string {
 }
 
 function argumentsText(v: unknown): string {
-  const text = typeof v === 'string' ? v || '{}' : v === undefined || v === null ? '{}' : typeof v === 'object' ? JSON.stringify(v) : String(v);
+  let text: string;
+  if (v === undefined || v === null || v === '') text = '{}';
+  else if (typeof v === 'string') text = v;
+  else text = typeof v === 'object' ? JSON.stringify(v) : String(v);
   // Temporal refuses payloads over 2 MB: a reply that large would fail this activity on every retry, each one a
   // paid model call. The workflow turns this marker into an error result the model can act on.
   return text.length > MAX_REPLY_CHARS ? `${TOO_LARGE_MARKER}${text.length} characters` : text;

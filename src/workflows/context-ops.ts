@@ -22,6 +22,9 @@ export function pruneToolOutputs(messages: ChatMessage[], keepTail: number, minC
   return removed;
 }
 
+/** Messages at the end of the context that a prune never touches (the model's current work). */
+export const PRUNE_KEEP_TAIL = 6;
+
 /** What a stub written by pruneToolOutputs looks like. */
 export const PRUNED_STUB = /^\[pruned: \d+ characters of earlier .* output\]$/;
 

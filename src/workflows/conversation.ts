@@ -4,7 +4,7 @@
 import { CancellationScope, CancelledFailure, isCancellation, setCurrentDetails, sleep, workflowInfo } from '@temporalio/workflow';
 import { DEFAULT_LIMITS } from '../shared/defaults';
 import { extendDigest } from '../shared/digest';
-import { pruneToolOutputs } from './context-ops';
+import { PRUNE_KEEP_TAIL, pruneToolOutputs } from './context-ops';
 import type {
   CarriedState,
   ChatMessage,
@@ -38,7 +38,7 @@ export interface TurnOutcome {
   error?: string;
 }
 
-/** Marks a step that was cut short by an interrupt, the wall-clock budget or workflow cancellation. */
+/** Marks a stretch of steps cut short by an interrupt, the wall-clock budget or workflow cancellation. */
 export const STOPPED = Symbol('stopped');
 
 export async function conversationWorkflow(input: ConversationInput): Promise<ConversationResult> {
@@ -203,7 +203,7 @@ export class Conversation implements RunState {
    * must bump the context version, so workers drop what they cached; keeping both here keeps them together.
    */
   pruneOldToolOutputs(why: string): boolean {
-    if (pruneToolOutputs(this.messages, 6) === 0) return false;
+    if (pruneToolOutputs(this.messages, PRUNE_KEEP_TAIL) === 0) return false;
     this.contextVersion++;
     this.note('context', why);
     return true;

@@ -64,8 +64,8 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     const heartbeat = setInterval(() => ctx.heartbeat(), 100);
 
     const kill = () => {
-      if (child.pid === undefined) return;
-      const pid = child.pid;
+      if (pgid === undefined) return;
+      const pid = pgid;
       killing = true;
       signalGroup(pid, 'SIGTERM');
       // Not cleared on finish: a child that ignores SIGTERM must still die after bash has gone. Not unref'd: a
