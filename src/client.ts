@@ -9,73 +9,32 @@ import {
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { z } from 'zod';
+import path from 'node:path';
 import { connectClient, resolveTemporal, type TemporalTarget } from './connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
 import { answerUpdate, approveUpdate, endSignal, interruptSignal, sendUpdate, stateQuery } from './shared/messages';
-import type {
-  ApproveArgs,
-  ConversationInput,
-  ConversationResult,
-  ConversationState,
-  InterruptArgs,
-  Limits,
-  TurnResult,
-} from './shared/types';
+import {
+  issuesText,
+  limitsSchema,
+  startOptionsSchema,
+  type ApproveArgs,
+  type ConversationInput,
+  type ConversationResult,
+  type ConversationState,
+  type InterruptArgs,
+  type Limits,
+  type StartOptions,
+  type StateQueryArgs,
+  type TurnResult,
+} from './shared/contract';
 import { resolveTools } from './tools/registry';
 import type { conversationWorkflow } from './workflows';
 import type { HermesWorkerOptions } from './worker';
 
-export type { ConversationInput, ConversationResult, ConversationState } from './shared/types';
+export type { ConversationInput, ConversationResult, ConversationState, StartOptions } from './shared/contract';
 
-const startSchema = z
-  .object({
-  prompt: z.string().optional(),
-  mode: z.enum(['task', 'chat']).optional(),
-  busyPolicy: z.enum(['queue', 'reject', 'interrupt']).optional(),
-  approvalMode: z.enum(['ask', 'deny', 'allow']).optional(),
-  scheduled: z.boolean().optional(),
-  model: z.string().min(1).optional(),
-  fallbackModel: z.string().min(1).optional(),
-  maxIterations: z.number().int().positive().max(10_000).optional(),
-  workspace: z.string().min(1).optional(),
-  tools: z.array(z.string()).optional(),
-  system: z.string().optional(),
-  id: z.string().min(1).max(200).optional(),
-  toolOutputLimit: z.number().int().min(1_000).max(200_000).optional(),
-  terminalTimeoutSec: z.number().int().positive().max(3_600).optional(),
-  modelMaxAttempts: z.number().int().positive().max(100).optional(),
-  maxTokens: z.number().int().positive().optional(),
-  maxCostUsd: z.number().positive().optional(),
-  maxDurationSec: z.number().positive().optional(),
-  clarifyTimeoutSec: z.number().positive().optional(),
-  approvalTimeoutSec: z.number().positive().optional(),
-  idleTimeoutSec: z.number().positive().optional(),
-  toolHeartbeatSec: z.number().int().min(1).max(600).optional(),
-  modelHeartbeatSec: z.number().int().min(1).max(600).optional(),
-  maxHistoryEvents: z.number().int().min(40).max(50_000).optional(),
-  maxHistoryBytes: z.number().int().min(64 * 1024).max(50 * 1024 * 1024).optional(),
-  searchAttributes: z.boolean().optional(),
-  })
-  .refine((o) => o.mode === 'chat' || Boolean(o.prompt?.trim()), { message: 'prompt must not be empty', path: ['prompt'] });
-
-const LIMIT_KEYS = [
-  'maxIterations',
-  'toolOutputLimit',
-  'terminalTimeoutSec',
-  'modelMaxAttempts',
-  'maxTokens',
-  'maxCostUsd',
-  'maxDurationSec',
-  'clarifyTimeoutSec',
-  'approvalTimeoutSec',
-  'idleTimeoutSec',
-  'toolHeartbeatSec',
-  'modelHeartbeatSec',
-  'maxHistoryEvents',
-  'maxHistoryBytes',
-] as const;
-export type StartOptions = z.input<typeof startSchema>;
+const startOptions = startOptionsSchema();
+const LIMIT_KEYS = Object.keys(limitsSchema().shape) as Array<keyof Limits>;
 
 export interface HermesConnectOptions {
   /** An existing client; otherwise one is made from TEMPORAL_* env (or the embedded dev server). */
@@ -128,13 +87,18 @@ export class Hermes {
     };
   }
 
-  /** Starts a conversation; bad options are rejected here, before anything reaches the server. */
+  /**
+   * Starts a conversation; bad options are rejected here, before anything reaches the server, with the
+   * messages the workflow itself would give (the same contract checks its input). A relative workspace is
+   * taken from the current directory.
+   */
   async start(options: StartOptions): Promise<ConversationHandle> {
-    const parsed = startSchema.safeParse(options);
-    if (!parsed.success) throw new Error(`invalid start options: ${z.prettifyError(parsed.error)}`);
+    const withPath = options.workspace ? { ...options, workspace: path.resolve(options.workspace) } : options;
+    const parsed = startOptions.safeParse(withPath);
+    if (!parsed.success) throw new Error(`invalid start options: ${issuesText(parsed.error)}`);
     const o = parsed.data;
     const { unknown } = resolveTools(o.tools);
-    if (unknown.length) throw new Error(`unknown tools or toolsets: ${unknown.join(', ')}`);
+    if (unknown.length) throw new Error(`invalid start options: tools: unknown tools or toolsets: ${unknown.join(', ')}`);
     // Every limit is written into the input: a later change of a default must not change the decisions of
     // conversations already running (their histories would no longer replay).
     const limits: Limits = { ...DEFAULT_LIMITS };
@@ -215,8 +179,8 @@ export class ConversationHandle {
   }
 
   /** Live state (the `state` query): status, iteration, budgets left, usage, todo, pending question/approvals. */
-  state(): Promise<ConversationState> {
-    return this.workflow.query(stateQuery);
+  state(args?: StateQueryArgs): Promise<ConversationState> {
+    return args ? this.workflow.query(stateQuery, args) : this.workflow.query(stateQuery);
   }
 
   /** Stops the step in flight. With `message`, the loop goes on with it as the next user message. */
@@ -237,11 +201,6 @@ export class ConversationHandle {
   /** Chat mode: sends a message and waits for that turn's answer. */
   send(text: string): Promise<TurnResult> {
     return unwrapUpdate(this.workflow.executeUpdate(sendUpdate, { args: [{ text }] }));
-  }
-
-  /** Chat mode: sends a message and returns once the workflow has accepted it (poll state() or progress()). */
-  async sendNoWait(text: string): Promise<void> {
-    await unwrapUpdate(this.workflow.startUpdate(sendUpdate, { args: [{ text }], waitForStage: 'ACCEPTED' }));
   }
 
   /** Chat mode: ends the conversation. */

@@ -2,12 +2,13 @@
 // digest), so the answer is rebuilt: the step's reference comes from the history, the messages from the workflow
 // (the single source of truth, append-only within a context version; older versions are rebuilt from the
 // history by inspect-rebuild.ts) and the tool definitions from the registry. The digest proves the result.
+import { answerSchema } from './shared/contract';
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter, WorkflowNotFoundError, type Payload } from '@temporalio/common';
 import { contextQuery } from './shared/messages';
 import { rebuildContext } from './inspect-rebuild';
 import { extendDigest } from './shared/digest';
-import type { ChatMessage, ModelCallInput, ToolCallInput, ToolCallResult } from './shared/types';
+import type { ChatMessage, ModelCallInput, ToolCallInput, ToolCallResult } from './shared/wire';
 import { toolDefinitions } from './tools/registry';
 
 type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
@@ -124,8 +125,9 @@ export function clarifyAnswers(runs: HistoryEvent[][]): string[] {
   for (const e of runs.flat()) {
     const input = e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
     const payload = input?.name === 'answer' ? input.args?.payloads?.[0] : undefined;
-    const text = payload ? (decode(payload) as { text?: unknown } | undefined)?.text : undefined;
-    if (typeof text === 'string') out.push(text);
+    // Parsed as the workflow parsed it: `{ text }` or a bare string.
+    const parsed = payload ? answerSchema().safeParse(decode(payload)) : undefined;
+    if (parsed?.success) out.push(parsed.data.text);
   }
   return out;
 }

@@ -17,21 +17,20 @@ export interface HermesWorkerOptions {
   profiles?: ProfileSet;
   /** Default workspace for conversations that name none. */
   workspace?: string;
+  /** Directories a conversation may name as its workspace (default: HERMES_WORKSPACE_ROOTS, else `workspace`). */
+  workspaceRoots?: string[];
   /** Pre-bundled workflow code (tests and benchmarks bundle once); otherwise the cached bundle. */
   workflowBundle?: WorkerOptions['workflowBundle'];
-  maxCachedWorkflows?: number;
   /** Context cache of the model activity (tests and benchmarks read its hit counts). */
   contextCache?: ContextCache;
-  maxConcurrentActivityTaskExecutions?: number;
   /**
    * Where terminal commands are written down while they run; on start the worker kills the ones left by
    * workers on this host that died (default: per user in the temp dir, or HERMES_PROCESS_DIR).
    */
   processDir?: string;
-  shutdownGraceTime?: WorkerOptions['shutdownGraceTime'];
   /**
    * Temporal worker tuning passed through as is (e.g. workflowThreadPoolSize, maxConcurrentWorkflowTaskExecutions,
-   * stickyQueueScheduleToStartTimeout); it overrides the settings above.
+   * maxCachedWorkflows, maxConcurrentActivityTaskExecutions, shutdownGraceTime…); it overrides Hermes's defaults.
    */
   tuning?: WorkerTuning;
 }
@@ -51,6 +50,7 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
     workspace: path.resolve(opts.workspace ?? process.env.HERMES_WORKSPACE ?? process.cwd()),
     contextCache: opts.contextCache,
     processDir,
+    ...(opts.workspaceRoots ? { workspaceRoots: opts.workspaceRoots } : {}),
   });
   return Worker.create({
     connection: opts.connection,
@@ -58,15 +58,14 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
     taskQueue: opts.taskQueue ?? process.env.HERMES_TASK_QUEUE ?? TASK_QUEUE,
     workflowBundle: opts.workflowBundle ?? (await cachedWorkflowBundle()),
     activities,
-    ...(opts.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: opts.maxCachedWorkflows } : {}),
-    maxConcurrentActivityTaskExecutions: opts.maxConcurrentActivityTaskExecutions ?? 100,
+    maxConcurrentActivityTaskExecutions: 100,
     // Cancellation (an interrupt) reaches a running tool or model call in the response to its next
     // heartbeat, so heartbeats go out every 250 ms instead of the default 30-60 s throttle: a tool's
     // process is killed well within a second of the interrupt. HERMES_HEARTBEAT_MS trades that for fewer RPCs.
     maxHeartbeatThrottleInterval: heartbeatMs(),
     defaultHeartbeatThrottleInterval: heartbeatMs(),
     // Gives running tools a moment to notice cancellation and kill their processes on shutdown.
-    shutdownGraceTime: opts.shutdownGraceTime ?? '5 seconds',
+    shutdownGraceTime: '5 seconds',
     ...opts.tuning,
   });
 }

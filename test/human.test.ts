@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import type { ConversationState } from '../src/shared/types';
+import type { ConversationState } from '../src/shared/contract';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { alive, stateWhen, waitFor } from './helpers/wait';
 
@@ -58,7 +58,7 @@ describe('interrupt', () => {
         await handle.interrupt({ message: 'Stop that and just summarise.' });
         return handle.result();
       },
-      { maxCachedWorkflows: 0 },
+      { tuning: { maxCachedWorkflows: 0 } },
     );
     expect(result.status).toBe('completed');
     expect(result.answer).toBe('ok, summarised instead');
@@ -193,7 +193,7 @@ describe('approvals', () => {
         .getHandle(handle.id)
         .executeUpdate('approve', { args: [{ callId: 'a1', decision: 'approve', remember: 'false' }] })
         .catch((e: Error) => e);
-      expect(String((bad as Error).cause)).toMatch(/remember must be true or false/);
+      expect(String((bad as Error).cause)).toMatch(/remember: Invalid input: expected boolean/);
       await handle.approve('a1', 'approve', true);
       return handle.result();
     });
@@ -228,7 +228,7 @@ describe('chat mode', () => {
         await handle.end();
         return { first, second, final: await handle.result() };
       },
-      { maxCachedWorkflows: 0 },
+      { tuning: { maxCachedWorkflows: 0 } },
     );
     expect(first).toMatchObject({ turn: 1, status: 'completed', answer: 'Hello, Ada.' });
     expect(second).toMatchObject({ turn: 2, status: 'completed', answer: 'Your name is Ada.' });
@@ -330,7 +330,7 @@ describe('budgets and live state', () => {
       expect(s.todo.map((t) => t.status)).toEqual(['completed', 'in_progress']);
       expect(s.budgets.iterations).toMatchObject({ limit: 10 });
       expect(s.budgets.tokens).toMatchObject({ limit: 1000 });
-      expect(s.recentSteps.some((x) => x.name === 'todo')).toBe(true);
+      expect(s.steps.some((x) => x.name === 'todo')).toBe(true);
       const steps: string[] = [];
       for await (const p of handle.progress(50)) steps.push(p.status);
       expect(steps.at(-1)).toBe('completed');

@@ -29,7 +29,7 @@ describe('conversation loop', () => {
         const run = await h.hermes.start({ prompt: 'Write hello.txt and read it back' });
         return run.result();
       },
-      { maxCachedWorkflows: 0 },
+      { tuning: { maxCachedWorkflows: 0 } },
     );
     expect(result.status).toBe('completed');
     expect(result.answer).toBe('The file says hello.');
@@ -279,7 +279,7 @@ describe('conversation loop', () => {
 
   it('rejects bad start options before anything reaches the server', async () => {
     h = await createHarness([]);
-    await expect(h.hermes.start({ prompt: '   ' })).rejects.toThrow(/prompt must not be empty/);
+    await expect(h.hermes.start({ prompt: '   ' })).rejects.toThrow(/prompt: must not be empty/);
     await expect(h.hermes.start({ prompt: 'x', maxIterations: 0 })).rejects.toThrow(/maxIterations/);
     await expect(h.hermes.start({ prompt: 'x', tools: ['nope'] })).rejects.toThrow(/unknown tools or toolsets: nope/);
   });

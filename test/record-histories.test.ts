@@ -21,12 +21,18 @@ afterEach(async () => {
 async function record(
   name: string,
   script: Reply[],
-  options: Partial<StartOptions>,
+  options: Partial<StartOptions> | ((h: Harness) => Partial<StartOptions>),
   drive?: (handle: ConversationHandle) => Promise<void>,
+  rawInput?: unknown,
 ) {
   h = await createHarness(script);
   await h.run(async () => {
-    const handle = await h.hermes.start({ prompt: `scenario ${name}`, id: `replay-${name}-${Date.now()}`, ...options } as StartOptions);
+    const id = `replay-${name}-${Date.now()}`;
+    const handle =
+      rawInput === undefined
+        ? await h.hermes.start({ prompt: `scenario ${name}`, id, ...(typeof options === 'function' ? options(h) : options) } as StartOptions)
+        : // What the stock CLI or the Web UI may send, past the client's checks.
+          (await h.client.workflow.start('conversationWorkflow', { workflowId: id, taskQueue: h.taskQueue, args: [rawInput] }), h.hermes.get(id));
     await drive?.(handle);
     await handle.result();
     const runs = await fetchRunHistories(h.client, handle.id);
@@ -109,6 +115,19 @@ describe.runIf(RECORD)('record replay corpus', () => {
       await handle.send('goodbye');
       await handle.end();
     }));
+
+  it('bad input', () => record('bad-input', [], {}, undefined, { prompt: 123, limits: { maxIterations: -1 } }));
+
+  it('workspace check', () =>
+    record('workspace-check', [toolCall('write_file', { path: 'a.txt', content: 'A' }), answer('done')], (harness) => ({ workspace: harness.workspace })));
+
+  // Recorded after the carried state moved from the input to the workflow's second argument.
+  it('continue-as-new with carried state as the second argument', () =>
+    record(
+      'continue-as-new-carried',
+      Array.from({ length: 12 }, (_, i) => toolCall('todo', { todos: [{ id: String(i), content: `t${i}` }], merge: true })).concat([answer('done')]),
+      { maxHistoryEvents: 40 },
+    ));
 
   it('budgets', () =>
     record('token-budget', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), toolCall('list_dir', { depth: 3 }), answer('s')], { maxTokens: 40 }));

@@ -6,8 +6,8 @@ import { classifyModelError } from '../llm/errors';
 import { parseToolCallsFromText } from '../llm/parse-tool-calls';
 import { costOf, type ModelProfile, type ProfileSet } from '../llm/profiles';
 import { FailureType } from '../shared/errors';
-import { TOO_LARGE_MARKER } from '../shared/types';
-import type { ModelCallInput, ModelCallResult, ToolCall } from '../shared/types';
+import { TOO_LARGE_MARKER } from '../shared/wire';
+import type { ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
 import { toolDefinitions } from '../tools/registry';
 import type { ContextCache } from './context';
 
@@ -85,13 +85,20 @@ export function createModelActivities(deps: ModelDeps) {
 function textOf(content: unknown): string | null {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    const parts = content.map((p) => (typeof p === 'string' ? p : typeof p?.text === 'string' ? p.text : '')).filter(Boolean);
+    const parts = (content as unknown[]).map(partText).filter(Boolean);
     return parts.length ? parts.join('') : null;
   }
   return null;
 }
 
+function partText(p: unknown): string {
+  if (typeof p === 'string') return p;
+  const text = (p as { text?: unknown } | null | undefined)?.text;
+  return typeof text === 'string' ? text : '';
+}
+
 function asText(v: unknown): string {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a non-string name is garbage either way
   return typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
 }
 
@@ -99,6 +106,7 @@ function argumentsText(v: unknown): string {
   let text: string;
   if (v === undefined || v === null || v === '') text = '{}';
   else if (typeof v === 'string') text = v;
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- objects go to JSON.stringify
   else text = typeof v === 'object' ? JSON.stringify(v) : String(v);
   // Temporal refuses payloads over 2 MB: a reply that large would fail this activity on every retry, each one a
   // paid model call. The workflow turns this marker into an error result the model can act on.
@@ -141,24 +149,20 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
         ]
       : [],
   );
-  let parsedFromText = false;
-  if (toolCalls.length === 0 && content && input.tools.length) {
-    toolCalls = parseToolCallsFromText(content, input.tools, `call_${input.step}_text`);
-    parsedFromText = toolCalls.length > 0;
-  }
+  // Tool calls written as text (fenced JSON, <tool_call> tags): the text itself is not an answer then.
+  const fromText = toolCalls.length === 0 && content && input.tools.length ? parseToolCallsFromText(content, input.tools, `call_${input.step}_text`) : [];
+  if (fromText.length) toolCalls = fromText;
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
   return {
-    message: { content: parsedFromText ? null : content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+    message: { content: fromText.length ? null : content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
     usage: {
       promptTokens: prompt,
       completionTokens: completion,
       totalTokens: res.usage?.total_tokens ?? prompt + completion,
       costUsd: costOf(profile, prompt, completion),
     },
-    finishReason: choice.finish_reason ?? 'stop',
     model: res.model ?? profile.model,
-    ...(parsedFromText ? { parsedFromText } : {}),
   };
 }
 

@@ -4,27 +4,44 @@ import { Context } from '@temporalio/activity';
 import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { ToolCallInput, ToolCallResult } from '../shared/types';
+import type { ToolCallInput, ToolCallResult } from '../shared/wire';
 import { FILE_TOOL_HANDLERS } from '../tools/handlers';
 import { finishToolOutput } from '../tools/output';
 import { defaultProcessDir } from '../tools/orphans';
 import { toolSpec } from '../tools/registry';
+import { checkWorkspaceDir, workspaceRoots } from '../tools/roots';
 import type { ToolHandler } from '../tools/spec';
 import type { ContextCache } from './context';
 
 export interface ToolDeps {
   /** Default workspace when the conversation names none. */
   workspace: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler has its own argument type
   handlers?: Record<string, ToolHandler<any>>;
   /** Shared with the model activity: tool outputs produced here spare it a context query. */
   contextCache?: ContextCache;
   /** Where the terminal tool writes down running commands for the crash clean-up (default: per user in tmp). */
   processDir?: string;
+  /** Directories a conversation may name as its workspace (default: HERMES_WORKSPACE_ROOTS, else `workspace`). */
+  workspaceRoots?: string[];
 }
 
 export function createToolActivities(deps: ToolDeps) {
   const handlers = deps.handlers ?? FILE_TOOL_HANDLERS;
   const processDir = deps.processDir ?? defaultProcessDir();
+  const roots = deps.workspaceRoots ?? workspaceRoots(deps.workspace);
+
+  /** Run when a conversation that names a workspace starts: null when this worker may use it. */
+  async function checkWorkspace(workspace: string): Promise<string | null> {
+    const r = await checkWorkspaceDir(workspace, roots);
+    return 'error' in r ? r.error : null;
+  }
+  // The roots do not change while the worker runs: one check per workspace (its real path).
+  const verdicts = new Map<string, string | null>();
+  async function outsideRoots(real: string): Promise<string | null> {
+    if (!verdicts.has(real)) verdicts.set(real, await checkWorkspace(real));
+    return verdicts.get(real)!;
+  }
 
   async function runTool(input: ToolCallInput): Promise<ToolCallResult> {
     const ctx = Context.current();
@@ -39,6 +56,9 @@ export function createToolActivities(deps: ToolDeps) {
     } catch {
       return plain(false, `Error: the workspace ${input.workspace ?? deps.workspace} does not exist on this worker.`);
     }
+    // Checked at the start too; again here because another worker, with other roots, may run this call.
+    const refused = input.workspace ? await outsideRoots(workspace) : null;
+    if (refused) return plain(false, `Error: ${refused}.`);
     let text: string;
     let ok = true;
     try {
@@ -72,7 +92,7 @@ export function createToolActivities(deps: ToolDeps) {
     return real;
   }
 
-  return { runTool };
+  return { runTool, checkWorkspace };
 }
 
 function plain(ok: boolean, content: string): ToolCallResult {

@@ -4,7 +4,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Connection } from '@temporalio/client';
-import { DEV_SERVER_DYNAMIC_CONFIG, SEARCH_ATTRIBUTES } from '../shared/defaults';
+import { DEV_SERVER_DYNAMIC_CONFIG } from '../shared/defaults';
+import { SEARCH_ATTRIBUTE_TYPES } from '../shared/search-attributes';
 import { hermesHome } from '../paths';
 import { answersTemporal, hostPort, tcpOpen, waitUntilAnswering } from './probe';
 import { ensureSearchAttributes, indexedValueType } from './search-attributes';
@@ -90,7 +91,7 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
   const uiPort = opts.uiPort ?? envInt('HERMES_UI_PORT') ?? port + 1000;
   const ip = opts.ip ?? '127.0.0.1';
   const namespace = opts.namespace ?? 'default';
-  const searchAttributes: Record<string, string> = opts.searchAttributes ?? SEARCH_ATTRIBUTES;
+  const searchAttributes: Record<string, string> = opts.searchAttributes ?? SEARCH_ATTRIBUTE_TYPES;
   const logFile = path.resolve(opts.logFile ?? path.join(home, 'temporal-server.log'));
   const dbFile = path.resolve(opts.dbFile ?? path.join(home, 'temporal.db'));
   const timeoutMs = opts.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;

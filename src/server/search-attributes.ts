@@ -1,6 +1,6 @@
 // Registering Hermes' custom search attributes in a namespace, tolerant of races and missing permissions.
 import type { Connection } from '@temporalio/client';
-import { SEARCH_ATTRIBUTES } from '../shared/defaults';
+import { SEARCH_ATTRIBUTE_TYPES } from '../shared/search-attributes';
 
 // IndexedValueType of temporal.api.enums.v1 (stable wire numbers).
 const INDEXED_VALUE_TYPES: Record<string, number> = {
@@ -50,7 +50,7 @@ export interface EnsureSearchAttributesResult {
 export async function ensureSearchAttributes(
   connection: Connection,
   namespace: string,
-  attrs: Record<string, string> = SEARCH_ATTRIBUTES,
+  attrs: Record<string, string> = SEARCH_ATTRIBUTE_TYPES,
   warn: (message: string) => void = (m) => console.warn(m),
 ): Promise<EnsureSearchAttributesResult> {
   const result: EnsureSearchAttributesResult = { added: [], existing: [], warnings: [] };

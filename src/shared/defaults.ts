@@ -1,4 +1,4 @@
-import type { Limits } from './types';
+import type { Limits } from './contract';
 
 export const TASK_QUEUE = 'hermes';
 
@@ -18,11 +18,6 @@ export const DEFAULT_LIMITS: Limits = {
   approvalTimeoutSec: 600,
   idleTimeoutSec: 86_400,
 };
-
-export const SEARCH_ATTRIBUTES = {
-  HermesStatus: 'Keyword',
-  HermesWaitingFor: 'Keyword',
-} as const;
 
 /**
  * Dynamic config for the embedded dev server. The dev server hands a new task to a waiting worker at most

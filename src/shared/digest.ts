@@ -2,7 +2,7 @@
 // activity. It lets the activity trust a context it rebuilt from its own results (the assistant message it
 // returned, the tool outputs it produced) and skip the `context` query; on any mismatch it queries.
 // Pure and deterministic: runs in the workflow sandbox (no crypto there).
-import type { ChatMessage } from './types';
+import type { ChatMessage } from './wire';
 
 export function extendDigest(prev: string, messages: ChatMessage[]): string {
   let a = prev ? parseInt(prev.slice(0, 8), 16) : 0x811c9dc5;

@@ -10,7 +10,6 @@ export const FailureType = {
   ModelNetwork: 'ModelNetwork',
   ModelConfig: 'ModelConfig',
   EmptyResponse: 'EmptyResponse',
-  ToolInfrastructure: 'ToolInfrastructure',
 } as const;
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 

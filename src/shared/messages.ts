@@ -1,18 +1,11 @@
 // Signal, query and update definitions: one place, imported by the workflow and the client. The names are a
 // public contract: the stock `temporal` CLI drives conversations with them too.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type {
-  AnswerArgs,
-  ApproveArgs,
-  ContextQueryArgs,
-  ContextSlice,
-  ConversationState,
-  InterruptArgs,
-  SendArgs,
-  TurnResult,
-} from './types';
+import type { AnswerArgs, ApproveArgs, ConversationState, InterruptArgs, SendArgs, StateQueryArgs, TurnResult } from './contract';
+import type { ContextQueryArgs, ContextSlice } from './wire';
 
-export const stateQuery = defineQuery<ConversationState>('state');
+/** Live state; `{ stepsAfter: N }` returns the steps since step N, so a follower never misses one. */
+export const stateQuery = defineQuery<ConversationState, [StateQueryArgs?]>('state');
 /** Used by the model activity to fetch the context by reference (queries are not recorded in history). */
 export const contextQuery = defineQuery<ContextSlice, [ContextQueryArgs]>('context');
 

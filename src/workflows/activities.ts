@@ -1,6 +1,6 @@
 // Named activity-option profiles, declared once. Workflow code imports activity *types* only.
 import type { ActivityOptions } from '@temporalio/workflow';
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
 import { NON_RETRYABLE_MODEL_FAILURES } from '../shared/errors';
 
@@ -37,3 +37,6 @@ export function onceToolOptions(heartbeatSec: number): ActivityOptions {
 }
 
 export const acts = proxyActivities<Activities>(modelCallOptions);
+
+/** Quick checks on the worker's own filesystem (no side effects): local activities, a marker in history. */
+export const localActs = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });

@@ -1,5 +1,5 @@
 // Budgets beyond iterations, checked deterministically in the workflow before every model call. Pure.
-import type { BudgetView, Limits, Usage } from '../shared/types';
+import type { BudgetView, Limits, Usage } from '../shared/contract';
 
 export const WARN_AT = 0.8;
 

@@ -1,9 +1,10 @@
 // Chat mode: the workflow stays open after a turn and takes the next user message from `send` updates,
 // until an `end` signal or the idle timeout.
 import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
-import type { ConversationResult, TurnResult } from '../shared/types';
-import type { Conversation, TurnOutcome } from './conversation';
-import { maybeContinueAsNew } from './controls';
+import type { ConversationResult, TurnResult } from '../shared/contract';
+import { maybeContinueAsNew } from './continue-as-new';
+import type { TurnOutcome } from './outcomes';
+import type { Conversation } from './state';
 import { runTurn } from './turn';
 
 const TURNS_KEPT = 20;
@@ -14,7 +15,7 @@ export async function runChat(c: Conversation): Promise<ConversationResult> {
   const lastTurn = c.turnResults[c.turnResults.length - 1];
   let last: TurnOutcome = lastTurn ? { status: lastTurn.status, answer: lastTurn.answer } : { status: 'completed', answer: '' };
   // A prompt given at start is turn 1 (already in the messages); a turn cut by continue-as-new resumes here.
-  if (c.turnPending) last = await runOneTurn(c);
+  if (c.turnInProgress) last = await runOneTurn(c);
   for (;;) {
     if (c.inbox.length === 0 && !c.ended) {
       if (patched(CHAT_CAN_AFTER_SEND)) {

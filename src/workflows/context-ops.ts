@@ -1,5 +1,5 @@
 // Context maintenance that needs no model call. Pure.
-import type { ChatMessage } from '../shared/types';
+import type { ChatMessage } from '../shared/wire';
 
 /**
  * Replaces the content of tool results outside the protected tail with a one-line stub. Returns how many

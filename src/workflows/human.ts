@@ -2,13 +2,11 @@
 // durable timer, so a worker restart or a week-long wait changes nothing.
 import { condition, isCancellation } from '@temporalio/workflow';
 import { approvalVerdict } from '../tools/registry';
-import type { Conversation } from './conversation';
+import { STOPPED, type Stopped } from './outcomes';
 import { approvalDenied, clarifyTimedOut, refused } from './prompts';
+import type { Conversation } from './state';
 
-/** Returned when a stop request (interrupt, time budget, cancel) ended the wait. */
-export const CUT = Symbol('cut');
-
-export async function askClarify(c: Conversation, callId: string, question: string, choices?: string[]): Promise<string | typeof CUT> {
+export async function askClarify(c: Conversation, callId: string, question: string, choices?: string[]): Promise<string | Stopped> {
   c.pendingQuestion = { callId, question, ...(choices?.length ? { choices } : {}) };
   c.questionAnswer = undefined;
   c.setStatus('waiting', 'clarify');
@@ -20,7 +18,7 @@ export async function askClarify(c: Conversation, callId: string, question: stri
     }
     return c.questionAnswer!;
   } catch (err) {
-    if (isCancellation(err)) return CUT;
+    if (isCancellation(err)) return STOPPED;
     throw err;
   } finally {
     c.pendingQuestion = null;
@@ -34,7 +32,7 @@ export async function approvalGate(
   callId: string,
   tool: string,
   args: Record<string, unknown>,
-): Promise<string | undefined | typeof CUT> {
+): Promise<string | undefined | Stopped> {
   const v = approvalVerdict(tool, args);
   if (v.verdict === 'allow') return undefined;
   const reason = v.reason ?? 'dangerous command';
@@ -62,7 +60,7 @@ export async function approvalGate(
     if (d.remember && !c.approvedPatterns.includes(pattern)) c.approvedPatterns.push(pattern);
     return undefined;
   } catch (err) {
-    if (isCancellation(err)) return CUT;
+    if (isCancellation(err)) return STOPPED;
     throw err;
   } finally {
     c.pendingApprovals = c.pendingApprovals.filter((a) => a.callId !== callId);

@@ -2,18 +2,14 @@
 // grace call that ends a forced stop with a summary. Failures the loop can recover from (context overflow,
 // an unavailable model with a fallback profile) become another try; the rest end the turn.
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
-import type { ModelCallResult, RunStatus, ToolCall } from '../shared/types';
+import type { RunStatus } from '../shared/contract';
+import type { ModelCallResult } from '../shared/wire';
 import { acts, modelCallOptions } from './activities';
-import type { Conversation, TurnOutcome } from './conversation';
+import type { ModelOutcome, TurnOutcome } from './outcomes';
+import type { Conversation } from './state';
 import { describeFailure, FALLBACK_TRIGGERS } from './failures';
 import { EMPTY_NUDGE } from './prompts';
 import { addUsage } from './usage';
-
-export type ModelOutcome =
-  | { kind: 'answer'; text: string }
-  | { kind: 'tools'; calls: ToolCall[] }
-  | { kind: 'again' }
-  | { kind: 'fail'; reason: string; error: string };
 
 /** One model call with tools; classifies what the model wants next. */
 export async function modelStep(c: Conversation): Promise<ModelOutcome> {

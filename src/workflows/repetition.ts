@@ -1,5 +1,5 @@
 // Detects an agent stuck in a loop: the same call with the same result, again and again. Pure.
-import type { RepeatState } from '../shared/types';
+import type { RepeatState } from '../shared/wire';
 
 export const REPEAT_WINDOW = 5;
 export const REPEAT_THRESHOLD = 3;

@@ -2,15 +2,16 @@
 // a time), run, and append exactly one tool message per call, in the model's order — also for calls that
 // were refused, denied, skipped or cancelled, so call/result pairing stays valid.
 import { ActivityCancellationType, isCancellation } from '@temporalio/workflow';
-import type { ToolCall, ToolCallResult } from '../shared/types';
+import type { ToolCall, ToolCallResult } from '../shared/wire';
 import { approvalVerdict, toolSpec } from '../tools/registry';
 import { acts, onceToolOptions, retryingToolOptions } from './activities';
 import { shortArgs, toolMessageContent } from './context-ops';
-import type { Conversation } from './conversation';
 import { describeFailure } from './failures';
-import { approvalGate, askClarify, CUT } from './human';
+import { approvalGate, askClarify } from './human';
+import { STOPPED } from './outcomes';
 import { cancelledBeforeStart, cancelledRunning, duplicateResult, loopWarning, unknownOutcome } from './prompts';
 import { fingerprint, recordStep } from './repetition';
+import type { Conversation } from './state';
 import { applyTodo, formatTodo } from './todo';
 import { batchCalls, canonicalJson, planToolCalls, type PlannedCall } from './tool-calls';
 
@@ -21,29 +22,29 @@ export interface ToolRoundVerdict {
   stop?: string;
 }
 
-export async function runToolCalls(convo: Conversation, calls: ToolCall[]): Promise<ToolRoundVerdict> {
-  const plan = planToolCalls(calls, convo.tools, toolSpec);
+export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<ToolRoundVerdict> {
+  const plan = planToolCalls(calls, c.tools, toolSpec);
   const results = new Map<string, string>();
   const cut = new Set<string>();
   for (const p of plan) if (p.kind === 'invalid') results.set(p.call.id, p.content);
 
   const runs = plan.filter((p): p is RunCall => p.kind === 'run');
   for (const batch of batchCalls(runs)) {
-    if (convo.stopRequested()) {
-      for (const r of batch) results.set(r.call.id, cancelledBeforeStart(convo.stopCause())), cut.add(r.call.id);
+    if (c.stopRequested()) {
+      for (const r of batch) results.set(r.call.id, cancelledBeforeStart(c.stopCause())), cut.add(r.call.id);
       continue;
     }
     // Runs in the turn's stoppable stretch: a stop cuts these calls short and each reports it as its result.
-    if (batch.length === 1) results.set(batch[0]!.call.id, await executeTool(convo, batch[0]!, cut));
-    else await Promise.all(batch.map(async (r) => results.set(r.call.id, await executeTool(convo, r, cut))));
+    if (batch.length === 1) results.set(batch[0]!.call.id, await executeTool(c, batch[0]!, cut));
+    else await Promise.all(batch.map(async (r) => results.set(r.call.id, await executeTool(c, r, cut))));
   }
 
   for (const p of plan) {
     const content =
       p.kind === 'duplicate' ? `${duplicateResult(p.of)}\n${results.get(p.of) ?? ''}` : results.get(p.call.id)!;
-    convo.messages.push({ role: 'tool', tool_call_id: p.call.id, content });
+    c.messages.push({ role: 'tool', tool_call_id: p.call.id, content });
     if (p.kind !== 'run') {
-      convo.record({ kind: 'tool', name: p.call.function.name, summary: content.split('\n')[0]!, ok: p.kind === 'duplicate' });
+      c.record({ kind: 'tool', name: p.call.function.name, summary: content.split('\n')[0]!, ok: p.kind === 'duplicate' });
     }
   }
 
@@ -51,32 +52,32 @@ export async function runToolCalls(convo: Conversation, calls: ToolCall[]): Prom
   for (const r of runs) {
     if (cut.has(r.call.id)) continue;
     const sig = `${r.name}:${canonicalJson(r.args)}:${fingerprint(results.get(r.call.id)!)}`;
-    const verdict = recordStep(convo.repeat, sig);
+    const verdict = recordStep(c.repeat, sig);
     if (verdict === 'stop') return { stop: `${r.name} ${shortArgs(r.args)}` };
     if (verdict === 'warn') warned = r.name;
   }
   if (warned) {
-    convo.messages.push({ role: 'user', content: loopWarning(warned) });
-    convo.note('repetition', `warned the model that it is looping on ${warned}`);
+    c.messages.push({ role: 'user', content: loopWarning(warned) });
+    c.note('repetition', `warned the model that it is looping on ${warned}`);
   }
   return {};
 }
 
 /** Runs one call; adds its id to `cut` when a stop request cut it short. */
-async function executeTool(convo: Conversation, r: RunCall, cut: Set<string>): Promise<string> {
-  convo.toolCalls++;
-  if (r.spec.internal) return runInternal(convo, r, cut);
+async function executeTool(c: Conversation, r: RunCall, cut: Set<string>): Promise<string> {
+  c.toolCalls++;
+  if (r.spec.internal) return runInternal(c, r, cut);
   // Most calls need no approval: skip the async gate (and its promise) for them.
-  const gate = approvalVerdict(r.name, r.args).verdict === 'allow' ? undefined : await approvalGate(convo, r.call.id, r.name, r.args);
-  if (gate === CUT) {
+  const gate = approvalVerdict(r.name, r.args).verdict === 'allow' ? undefined : await approvalGate(c, r.call.id, r.name, r.args);
+  if (gate === STOPPED) {
     cut.add(r.call.id);
-    return cancelledBeforeStart(convo.stopCause());
+    return cancelledBeforeStart(c.stopCause());
   }
   if (gate !== undefined) {
-    convo.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → ${gate.split('\n')[0]}`, ok: false });
+    c.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → ${gate.split('\n')[0]}`, ok: false });
     return gate;
   }
-  const { limits } = convo;
+  const { limits } = c;
   const options = r.spec.idempotent ? retryingToolOptions(limits.toolHeartbeatSec) : onceToolOptions(limits.toolHeartbeatSec);
   let res: ToolCallResult;
   try {
@@ -92,17 +93,17 @@ async function executeTool(convo: Conversation, r: RunCall, cut: Set<string>): P
           callId: r.call.id,
           name: r.name,
           args: r.args,
-          workspace: convo.input.workspace,
+          workspace: c.input.workspace,
           outputLimit: limits.toolOutputLimit,
           terminalTimeoutSec: limits.terminalTimeoutSec,
         },
       ],
     );
   } catch (err) {
-    if (isCancellation(err) && convo.stopRequested()) {
-      convo.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → cancelled`, ok: false });
+    if (isCancellation(err) && c.stopRequested()) {
+      c.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → cancelled`, ok: false });
       cut.add(r.call.id);
-      return cancelledRunning(convo.stopCause());
+      return cancelledRunning(c.stopCause());
     }
     if (isCancellation(err)) throw err;
     const f = describeFailure(err);
@@ -110,31 +111,31 @@ async function executeTool(convo: Conversation, r: RunCall, cut: Set<string>): P
       f.timedOut && !r.spec.idempotent
         ? unknownOutcome(r.name, 'the worker running it stopped responding')
         : `Error: ${r.name} could not run: ${f.message}`;
-    convo.record({ kind: 'tool', name: r.name, summary: content.split('\n')[0]!, ok: false });
+    c.record({ kind: 'tool', name: r.name, summary: content.split('\n')[0]!, ok: false });
     return content;
   }
   const size = `${res.size} chars${res.truncated ? ' (truncated)' : ''}`;
-  convo.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → ${res.ok ? 'ok' : 'error'}, ${size}`, ok: res.ok });
+  c.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → ${res.ok ? 'ok' : 'error'}, ${size}`, ok: res.ok });
   return toolMessageContent(res.content, r.name, r.repairedFrom, limits.toolOutputLimit);
 }
 
-async function runInternal(convo: Conversation, r: RunCall, cut: Set<string>): Promise<string> {
+async function runInternal(c: Conversation, r: RunCall, cut: Set<string>): Promise<string> {
   switch (r.name) {
     case 'todo': {
       const args = r.args as { todos: Array<{ id: string; content?: string; status?: never }>; merge?: boolean };
-      const { list, error } = applyTodo(convo.todo, args.todos, Boolean(args.merge));
+      const { list, error } = applyTodo(c.todo, args.todos, Boolean(args.merge));
       if (error) return `Error: ${error}`;
-      convo.todo = list;
-      convo.record({ kind: 'tool', name: 'todo', summary: `${list.length} item(s)`, ok: true });
+      c.todo = list;
+      c.record({ kind: 'tool', name: 'todo', summary: `${list.length} item(s)`, ok: true });
       return formatTodo(list);
     }
     case 'clarify': {
       const args = r.args as { question: string; choices?: string[] };
-      convo.record({ kind: 'tool', name: 'clarify', summary: args.question.slice(0, 80), ok: true });
-      const answer = await askClarify(convo, r.call.id, args.question, args.choices);
-      if (answer !== CUT) return answer;
+      c.record({ kind: 'tool', name: 'clarify', summary: args.question.slice(0, 80), ok: true });
+      const answer = await askClarify(c, r.call.id, args.question, args.choices);
+      if (answer !== STOPPED) return answer;
       cut.add(r.call.id);
-      return cancelledRunning(convo.stopCause());
+      return cancelledRunning(c.stopCause());
     }
     default:
       return `Error: ${r.name} is not available here.`;

@@ -1,56 +1,291 @@
-// The state a conversation carries across continue-as-new: restored from `input.carried` when a run starts
-// (or set up fresh for a new conversation), and handed to the next run by carriedState. JSON-plain.
-import type { CarriedState, ConversationInput } from '../shared/types';
-import type { Conversation } from './conversation';
+// The state of one conversation run: what continue-as-new carries (restored from the previous run, or fresh)
+// and the live control state of this run. Every part of the loop reads and changes it through this class;
+// it imports nothing of the loop itself (only pure helpers), so imports flow one way into it.
+import {
+  CancellationScope,
+  CancelledFailure,
+  isCancellation,
+  setCurrentDetails,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type {
+  ConversationInput,
+  ConversationResult,
+  ConversationState,
+  InterruptArgs,
+  Limits,
+  PendingApproval,
+  PendingQuestion,
+  RunStatus,
+  StepRecord,
+  TodoItem,
+  TurnResult,
+  Usage,
+} from '../shared/contract';
+import { extendDigest } from '../shared/digest';
+import { HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
+import type { CarriedState, ChatMessage, RepeatState } from '../shared/wire';
+import type { BudgetInput } from './budget';
+import { PRUNE_KEEP_TAIL, pruneToolOutputs } from './context-ops';
+import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
 import { systemPrompt } from './prompts';
 import { ZERO_USAGE } from './usage';
+import { detailsText } from './view';
 
-/** What a run starts from: the previous run's carried state, or a fresh conversation. */
-export type RunState = Required<Omit<CarriedState, 'profile' | 'turnInProgress'>> & {
-  profile: string | undefined;
-  turnPending: boolean;
-};
+const MAX_STEPS_KEPT = 20;
 
-export function restoreState(input: ConversationInput, tools: string[]): RunState {
-  const c = input.carried;
-  const firstPrompt = input.prompt?.trim() ? [{ role: 'user' as const, content: input.prompt }] : [];
-  return {
-    messages: c?.messages ?? [
-      { role: 'system', content: systemPrompt({ workspace: input.workspace, tools, extra: input.system }) },
-      ...firstPrompt,
-    ],
-    contextVersion: c?.contextVersion ?? 0,
-    iteration: c?.iteration ?? 0,
-    usage: c?.usage ?? ZERO_USAGE,
-    modelCalls: c?.modelCalls ?? 0,
-    toolCalls: c?.toolCalls ?? 0,
-    steps: c?.steps ?? [],
-    runs: (c?.runs ?? 0) + 1,
-    emptyStreak: c?.emptyStreak ?? 0,
-    repeat: c?.repeat ?? { recent: [], warned: false },
-    profile: c?.profile ?? input.model,
-    todo: c?.todo ?? [],
-    approvedPatterns: c?.approvedPatterns ?? [],
-    warned: c?.warned ?? [],
-    startedAtMs: c?.startedAtMs ?? Date.now(),
-    turn: c?.turn ?? (firstPrompt.length ? 1 : 0),
-    turnStartIteration: c?.turnStartIteration ?? 0,
-    inbox: c?.inbox ?? [],
-    turnResults: c?.turnResults ?? [],
-    turnStartMessage: c?.turnStartMessage ?? 0,
-    ended: c?.ended ?? false,
-    // A fresh chat with a prompt starts with turn 1; a continued run resumes the turn it was in.
-    turnPending: c ? Boolean(c.turnInProgress) : firstPrompt.length > 0,
-  };
+/** A conversation's input once checked: limits complete, tools resolved. */
+export interface RunConfig {
+  input: ConversationInput & { limits: Limits };
+  tools: string[];
 }
 
-/** The state handed to the next run by continue-as-new. */
-export function carriedState(c: Conversation): CarriedState {
-  const { messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile } = c;
-  const { todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended } = c;
-  return {
-    ...{ messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile },
-    ...{ todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended },
-    turnInProgress: c.turnRunning,
-  };
+export class Conversation {
+  readonly input: ConversationInput & { limits: Limits };
+  readonly limits: Limits;
+  readonly tools: string[];
+
+  // Carried across continue-as-new (see carry()).
+  messages: ChatMessage[];
+  /** Bumped by every rewrite of earlier messages, so workers drop contexts they cached. */
+  contextVersion: number;
+  iteration: number;
+  usage: Usage;
+  modelCalls: number;
+  toolCalls: number;
+  steps: StepRecord[];
+  runs: number;
+  emptyStreak: number;
+  repeat: RepeatState;
+  profile: string | undefined;
+  todo: TodoItem[];
+  approvedPatterns: string[];
+  warned: string[];
+  startedAtMs: number;
+  turn: number;
+  turnStartIteration: number;
+  /** Index of the first message of the current turn (bounds the "work so far" of an interrupted turn). */
+  turnStartMessage: number;
+  inbox: string[];
+  turnResults: TurnResult[];
+  ended: boolean;
+  /** A turn is under way: running now, or carried over from the previous run and still to be resumed. */
+  turnInProgress: boolean;
+
+  // Live control state of this run (continue-as-new only happens when nothing of it is pending).
+  status: RunStatus = 'running';
+  outcome: { reason?: string; error?: string } = {};
+  pendingInterrupt: InterruptArgs | undefined;
+  cancelRequested = false;
+  timeUp = false;
+  pendingQuestion: PendingQuestion | null = null;
+  questionAnswer: string | undefined;
+  pendingApprovals: PendingApproval[] = [];
+  approvalDecisions = new Map<string, { decision: 'approve' | 'deny'; remember: boolean }>();
+  waitingFor: ConversationState['waitingFor'] = null;
+  readonly modelCallsAtRunStart: number;
+  readonly historyBytesAtRunStart: number;
+  private scope: CancellationScope | undefined;
+  private digested = { version: -1, count: 0, value: '' };
+
+  constructor({ input, tools }: RunConfig, carried?: CarriedState) {
+    this.input = input;
+    this.limits = input.limits;
+    this.tools = tools;
+    const c = carried;
+    const firstPrompt = input.prompt?.trim() ? [{ role: 'user' as const, content: input.prompt }] : [];
+    this.messages = c?.messages ?? [
+      { role: 'system', content: systemPrompt({ workspace: input.workspace, tools, extra: input.system }) },
+      ...firstPrompt,
+    ];
+    this.contextVersion = c?.contextVersion ?? 0;
+    this.iteration = c?.iteration ?? 0;
+    this.usage = c?.usage ?? ZERO_USAGE;
+    this.modelCalls = c?.modelCalls ?? 0;
+    this.toolCalls = c?.toolCalls ?? 0;
+    this.steps = c?.steps ?? [];
+    this.runs = (c?.runs ?? 0) + 1;
+    this.emptyStreak = c?.emptyStreak ?? 0;
+    this.repeat = c?.repeat ?? { recent: [], warned: false };
+    this.profile = c?.profile ?? input.model;
+    this.todo = c?.todo ?? [];
+    this.approvedPatterns = c?.approvedPatterns ?? [];
+    this.warned = c?.warned ?? [];
+    this.startedAtMs = c?.startedAtMs ?? Date.now();
+    this.turn = c?.turn ?? (firstPrompt.length ? 1 : 0);
+    this.turnStartIteration = c?.turnStartIteration ?? 0;
+    this.turnStartMessage = c?.turnStartMessage ?? 0;
+    this.inbox = c?.inbox ?? [];
+    this.turnResults = c?.turnResults ?? [];
+    this.ended = c?.ended ?? false;
+    // A fresh chat with a prompt starts with turn 1; a continued run resumes the turn it was in.
+    this.turnInProgress = c ? Boolean(c.turnInProgress) : firstPrompt.length > 0;
+    this.modelCallsAtRunStart = this.modelCalls;
+    this.historyBytesAtRunStart = workflowInfo().historySize;
+  }
+
+  /** The state handed to the next run by continue-as-new. */
+  carry(): CarriedState {
+    const { messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile } = this;
+    const { todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended } = this;
+    return {
+      ...{ messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile },
+      ...{ todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended },
+      turnInProgress: this.turnInProgress,
+    };
+  }
+
+  /** Chat: per-turn state starts over with each user message. */
+  beginTurn(text: string): void {
+    this.turnStartMessage = this.messages.length;
+    this.messages.push({ role: 'user', content: text });
+    this.turn++;
+    this.turnStartIteration = this.iteration;
+    this.warned = this.warned.filter((w) => w !== 'iterations');
+    this.repeat = { recent: [], warned: false };
+    this.emptyStreak = 0;
+  }
+
+  /**
+   * Runs `fn` (a stretch of steps) in a fresh cancellation scope, so an interrupt, the wall-clock budget or a
+   * workflow cancel can cut the step in flight short (activities get cancellation; the model's HTTP request is
+   * aborted). A cut step ends the stretch with STOPPED; the caller applies the cause and starts a new stretch.
+   * One scope per stretch, not per step: see docs/design-notes.md, "Control".
+   */
+  async stoppable<T>(fn: () => Promise<T>): Promise<T | Stopped> {
+    const scope = new CancellationScope();
+    // Born cancelled: the workflow itself is being cancelled (its root scope is).
+    if (scope.consideredCancelled) throw new CancelledFailure('conversation cancelled');
+    this.scope = scope;
+    try {
+      return await scope.run(fn);
+    } catch (err) {
+      if (isCancellation(err) && this.stopRequested()) return STOPPED;
+      throw err;
+    } finally {
+      this.scope = undefined;
+    }
+  }
+
+  /** The stretch's scope was cancelled: no activity can start in it, so the stretch must end. */
+  stretchCut(): boolean {
+    return Boolean(this.scope?.consideredCancelled);
+  }
+
+  stopRequested(): boolean {
+    return Boolean(this.pendingInterrupt) || this.timeUp || this.cancelRequested;
+  }
+
+  /** Why the step in flight is being stopped, worded for the tool result the model reads. */
+  stopCause(): string {
+    if (this.cancelRequested) return 'because the conversation was cancelled';
+    if (this.pendingInterrupt) return 'by interrupt';
+    return 'because the time budget ran out';
+  }
+
+  /** Cuts the step in flight short (see stoppable); between steps it ends the stretch. */
+  cancelStep(): void {
+    this.scope?.cancel();
+  }
+
+  /** The wall-clock budget is a durable timer: it survives worker restarts and continue-as-new. */
+  startClock(): void {
+    const max = this.limits.maxDurationSec * 1000;
+    if (max <= 0) return;
+    const left = this.startedAtMs + max - Date.now();
+    const fire = () => {
+      this.timeUp = true;
+      this.cancelStep();
+    };
+    if (left <= 0) return fire();
+    sleep(left).then(fire, () => undefined);
+  }
+
+  budgetInput(): BudgetInput {
+    return {
+      limits: this.limits,
+      usage: this.usage,
+      iterations: this.iteration - this.turnStartIteration,
+      elapsedSec: this.timeUp ? this.limits.maxDurationSec : (Date.now() - this.startedAtMs) / 1000,
+    };
+  }
+
+  finish(o: TurnOutcome): ConversationResult {
+    const { status, answer, reason, error } = o;
+    this.outcome = { ...(reason ? { reason } : {}), ...(error ? { error } : {}) };
+    this.setStatus(status);
+    const { usage, modelCalls, toolCalls, runs } = this;
+    return { status, answer, ...this.outcome, usage, iterations: this.iteration, modelCalls, toolCalls, runs };
+  }
+
+  setStatus(status: RunStatus, waitingFor: ConversationState['waitingFor'] = null): void {
+    const changed = status !== this.status || waitingFor !== this.waitingFor;
+    this.status = status;
+    this.waitingFor = waitingFor;
+    if (changed) this.publishStatus();
+    this.details();
+  }
+
+  /**
+   * Replaces old tool outputs (outside the recent tail) with one-line stubs. Any rewrite of earlier messages
+   * must bump the context version, so workers drop what they cached; keeping both here keeps them together.
+   */
+  pruneOldToolOutputs(why: string): boolean {
+    if (pruneToolOutputs(this.messages, PRUNE_KEEP_TAIL) === 0) return false;
+    this.contextVersion++;
+    this.note('context', why);
+    return true;
+  }
+
+  /** Fingerprint of the whole context, extended incrementally (recomputed after a rewrite or a new run). */
+  digest(): string {
+    if (this.digested.version !== this.contextVersion || this.digested.count > this.messages.length) {
+      this.digested = { version: this.contextVersion, count: 0, value: '' };
+    }
+    const d = this.digested;
+    d.value = extendDigest(d.value, this.messages.slice(d.count));
+    d.count = this.messages.length;
+    return d.value;
+  }
+
+  contextSlice(version: number, from: number, to: number) {
+    if (version !== this.contextVersion) return { version: this.contextVersion, messages: [] };
+    return { version, messages: this.messages.slice(from, to) };
+  }
+
+  record(step: Omit<StepRecord, 'step'>): void {
+    const last = this.steps[this.steps.length - 1];
+    this.steps.push({ step: last ? last.step + 1 : 1, ...step });
+    if (this.steps.length > MAX_STEPS_KEPT) this.steps.splice(0, this.steps.length - MAX_STEPS_KEPT);
+    this.details();
+  }
+
+  note(name: string, summary: string): void {
+    this.record({ kind: 'note', name, summary, ok: true });
+  }
+
+  /** The model's latest text in this turn (earlier turns' answers are not this turn's work). */
+  lastAssistantText(): string {
+    for (let i = this.messages.length - 1; i >= this.turnStartMessage; i--) {
+      const m = this.messages[i]!;
+      if (m.role === 'assistant' && m.content) return m.content;
+    }
+    return '';
+  }
+
+  /** HermesStatus / HermesWaitingFor make conversations filterable in the Web UI and `temporal workflow list`. */
+  private publishStatus(): void {
+    if (this.input.searchAttributes === false) return;
+    upsertSearchAttributes([
+      { key: HermesStatus, value: this.status },
+      { key: HermesWaitingFor, value: this.waitingFor },
+    ]);
+  }
+
+  /** Live summary shown on the workflow page of the Temporal Web UI. */
+  private details(): void {
+    setCurrentDetails(detailsText(this));
+  }
 }

@@ -1,5 +1,5 @@
 // The in-workflow task list behind the `todo` tool. Pure.
-import type { TodoItem } from '../shared/types';
+import type { TodoItem } from '../shared/contract';
 
 type TodoUpdate = { id: string; content?: string; status?: TodoItem['status'] };
 

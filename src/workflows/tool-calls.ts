@@ -2,7 +2,7 @@
 // error result the model reads on its next step. Pure and deterministic (runs in the workflow sandbox).
 import { z } from 'zod';
 import type { ToolSpec } from '../tools/spec';
-import { TOO_LARGE_MARKER, type ToolCall } from '../shared/types';
+import { TOO_LARGE_MARKER, type ToolCall } from '../shared/wire';
 import { canonicalJson } from '../shared/digest';
 
 export { canonicalJson };

@@ -2,16 +2,16 @@
 // exhaustively; budgets, interrupts and the repetition check are applied between steps.
 import { CancelledFailure } from '@temporalio/workflow';
 import { dueWarnings, exhausted } from './budget';
-import { continueConversationAsNew, shouldContinueAsNew } from './controls';
-import { STOPPED, type Conversation, type TurnOutcome } from './conversation';
+import { continueConversationAsNew, shouldContinueAsNew } from './continue-as-new';
+import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
 import { grace, modelStep } from './model-step';
 import { graceRequest, interruptedAnswer } from './prompts';
 import { runToolCalls } from './run-tools';
+import type { Conversation } from './state';
 
 /** One turn: model and tool steps until the model answers or something stops it. */
 export async function runTurn(c: Conversation): Promise<TurnOutcome> {
-  c.turnRunning = true;
-  c.turnPending = false;
+  c.turnInProgress = true;
   c.setStatus('running');
   try {
     // A conversation-wide budget used up in an earlier turn: say so without spending more.
@@ -25,7 +25,7 @@ export async function runTurn(c: Conversation): Promise<TurnOutcome> {
       if (outcome !== STOPPED) return outcome;
     }
   } finally {
-    c.turnRunning = false;
+    c.turnInProgress = false;
     // An interrupt that arrived too late for this turn (e.g. during the grace call) must not hit the next
     // one; a redirect message it carried becomes the next chat message instead of being lost.
     const late = c.pendingInterrupt;
@@ -35,7 +35,7 @@ export async function runTurn(c: Conversation): Promise<TurnOutcome> {
 }
 
 /** Steps until the turn ends (an outcome) or a stop cuts this stretch (STOPPED). */
-async function steps(c: Conversation): Promise<TurnOutcome | typeof STOPPED> {
+async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
   for (;;) {
     if (c.cancelRequested) throw new CancelledFailure('conversation cancelled');
     if (c.stretchCut()) return STOPPED;

@@ -1,5 +1,5 @@
 // Token and cost accounting. Pure.
-import type { Usage } from '../shared/types';
+import type { Usage } from '../shared/contract';
 
 export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 };
 

@@ -1,0 +1,270 @@
+// The public contract of a conversation, schema first: the workflow input, the signal and update arguments,
+// the `state` query and the workflow result. The TypeScript types are derived from the schemas, and the same
+// schemas check every input that reaches a conversation — from our client, the stock `temporal` CLI, the
+// Web UI's "Start Workflow" or a Schedule. Plain JSON only.
+//
+// The schemas are built by functions, not at import: the workflow bundle's modules are instantiated once per
+// cached workflow, and a conversation needs its input schema once per run (docs/design-notes.md, "Worker
+// memory"). Callers outside the workflow may keep what they build.
+import { z } from 'zod';
+
+const int = (min: number, max: number) => z.number().int().min(min).max(max);
+const YEAR_SEC = 365 * 24 * 3600;
+
+export function limitsSchema() {
+  return z.strictObject({
+    /** Model calls with tools per turn. */
+    maxIterations: int(1, 10_000),
+    /** Characters of one tool result that enter the history; the rest is saved to the workspace. */
+    toolOutputLimit: int(1_000, 200_000),
+    /** Default timeout of the terminal tool, in seconds. */
+    terminalTimeoutSec: int(1, 3_600),
+    /** Backstops for continue-as-new when the server does not suggest it: history events and bytes. */
+    maxHistoryEvents: int(40, 50_000),
+    maxHistoryBytes: int(64 * 1024, 50 * 1024 * 1024),
+    /** Heartbeat timeout of tool activities: how fast a dead worker is noticed. */
+    toolHeartbeatSec: int(1, 600),
+    /** Heartbeat timeout of model calls (they heartbeat every 0.5 s while waiting for the endpoint). */
+    modelHeartbeatSec: int(1, 600),
+    /** Attempts per model call before the failure counts (then: fallback profile, or the run fails). */
+    modelMaxAttempts: int(1, 100),
+    /** Total tokens for the conversation; 0 = no limit. */
+    maxTokens: int(0, Number.MAX_SAFE_INTEGER),
+    /** Total cost in USD (prices per model profile); 0 = no limit. */
+    maxCostUsd: z.number().min(0).max(1_000_000),
+    /** Wall-clock time for the conversation, seconds (a durable timer); 0 = no limit. */
+    maxDurationSec: z.number().min(0).max(YEAR_SEC),
+    /** How long a clarify question waits for an answer. */
+    clarifyTimeoutSec: z.number().positive().max(YEAR_SEC),
+    /** How long a dangerous command waits for approval before it is denied. */
+    approvalTimeoutSec: z.number().positive().max(YEAR_SEC),
+    /** Chat mode: the conversation ends after this long without a message. */
+    idleTimeoutSec: z.number().positive().max(YEAR_SEC),
+  });
+}
+export type Limits = z.infer<ReturnType<typeof limitsSchema>>;
+
+const name = () => z.string().trim().min(1).max(200);
+
+/** Absolute on any worker OS; whether it is one of the worker's workspace roots only the worker can tell. */
+function isAbsolutePath(p: string): boolean {
+  return p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p);
+}
+
+function inputFields() {
+  return {
+    /** The task (task mode) or the first message (chat mode). */
+    prompt: z.string().max(1_000_000).optional(),
+    /** Model profile name; default: the worker's default profile. */
+    model: name().optional(),
+    /** Profile to switch to when the model stays unavailable after its retries. */
+    fallbackModel: name().optional(),
+    /** Workspace for file and terminal tools: an absolute path under the worker's HERMES_WORKSPACE_ROOTS. */
+    workspace: z
+      .string()
+      .min(1)
+      .max(4_096)
+      .refine(isAbsolutePath, 'must be an absolute path (e.g. /home/me/project)')
+      .optional(),
+    /** Toolsets or tool names offered to the model; default: all. */
+    tools: z.array(name()).max(200).optional(),
+    /** Extra system prompt text. */
+    system: z.string().max(100_000).optional(),
+    /** 'task' (default) ends after the answer; 'chat' stays open for `send` updates. */
+    mode: z.enum(['task', 'chat']).optional(),
+    /** Started by a schedule: nobody can answer questions or approve, so clarify is off and approvals deny. */
+    scheduled: z.boolean().optional(),
+    /** What happens when a tool needs approval: ask a human (default), deny, or allow. */
+    approvalMode: z.enum(['ask', 'deny', 'allow']).optional(),
+    /** Chat mode: what a `send` does while a turn runs. */
+    busyPolicy: z.enum(['queue', 'reject', 'interrupt']).optional(),
+    /** Upsert HermesStatus/HermesWaitingFor (needs them registered; the worker and dev server do). */
+    searchAttributes: z.boolean().optional(),
+  };
+}
+
+const promptNeeded = (o: { mode?: string; prompt?: string }) => o.mode === 'chat' || Boolean(o.prompt?.trim());
+const PROMPT_NEEDED = { message: 'must not be empty (a task needs a prompt)', path: ['prompt'] };
+
+/** The workflow's input. Unknown keys are errors, so a misspelt field is named instead of ignored. */
+export function conversationInputSchema() {
+  return z.strictObject({ ...inputFields(), limits: limitsSchema().partial().optional() }).refine(promptNeeded, PROMPT_NEEDED);
+}
+export type ConversationInput = z.infer<ReturnType<typeof conversationInputSchema>>;
+export type ApprovalMode = NonNullable<ConversationInput['approvalMode']>;
+export type BusyPolicy = NonNullable<ConversationInput['busyPolicy']>;
+
+/** `Hermes.start` options: the input's fields with the limits flattened in, and the workflow id. */
+export function startOptionsSchema() {
+  return z
+    .strictObject({ ...inputFields(), ...limitsSchema().partial().shape, id: z.string().min(1).max(200).optional() })
+    .refine(promptNeeded, PROMPT_NEEDED);
+}
+export type StartOptions = z.input<ReturnType<typeof startOptionsSchema>>;
+
+/**
+ * Parses a workflow input as it arrives from any client: a bare string is the prompt (the stock CLI's
+ * `--input '"fix the tests"'`, the Web UI). Never throws; the error names the fields.
+ */
+export function parseConversationInput(raw: unknown): { ok: true; input: ConversationInput } | { ok: false; error: string } {
+  const value = typeof raw === 'string' ? { prompt: raw } : raw;
+  if (value === undefined || value === null) return { ok: false, error: 'no input: expected {"prompt": "..."} or a prompt string' };
+  const r = conversationInputSchema().safeParse(value);
+  return r.success ? { ok: true, input: r.data } : { ok: false, error: issuesText(r.error) };
+}
+
+/** One line per problem, each naming its field: "limits.maxIterations: Too small: expected number to be >=1". */
+export function issuesText(err: z.ZodError): string {
+  return err.issues.map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`).join('; ');
+}
+
+// --- signals, updates and the state query's argument. Each also takes a bare string where that is the
+// obvious meaning, since the stock CLI and the Web UI send whatever JSON a person types.
+
+// Not trimmed: the text reaches the model exactly as sent (and `hermes inspect` rebuilds it from the update).
+const text = () => z.string().max(1_000_000).refine((t) => t.trim().length > 0, 'must not be empty');
+const textArgs = () => z.union([text().transform((t) => ({ text: t })), z.object({ text: text() })]);
+
+export function interruptSchema() {
+  const fields = z.object({ reason: z.string().max(10_000).optional(), message: z.string().max(1_000_000).optional() });
+  return z.union([z.string().transform((message) => ({ message })), fields, z.null().transform(() => ({})), z.undefined().transform(() => ({}))]);
+}
+export type InterruptArgs = { reason?: string; /** Becomes the next user message; the loop goes on. */ message?: string };
+
+export const answerSchema = textArgs;
+export type AnswerArgs = { text: string };
+
+export function approveSchema() {
+  return z.object({
+    callId: z.string().min(1),
+    decision: z.enum(['approve', 'deny']),
+    /** Approve the same command pattern for the rest of the conversation. */
+    remember: z.boolean().optional(),
+  });
+}
+export type ApproveArgs = z.infer<ReturnType<typeof approveSchema>>;
+
+export const sendSchema = textArgs;
+export type SendArgs = { text: string };
+
+export function endSchema() {
+  return z.union([z.object({ reason: z.string().max(10_000).optional() }), z.string().transform((reason) => ({ reason })), z.null(), z.undefined()]);
+}
+
+export function stateQueryArgsSchema() {
+  /** Cursor: return the steps numbered above this one. */
+  return z.object({ stepsAfter: z.number().int().min(0).optional() }).optional();
+}
+export type StateQueryArgs = { stepsAfter?: number };
+
+/** Parses a signal's or update's arguments; throws an Error naming the fields (update validators reject with it). */
+export function parseArgs<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.output<S> {
+  const r = schema.safeParse(raw);
+  if (!r.success) throw new Error(`invalid ${what}: ${issuesText(r.error)}`);
+  return r.data;
+}
+
+// --- what comes back: the `state` query and the workflow result.
+
+export const RUN_STATUSES = [
+  'running',
+  'waiting',
+  'idle',
+  'completed',
+  'budget_exhausted',
+  'interrupted',
+  'stopped_repeating',
+  'failed',
+  'cancelled',
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+function usageSchema() {
+  return z.object({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number(), costUsd: z.number() });
+}
+export type Usage = z.infer<ReturnType<typeof usageSchema>>;
+
+function todoItemSchema() {
+  return z.object({ id: z.string(), content: z.string(), status: z.enum(['pending', 'in_progress', 'completed', 'cancelled']) });
+}
+export type TodoItem = z.infer<ReturnType<typeof todoItemSchema>>;
+
+function stepRecordSchema() {
+  return z.object({ step: z.number().int(), kind: z.enum(['model', 'tool', 'note']), name: z.string(), summary: z.string(), ok: z.boolean() });
+}
+export type StepRecord = z.infer<ReturnType<typeof stepRecordSchema>>;
+
+function budgetViewSchema() {
+  return z.object({ used: z.number(), limit: z.number(), left: z.number() });
+}
+export type BudgetView = z.infer<ReturnType<typeof budgetViewSchema>>;
+
+function pendingQuestionSchema() {
+  return z.object({ callId: z.string(), question: z.string(), choices: z.array(z.string()).optional() });
+}
+export type PendingQuestion = z.infer<ReturnType<typeof pendingQuestionSchema>>;
+
+function pendingApprovalSchema() {
+  return z.object({ callId: z.string(), tool: z.string(), command: z.string(), reason: z.string(), pattern: z.string() });
+}
+export type PendingApproval = z.infer<ReturnType<typeof pendingApprovalSchema>>;
+
+export function turnResultSchema() {
+  return z.object({
+    turn: z.number().int(),
+    status: z.enum(RUN_STATUSES),
+    answer: z.string(),
+    reason: z.string().optional(),
+    iterations: z.number().int(),
+    usage: usageSchema(),
+  });
+}
+export type TurnResult = z.infer<ReturnType<typeof turnResultSchema>>;
+
+export function conversationStateSchema() {
+  const budget = budgetViewSchema();
+  return z.object({
+    status: z.enum(RUN_STATUSES),
+    /** Stable failure type when status is `failed` (e.g. BadInput, ModelAuth). */
+    reason: z.string().optional(),
+    error: z.string().optional(),
+    iteration: z.number().int(),
+    maxIterations: z.number().int(),
+    iterationsLeft: z.number().int(),
+    usage: usageSchema(),
+    modelCalls: z.number().int(),
+    toolCalls: z.number().int(),
+    messages: z.number().int(),
+    contextVersion: z.number().int(),
+    runs: z.number().int(),
+    mode: z.enum(['task', 'chat']),
+    turn: z.number().int(),
+    waitingFor: z.enum(['clarify', 'approval', 'message']).nullable(),
+    budgets: z.object({ iterations: budget, tokens: budget.nullable(), costUsd: budget.nullable(), seconds: budget.nullable() }),
+    todo: z.array(todoItemSchema()),
+    pendingQuestion: pendingQuestionSchema().nullable(),
+    pendingApprovals: z.array(pendingApprovalSchema()),
+    lastStep: stepRecordSchema().optional(),
+    /** Steps after the query's `stepsAfter` cursor (all the conversation still keeps), else the last 5. */
+    steps: z.array(stepRecordSchema()),
+    /** Steps after the cursor that are no longer kept (the conversation keeps the last 20). */
+    stepsMissed: z.number().int(),
+  });
+}
+export type ConversationState = z.infer<ReturnType<typeof conversationStateSchema>>;
+
+export function conversationResultSchema() {
+  return z.object({
+    status: z.enum(RUN_STATUSES),
+    answer: z.string(),
+    /** Stable failure type when status is `failed` (e.g. BadInput, ModelAuth). */
+    reason: z.string().optional(),
+    error: z.string().optional(),
+    usage: usageSchema(),
+    iterations: z.number().int(),
+    modelCalls: z.number().int(),
+    toolCalls: z.number().int(),
+    runs: z.number().int(),
+  });
+}
+export type ConversationResult = z.infer<ReturnType<typeof conversationResultSchema>>;

@@ -1,0 +1,135 @@
+// Internal wire types between the workflow and its activities, and the state continue-as-new carries. Not
+// part of the public contract (src/shared/contract.ts): only this code produces and reads them. Plain JSON.
+import { z } from 'zod';
+import type { StepRecord, TodoItem, TurnResult, Usage } from './contract';
+
+export interface ToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+export type ChatMessage =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
+  | { role: 'tool'; tool_call_id: string; content: string };
+
+/** What continue-as-new carries forward (the workflow's second argument): the next run behaves as if nothing happened. */
+export interface CarriedState {
+  messages: ChatMessage[];
+  contextVersion: number;
+  iteration: number;
+  usage: Usage;
+  modelCalls: number;
+  toolCalls: number;
+  steps: StepRecord[];
+  repeat: RepeatState;
+  runs: number;
+  emptyStreak: number;
+  profile?: string;
+  todo: TodoItem[];
+  approvedPatterns: string[];
+  warned: string[];
+  startedAtMs: number;
+  turn: number;
+  turnStartIteration: number;
+  inbox: string[];
+  turnResults: TurnResult[];
+  /** A turn was running when the run continued-as-new: the next run resumes it. */
+  turnInProgress?: boolean;
+  turnStartMessage?: number;
+  ended?: boolean;
+}
+
+/**
+ * A shape check of carried state, cheap enough for thousands of messages: it is written by this code, but it
+ * is also the workflow's second argument, which anyone who starts a workflow by hand can fill.
+ */
+export function carriedStateSchema() {
+  const n = z.number().int().min(0);
+  const message = z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']) });
+  return z.looseObject({
+    messages: z.array(message).min(1),
+    contextVersion: n,
+    iteration: n,
+    usage: z.looseObject({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number(), costUsd: z.number() }),
+    modelCalls: n,
+    toolCalls: n,
+    steps: z.array(z.looseObject({ step: n })),
+    repeat: z.looseObject({ recent: z.array(z.string()), warned: z.boolean() }),
+    runs: n,
+    emptyStreak: n,
+    todo: z.array(z.looseObject({ id: z.string() })),
+    approvedPatterns: z.array(z.string()),
+    warned: z.array(z.string()),
+    startedAtMs: z.number(),
+    turn: n,
+    turnStartIteration: n,
+    inbox: z.array(z.string()),
+    turnResults: z.array(z.looseObject({ turn: n })),
+  });
+}
+
+export interface RepeatState {
+  /** Signatures of the last tool steps, newest last (bounded). */
+  recent: string[];
+  warned: boolean;
+}
+
+/** Reference to the context a model call must see: the workflow stays the single source of truth. */
+export interface ContextRef {
+  version: number;
+  /** Number of messages, from the start, that make up the context. */
+  count: number;
+  /** extendDigest of messages[0..count): lets the activity verify a context it rebuilt itself. */
+  digest?: string;
+}
+
+export interface ModelCallInput {
+  context: ContextRef;
+  profile?: string;
+  /** Tool names offered to the model; empty = no tools (e.g. the grace call). */
+  tools: string[];
+  step: number;
+}
+
+export interface ModelCallResult {
+  message: { content: string | null; tool_calls?: ToolCall[] };
+  usage: Usage;
+  model: string;
+}
+
+export interface ToolCallInput {
+  callId: string;
+  name: string;
+  args: Record<string, unknown>;
+  workspace?: string;
+  outputLimit: number;
+  terminalTimeoutSec: number;
+}
+
+export interface ToolCallResult {
+  ok: boolean;
+  content: string;
+  /** Characters of the untruncated output. */
+  size: number;
+  truncated: boolean;
+}
+
+export interface ContextQueryArgs {
+  version: number;
+  from: number;
+  to: number;
+}
+
+export interface ContextSlice {
+  version: number;
+  messages: ChatMessage[];
+}
+
+/**
+ * Replaces tool-call arguments too large to record in history (the model activity caps them); the workflow
+ * answers such a call with an error instead of running it.
+ */
+export const TOO_LARGE_MARKER = '\u0000hermes:too-large:';

@@ -1,0 +1,38 @@
+// Continue-as-new: a long conversation moves to a fresh run (and a fresh history) before the history grows
+// past what the server suggests, carrying its whole state — also in the middle of a turn.
+import { allHandlersFinished, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import type { conversationWorkflow } from './conversation';
+import type { Conversation } from './state';
+
+const CARRY_LIMIT_CHARS = 1_500_000;
+
+/**
+ * Whether to continue-as-new now: Temporal suggests it (or a history backstop is hit), the run has made
+ * progress, and no update handler is mid-flight (a chat `send` waiting for its turn keeps the conversation
+ * in this run until the turn ends). Synchronous, so the common "no" costs no promise in the workflow.
+ */
+export function shouldContinueAsNew(c: Conversation): boolean {
+  // A run must make progress first: the carried state alone can be large enough to trip the limits, and a
+  // run that continues-as-new at once would loop forever.
+  if (c.modelCalls === c.modelCallsAtRunStart) return false;
+  const info = workflowInfo();
+  const grown = info.historySize - c.historyBytesAtRunStart;
+  const over = info.historyLength >= c.limits.maxHistoryEvents || grown >= c.limits.maxHistoryBytes;
+  return (info.continueAsNewSuggested || over) && allHandlersFinished();
+}
+
+/**
+ * Continues as new with the checked input (limits complete, so a later change of a default cannot change
+ * what the next run decides) and the carried state as the second argument.
+ */
+export async function continueConversationAsNew(c: Conversation): Promise<never> {
+  // The whole context travels in one payload (server limit 2 MiB): shed old tool outputs first if needed.
+  if (JSON.stringify(c.messages).length > CARRY_LIMIT_CHARS) {
+    c.pruneOldToolOutputs('pruned old tool outputs to fit the state carried to the next run');
+  }
+  return continueAsNew<typeof conversationWorkflow>(c.input, c.carry());
+}
+
+export async function maybeContinueAsNew(c: Conversation): Promise<void> {
+  if (shouldContinueAsNew(c)) await continueConversationAsNew(c);
+}

@@ -1,0 +1,125 @@
+// Signals, updates and queries: how humans (client, CLI, stock `temporal` CLI, Web UI) steer a running
+// conversation. Every argument is parsed with the contract's schemas: an update with bad arguments is
+// rejected by its validator (nothing is recorded), a signal — which has no validator — is read leniently.
+import { CancellationScope, condition, log, setHandler } from '@temporalio/workflow';
+import {
+  answerSchema,
+  approveSchema,
+  endSchema,
+  interruptSchema,
+  parseArgs,
+  sendSchema,
+  stateQueryArgsSchema,
+  type InterruptArgs,
+  type TurnResult,
+} from '../shared/contract';
+import { answerUpdate, approveUpdate, contextQuery, endSignal, interruptSignal, sendUpdate, stateQuery } from '../shared/messages';
+import type { Conversation } from './state';
+import { snapshot } from './view';
+
+export function registerHandlers(c: Conversation): void {
+  setHandler(stateQuery, (raw) => snapshot(c, parseArgs(stateQueryArgsSchema(), raw, 'state query arguments')));
+  setHandler(contextQuery, ({ version, from, to }) => c.contextSlice(version, from, to));
+
+  setHandler(interruptSignal, (raw) => interrupt(c, readInterrupt(raw)));
+
+  setHandler(
+    answerUpdate,
+    (raw) => {
+      c.questionAnswer = answerSchema().parse(raw).text;
+      return { callId: c.pendingQuestion!.callId };
+    },
+    {
+      validator: (raw) => {
+        if (!c.pendingQuestion) throw new Error('no question is pending: nothing to answer');
+        parseArgs(answerSchema(), raw, 'answer: expected {"text": "..."}');
+      },
+      description: 'Answers the pending clarify question: { text }',
+    },
+  );
+
+  setHandler(
+    approveUpdate,
+    (raw) => {
+      const { callId, decision, remember } = approveSchema().parse(raw);
+      c.approvalDecisions.set(callId, { decision, remember: Boolean(remember) });
+      return { callId, decision };
+    },
+    {
+      validator: (raw) => {
+        if (!c.pendingApprovals.length) throw new Error('no approval is pending');
+        const { callId } = parseArgs(approveSchema(), raw, 'approval: expected {"callId": "...", "decision": "approve"|"deny", "remember"?: boolean}');
+        if (!c.pendingApprovals.some((a) => a.callId === callId)) {
+          throw new Error(`no pending approval for call "${callId}" (pending: ${c.pendingApprovals.map((a) => a.callId).join(', ')})`);
+        }
+      },
+      description: 'Approves or denies a pending tool call: { callId, decision: approve|deny, remember? }',
+    },
+  );
+
+  setHandler(
+    sendUpdate,
+    async (raw) => {
+      const ticket = c.turn + c.inbox.length + 1;
+      c.inbox.push(sendSchema().parse(raw).text);
+      if (c.turnInProgress && c.input.busyPolicy === 'interrupt') {
+        c.pendingInterrupt = { ...c.pendingInterrupt, reason: 'a new message arrived' };
+        c.cancelStep();
+      }
+      await condition(() => c.turnResults.some((r) => r.turn === ticket) || c.ended);
+      return c.turnResults.find((r) => r.turn === ticket) ?? endedTurn(ticket, c);
+    },
+    {
+      validator: (raw) => {
+        if (c.input.mode !== 'chat') throw new Error('send needs a conversation started in chat mode');
+        if (c.ended) throw new Error('the conversation has ended');
+        parseArgs(sendSchema(), raw, 'message: expected {"text": "..."}');
+        if (c.input.busyPolicy === 'reject' && (c.turnInProgress || c.inbox.length)) {
+          throw new Error('a turn is running; busyPolicy is reject: send again when it has finished');
+        }
+      },
+      description: "Chat mode: sends a user message and returns that turn's answer: { text }",
+    },
+  );
+
+  setHandler(endSignal, (raw) => {
+    const r = endSchema().safeParse(raw);
+    if (!r.success) log.warn('end signal with unreadable arguments: ending anyway', { error: r.error.message });
+    c.ended = true;
+  });
+
+  // Workflow cancellation reaches the step in flight through the scope tree; remember it for the clean-up.
+  CancellationScope.current().cancelRequested.catch(() => {
+    c.cancelRequested = true;
+  });
+}
+
+/**
+ * Signals have no validator and may come from the stock `temporal` CLI with any payload: a bare string is the
+ * redirect message; arguments that do not parse still interrupt (that much the sender surely meant).
+ */
+function readInterrupt(raw: unknown): InterruptArgs {
+  const r = interruptSchema().safeParse(raw);
+  if (r.success) return r.data;
+  log.warn('interrupt signal with unreadable arguments: interrupting without a message', { error: r.error.message });
+  return {};
+}
+
+function interrupt(c: Conversation, args: InterruptArgs): void {
+  const message = args.message?.trim() ? args.message : undefined;
+  if (c.input.mode === 'chat' && !c.turnInProgress) {
+    // Nothing runs in an idle chat: a message starts the next turn, a bare interrupt has nothing to stop.
+    if (message && !c.ended) c.inbox.push(message);
+    return;
+  }
+  // In task mode this may arrive before the loop starts (buffered in the run's first activation): the loop
+  // applies it at its first check. Two redirects in a row keep both messages.
+  const prev = c.pendingInterrupt?.message;
+  const merged = prev && message ? `${prev}\n\n${message}` : (message ?? prev);
+  c.pendingInterrupt = { ...(args.reason ? { reason: args.reason } : {}), ...(merged ? { message: merged } : {}) };
+  c.cancelStep();
+}
+
+function endedTurn(turn: number, c: Conversation): TurnResult {
+  return { turn, status: 'cancelled', answer: '', reason: 'conversation ended before this message was handled', iterations: 0, usage: c.usage };
+}
