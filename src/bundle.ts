@@ -19,7 +19,13 @@ function sourcePath(name: string): string {
 
 /** Options every workflow bundle is built with (worker, tests, benchmarks): zod is shared, see preload.ts. */
 export function bundleOptions(entry: string = workflowsPath()) {
-  return { workflowsPath: entry, preloadModules: [sourcePath('preload')], logger: quiet };
+  return {
+    workflowsPath: entry,
+    preloadModules: [sourcePath('preload')],
+    // Undecodable payloads become values the contract rejects, instead of failing every workflow task.
+    payloadConverterPath: sourcePath('payload-converter'),
+    logger: quiet,
+  };
 }
 
 export async function cachedWorkflowBundle(): Promise<{ codePath: string }> {

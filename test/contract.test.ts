@@ -31,6 +31,12 @@ const BAD: Array<[string, string, RegExp]> = [
   ['a misspelt field', '{"promt":"x"}', /Unrecognized key: "promt"/],
   ['a bad carried state', '{"prompt":"x","carried":{"messages":"no"}}', /carried state .*messages/],
 ];
+/** Inputs the default payload converter cannot even decode, and a second argument nobody should send. */
+const UNREADABLE: Array<[string, string[], RegExp]> = [
+  ['an unknown encoding', ['--input-meta', 'encoding=made/up', '--input', '"x"'], /could not be decoded: Unknown encoding: made\/up/],
+  ['raw bytes', ['--input-meta', 'encoding=binary/plain', '--input', '"x"'], /raw bytes, not JSON/],
+  ['two inputs', ['--input', '"a"', '--input', '"b"'], /carried state \(second argument, for continue-as-new only\)/],
+];
 
 function temporal(...args: string[]) {
   return exec(inject('temporalCliPath'), [...args, '--address', inject('temporalAddress')]);
@@ -47,9 +53,9 @@ describe('the workflow input contract', () => {
     const stamp = Date.now().toString(36);
     await h.run(async () => {
       await Promise.all(
-        BAD.map(async ([what, json, message], i) => {
+        [...BAD.map(([what, json, message]): [string, string[], RegExp] => [what, ['--input', json], message]), ...UNREADABLE].map(async ([what, input, message], i) => {
           const id = `bad-${stamp}-${i}`;
-          await temporal('workflow', 'start', '--type', 'conversationWorkflow', '--task-queue', h.taskQueue, '--workflow-id', id, '--input', json);
+          await temporal('workflow', 'start', '--type', 'conversationWorkflow', '--task-queue', h.taskQueue, '--workflow-id', id, ...input);
           const handle = h.hermes.get(id);
           const result = await handle.result();
           expect(result, what).toMatchObject({ status: 'failed', reason: 'BadInput', iterations: 0, modelCalls: 0 });

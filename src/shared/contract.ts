@@ -102,6 +102,16 @@ export function startOptionsSchema() {
 }
 export type StartOptions = z.input<ReturnType<typeof startOptionsSchema>>;
 
+/** Key of the value the workflow sees for a payload it could not decode (src/workflows/payload-converter.ts). */
+export const UNREADABLE_PAYLOAD = 'hermes:unreadable-payload';
+
+/** Why a value could not be read as JSON at all, if so: a payload of another encoding, or raw bytes. */
+function unreadable(v: unknown): string | undefined {
+  if (v instanceof Uint8Array) return 'the payload is raw bytes, not JSON';
+  if (typeof v === 'object' && v !== null && UNREADABLE_PAYLOAD in v) return `the payload could not be decoded: ${String((v as Record<string, unknown>)[UNREADABLE_PAYLOAD])}`;
+  return undefined;
+}
+
 /**
  * Parses a workflow input as it arrives from any client: a bare string is the prompt (the stock CLI's
  * `--input '"fix the tests"'`, the Web UI). Never throws; the error names the fields.
@@ -109,6 +119,8 @@ export type StartOptions = z.input<ReturnType<typeof startOptionsSchema>>;
 export function parseConversationInput(raw: unknown): { ok: true; input: ConversationInput } | { ok: false; error: string } {
   const value = typeof raw === 'string' ? { prompt: raw } : raw;
   if (value === undefined || value === null) return { ok: false, error: 'no input: expected {"prompt": "..."} or a prompt string' };
+  const why = unreadable(value);
+  if (why) return { ok: false, error: `(input): ${why}; expected JSON: {"prompt": "..."} or a prompt string` };
   const r = conversationInputSchema().safeParse(value);
   return r.success ? { ok: true, input: r.data } : { ok: false, error: issuesText(r.error) };
 }
