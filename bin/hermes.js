@@ -1,14 +1,10 @@
 #!/usr/bin/env node
 // Runs the TypeScript sources directly (tsx), so a fresh clone needs no build step.
 require('tsx/cjs');
-const { main, UsageError } = require('../src/cli.ts');
+const { main, UsageError } = require('../src/cli/index.ts');
 
 // node:util parseArgs rejects unknown options and bad option values with these codes: usage errors too.
-const PARSE_ARGS_ERRORS = new Set([
-  'ERR_PARSE_ARGS_UNKNOWN_OPTION',
-  'ERR_PARSE_ARGS_INVALID_OPTION_VALUE',
-  'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL',
-]);
+const PARSE_ARGS_ERRORS = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),

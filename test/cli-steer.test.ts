@@ -5,7 +5,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import type { ConversationState } from '../src/shared/types';
+import type { ConversationState } from '../src/shared/contract';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { stateWhen } from './helpers/wait';
 

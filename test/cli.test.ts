@@ -1,7 +1,7 @@
 // The quickstart path for real: `node bin/hermes.js run "…"` as a child process, with no TEMPORAL_ADDRESS, so
 // it starts its own embedded dev server (in a fresh HERMES_HOME, on free ports), runs an in-process worker
 // that bundles the workflow code, talks to a scripted OpenAI-compatible mock over HTTP and stops the server.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -105,6 +105,37 @@ describe('hermes run (embedded server)', () => {
     expect(r.stderr).toContain('conversation cli-json-test');
     mock.assertDone();
     expect(mock.requests[0].messages.at(-1)).toMatchObject({ role: 'user', content: 'What is 6 times 7?' });
+  }, 120_000);
+
+  it('shows every step of a batch of 8 parallel tool calls that lands between two looks', async () => {
+    // Eight reads run as one concurrent batch and finish within milliseconds, well inside one 300 ms poll:
+    // a follower that looks at the latest 5 steps instead of following a cursor loses some of them.
+    const files = Array.from({ length: 8 }, (_, i) => `file-${i + 1}.txt`);
+    const { mock, env, workspace, cwd } = await embeddedRun([
+      { toolCalls: files.map((f, i) => ({ name: 'read_file', arguments: { path: f }, id: `read${i + 1}` })) },
+      answer('Read all eight.'),
+    ]);
+    for (const f of files) writeFileSync(path.join(workspace, f), `contents of ${f}\n`);
+
+    const r = await spawnHermes(['run', '--workspace', workspace, 'Read the eight files'], { env, cwd });
+    const why = `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`;
+    expect(r.code, why).toBe(0);
+    expect(r.stdout.trim()).toBe('Read all eight.');
+    mock.assertDone();
+
+    // Every step once, in order: 1 the model's 8 calls, 2-9 the reads, 10 the answer.
+    const steps = r.stderr
+      .split('\n')
+      .flatMap((l) => /^[ !] \[\s*(\d+)\] /.exec(l)?.[1] ?? [])
+      .map(Number);
+    expect(steps, why).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    const reads = r.stderr.split('\n').filter((l) => /\] tool\s+read_file: /.test(l));
+    expect(reads, why).toHaveLength(8);
+    const readFiles = reads.map((l) => /read_file: (\S+) → ok/.exec(l)?.[1]).sort();
+    expect(readFiles, why).toEqual(files);
+    expect(r.stderr, why).toMatch(/\[\s*1\] model mock-model: 8 tool call\(s\)/);
+    expect(r.stderr, why).toMatch(/\[\s*10\] model mock-model: answer/);
+    expect(r.stderr).not.toContain('not shown');
   }, 120_000);
 });
 

@@ -1,0 +1,54 @@
+// `hermes chat`: an interactive conversation; clarify questions and approvals are asked inline.
+import { parseArgs } from 'node:util';
+import readline from 'node:readline/promises';
+import { checkedWorkspace, maxIterationsOption, withHermes } from './common';
+import { follow } from './follow';
+
+export async function chat(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      id: { type: 'string' },
+      model: { type: 'string' },
+      workspace: { type: 'string' },
+      'max-iterations': { type: 'string' },
+    },
+  });
+  // Checked before connecting: a typo is a usage error, not a conversation whose every tool call fails.
+  const workspace = checkedWorkspace(values.workspace);
+  const maxIterations = maxIterationsOption(values['max-iterations']);
+  return withHermes(
+    async (hermes) => {
+      const handle = values.id ? hermes.get(values.id) : await hermes.start({ mode: 'chat', model: values.model, workspace, maxIterations });
+      process.stderr.write(`chat ${handle.id} — empty line or Ctrl-D ends; Ctrl-C interrupts a running turn\n`);
+      const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY });
+      let turnRunning = false;
+      rl.on('SIGINT', () => {
+        if (turnRunning) {
+          process.stderr.write('\n(interrupting the turn)\n');
+          void handle.interrupt({ reason: 'Ctrl-C' }).catch((e: Error) => process.stderr.write(`interrupt failed: ${e.message}\n`));
+        } else rl.close();
+      });
+      const closed = new Promise<void>((resolve) => rl.once('close', resolve));
+      const log = (line: string) => void process.stderr.write(`${line}\n`);
+      try {
+        for (;;) {
+          const line = await Promise.race([rl.question('you> '), closed.then(() => undefined)]);
+          if (line === undefined || !line.trim()) break;
+          turnRunning = true;
+          // Steps of earlier turns (or of a conversation joined with --id) are not shown again.
+          const after = (await handle.state()).lastStep?.step ?? 0;
+          const r = await follow(handle, handle.send(line), { log, rl, after, intervalMs: 200 });
+          turnRunning = false;
+          process.stdout.write(`hermes> ${r.answer}\n`);
+          if (r.status !== 'completed') process.stderr.write(`(turn ${r.turn}: ${r.status}${r.reason ? `, ${r.reason}` : ''})\n`);
+        }
+      } finally {
+        rl.close();
+        await handle.end().catch(() => undefined);
+      }
+      return 0;
+    },
+    { workspace },
+  );
+}

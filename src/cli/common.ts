@@ -1,0 +1,69 @@
+// Shared by the commands: connecting (with an in-process worker in embedded mode), usage errors, option
+// checks and the one-line form of a step.
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Hermes } from '../client';
+import { connectWorker } from '../connection';
+import { installRuntimeLogger } from '../logger';
+import type { StepRecord } from '../shared/contract';
+import { workspaceRoots } from '../tools/roots';
+import { createHermesWorker } from '../worker';
+
+/** A mistake in the command line: bin/hermes.js prints it with a pointer to --help and exits 2. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/**
+ * Connects; in embedded mode also runs a worker in this process for as long as fn runs. That worker is the
+ * user's own, so a `workspace` typed on the command line is one of its workspace roots (a cluster's workers
+ * decide theirs with HERMES_WORKSPACE_ROOTS).
+ */
+export async function withHermes(fn: (hermes: Hermes) => Promise<number>, opts: { workspace?: string } = {}): Promise<number> {
+  installRuntimeLogger();
+  const hermes = await Hermes.connect();
+  const target = hermes.target!;
+  try {
+    if (!target.embedded) return await fn(hermes);
+    const connection = await connectWorker(target);
+    const w = await createHermesWorker({
+      connection,
+      namespace: target.namespace,
+      taskQueue: hermes.taskQueue,
+      ...(opts.workspace ? { workspaceRoots: [...workspaceRoots(path.resolve(process.env.HERMES_WORKSPACE ?? process.cwd())), opts.workspace] } : {}),
+    });
+    try {
+      return await w.runUntil(fn(hermes));
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await hermes.close();
+  }
+}
+
+/** The value, or a usage error when it is missing or empty. */
+export function need<T>(v: T | undefined, message: string): T {
+  if (v === undefined || v === '') throw new UsageError(message);
+  return v;
+}
+
+/** A workspace given on the command line is made absolute here, where the user typed it. */
+export function checkedWorkspace(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  const abs = path.resolve(dir);
+  if (!existsSync(abs) || !statSync(abs).isDirectory()) throw new UsageError(`--workspace ${dir}: no such directory`);
+  return abs;
+}
+
+export function maxIterationsOption(raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  if (!raw.trim() || !(Number.isInteger(n) && n > 0)) throw new UsageError(`--max-iterations must be a positive whole number, got "${raw}"`);
+  return n;
+}
+
+export function formatStep(s: StepRecord): string {
+  const mark = s.ok ? ' ' : '!';
+  return `${mark} [${String(s.step).padStart(3)}] ${s.kind.padEnd(5)} ${s.name}: ${s.summary}`;
+}
