@@ -2,7 +2,7 @@
 // product's own activities (createActivities), so the naive loop uses the real tool activity.
 import OpenAI from 'openai';
 import type { ModelProfile } from '../src/llm/profiles';
-import type { ChatMessage, ToolCall } from '../src/shared/types';
+import type { ChatMessage, ToolCall } from '../src/shared/wire';
 import { toolDefinitions } from '../src/tools/registry';
 
 export interface NaiveModelResult {

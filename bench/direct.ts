@@ -16,7 +16,7 @@ export async function runDirect(h: Harness, client: OpenAI, n: number, delayMs: 
   ];
   const tools = toolDefinitions(h.tools) as OpenAI.Chat.ChatCompletionTool[];
   const signal = new AbortController().signal;
-  for (let calls = 0; ; ) {
+  for (;;) {
     const res = await client.chat.completions.create({ model: 'mock-model', messages, tools });
     const m = res.choices[0]!.message;
     messages.push(m);
@@ -33,7 +33,6 @@ export async function runDirect(h: Harness, client: OpenAI, n: number, delayMs: 
         processDir: h.workspace,
       });
       messages.push({ role: 'tool', tool_call_id: tc.id, content });
-      calls++;
     }
   }
 }

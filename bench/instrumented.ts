@@ -4,7 +4,7 @@
 import type { Client } from '@temporalio/client';
 import { ContextCache } from '../src/activities/context';
 import { createActivities, type ActivityDeps } from '../src/activities';
-import type { ChatMessage, ContextRef } from '../src/shared/types';
+import type { ChatMessage, ContextRef } from '../src/shared/wire';
 
 export class TimedContextCache extends ContextCache {
   /** Duration of every `get`, and whether it queried the workflow. */

@@ -5,7 +5,7 @@
 //   naiveLoopWorkflow       an agent loop "like peers do it": the whole transcript goes into every model
 //                           activity input, so history grows with the square of the iterations
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
-import type { ChatMessage, ToolCall } from '../src/shared/types';
+import type { ChatMessage, ToolCall } from '../src/shared/wire';
 import { systemPrompt } from '../src/workflows/prompts';
 import type { createBenchActivities } from './activities';
 import type { createActivities } from '../src/activities';

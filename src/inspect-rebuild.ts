@@ -6,7 +6,8 @@
 // reproduces the next version's digest, and the answer is returned only if it matches the target step's
 // digest — exact, or nothing.
 import { canonicalJson, extendDigest } from './shared/digest';
-import type { ChatMessage, ModelCallInput, TodoItem, ToolCallInput, ToolCallResult } from './shared/types';
+import type { TodoItem } from './shared/contract';
+import type { ChatMessage, ModelCallInput, ToolCallInput, ToolCallResult } from './shared/wire';
 import { toolSpec } from './tools/registry';
 import { PRUNE_KEEP_TAIL, PRUNED_STUB, pruneToolOutputs, toolMessageContent } from './workflows/context-ops';
 import { duplicateResult } from './workflows/prompts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, extendDigest } from '../src/shared/digest';
-import type { ChatMessage } from '../src/shared/types';
+import type { ChatMessage } from '../src/shared/wire';
 
 const msgs: ChatMessage[] = [
   { role: 'system', content: 'sys' },

@@ -12,7 +12,7 @@ import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/activity';
 import { extendDigest } from '../shared/digest';
 import { contextQuery } from '../shared/messages';
-import type { ChatMessage, ContextRef, ModelCallResult } from '../shared/types';
+import type { ChatMessage, ContextRef, ModelCallResult } from '../shared/wire';
 
 interface Entry {
   version: number;

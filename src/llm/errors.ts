@@ -17,7 +17,7 @@ export function classifyModelError(err: unknown): ApplicationFailure | Error {
     const s = err.status;
     const msg = `model endpoint answered ${s}: ${err.message}`;
     if (s === 401 || s === 403) return failure(FailureType.ModelAuth, msg, err, true);
-    if (s === 429) return failure(FailureType.RateLimited, msg, err, false, retryAfterMs(err.headers));
+    if (s === 429) return failure(FailureType.RateLimited, msg, err, false, retryAfterMs(err.headers as Headers | undefined));
     if (s === 408) return failure(FailureType.ModelTimeout, msg, err);
     if ((s === 400 || s === 413 || s === 422) && OVERFLOW.test(err.message)) {
       return failure(FailureType.ContextOverflow, msg, err, true);

@@ -1,6 +1,6 @@
 // Some models (small local ones especially) write tool calls as text instead of using the tool_calls field.
 // Recover the common shapes so the loop treats them as real calls.
-import type { ToolCall } from '../shared/types';
+import type { ToolCall } from '../shared/wire';
 
 const TAGGED = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g;
 const FENCED = /```(?:json|tool_call|tool)?\s*\n?([\s\S]*?)```/g;

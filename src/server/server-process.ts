@@ -12,7 +12,7 @@ let exitHooksInstalled = false;
 export interface ServerProcess {
   child: ChildProcess;
   /** The process could not be started or has exited. */
-  exited(): boolean;
+  exited: () => boolean;
   /** Why it could not be started, if so. */
   spawnError(): Error | undefined;
 }

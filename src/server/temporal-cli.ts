@@ -112,9 +112,12 @@ export function verifyTemporalBinary(kind: TemporalBinaryKind, file: string): Pr
     })();
     verified.set(key, p);
     // a failed check may succeed later (e.g. after an install): only cache successes
-    p.then((ok) => {
-      if (!ok) verified.delete(key);
-    });
+    p.then(
+      (ok) => {
+        if (!ok) verified.delete(key);
+      },
+      () => verified.delete(key),
+    );
   }
   return p;
 }

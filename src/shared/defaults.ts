@@ -19,9 +19,5 @@ export const DEFAULT_LIMITS: Limits = {
   idleTimeoutSec: 86_400,
 };
 
-/**
- * Dynamic config for the embedded dev server. The dev server hands a new task to a waiting worker at most
- * ~20 times a second by default (transfer queue polling), which adds ~44 ms to every step of the loop;
- * raising the poll rate makes a step ~3x faster at the same idle CPU (measured in bench/RESULTS.md).
- */
+/** Dynamic config for the embedded dev server: the default task poll rate adds ~44 ms to every step (docs/design-notes.md, "Embedded server"). */
 export const DEV_SERVER_DYNAMIC_CONFIG = ['--dynamic-config-value', 'history.transferProcessorMaxPollRPS=200'];

@@ -21,7 +21,8 @@ export const TOOLSETS: Record<string, string[]> = {
 
 /** Tools whose arguments can need a human's approval, and the rule that decides. */
 const APPROVAL_RULES: Record<string, (args: Record<string, unknown>) => CommandVerdict> = {
-  terminal: (args) => classifyCommand(String(args.command ?? '')),
+  // args passed the tool's schema (planToolCalls) before any approval check: command is a string.
+  terminal: (args) => classifyCommand((args.command as string | undefined) ?? ''),
 };
 
 export function approvalVerdict(tool: string, args: Record<string, unknown>): CommandVerdict {

@@ -22,11 +22,7 @@ export interface ToolSpecInit<S extends z.ZodType> extends Omit<ToolSpec<S>, 'sc
   schema: () => S;
 }
 
-/**
- * The workflow bundle's modules are instantiated once per cached workflow, so building every tool's zod
- * schema at import cost each conversation ~5 ms of workflow-thread CPU and a share of ~1 MiB of memory; a
- * conversation builds only the schemas of the tools it calls.
- */
+/** Builds its schema on first use: a conversation pays only for the tools it calls (docs/design-notes.md, "Worker memory"). */
 class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
   readonly name: string;
   readonly description: string;

@@ -46,7 +46,7 @@ export async function approvalGate(
   if (mode === 'allow') return undefined;
   if (mode === 'deny') return approvalDenied('policy', reason);
 
-  c.pendingApprovals.push({ callId, tool, command: String(args.command ?? JSON.stringify(args)), reason, pattern });
+  c.pendingApprovals.push({ callId, tool, command: typeof args.command === 'string' ? args.command : JSON.stringify(args), reason, pattern });
   c.setStatus('waiting', 'approval');
   try {
     const decided = await condition(() => c.approvalDecisions.has(callId), c.limits.approvalTimeoutSec * 1000);

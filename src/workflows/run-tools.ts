@@ -31,7 +31,10 @@ export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<
   const runs = plan.filter((p): p is RunCall => p.kind === 'run');
   for (const batch of batchCalls(runs)) {
     if (c.stopRequested()) {
-      for (const r of batch) results.set(r.call.id, cancelledBeforeStart(c.stopCause())), cut.add(r.call.id);
+      for (const r of batch) {
+        results.set(r.call.id, cancelledBeforeStart(c.stopCause()));
+        cut.add(r.call.id);
+      }
       continue;
     }
     // Runs in the turn's stoppable stretch: a stop cuts these calls short and each reports it as its result.

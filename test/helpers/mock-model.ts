@@ -159,7 +159,7 @@ export class MockModel {
         error: { message: `mock: no route ${req.method} ${req.url}`, type: 'invalid_request_error' },
       });
     } catch (err) {
-      this.errors.push(`mock failed: ${(err as Error).stack ?? err}`);
+      this.errors.push(`mock failed: ${(err as Error).stack ?? String(err)}`);
       if (!res.headersSent && !res.destroyed) {
         sendJson(res, 500, { error: { message: `mock: ${(err as Error).message}`, type: 'server_error' } });
       }

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 // Polling helpers shared by the scenario tests.
 import type { ConversationHandle } from '../../src/client';
-import type { ConversationState } from '../../src/shared/types';
+import type { ConversationState } from '../../src/shared/contract';
 
 /** Polls fn until it returns something other than undefined/false; fails after timeoutMs. */
 export async function waitFor<T>(what: string, fn: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 15_000): Promise<T> {

@@ -1,0 +1,133 @@
+// ESLint flat config (eslint 9). `npm run lint` = `eslint .`; part of `npm test`.
+import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
+import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import importX from 'eslint-plugin-import-x';
+import globals from 'globals';
+import tseslint from 'typescript-eslint';
+
+const ROOT = fileURLToPath(new URL('.', import.meta.url));
+const TS_FILES = ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'];
+
+// Workflow code runs in Temporal's deterministic sandbox and is bundled for it: no Node built-ins, no I/O
+// packages, and no runtime import of the activity/LLM/server/CLI side of the code base. `import type` is erased
+// at compile time, so it is allowed (workflows need the activity types for proxyActivities).
+const WORKFLOW_SANDBOX = 'Workflow code runs in the deterministic Temporal sandbox: do the I/O in an activity.';
+const workflowImportBans = {
+  paths: builtinModules
+    .filter((name) => !name.startsWith('_'))
+    .map((name) => ({ name, message: `Node built-in '${name}' in workflow code. ${WORKFLOW_SANDBOX}`, allowTypeImports: true })),
+  patterns: [
+    {
+      regex: '^node:',
+      message: `Node built-in in workflow code. ${WORKFLOW_SANDBOX}`,
+      allowTypeImports: true,
+    },
+    {
+      regex: '^(openai|pino|cron-parser|luxon|@temporalio/(client|worker|activity|testing|envconfig))(/.*)?$',
+      message: `I/O or non-deterministic package in workflow code. ${WORKFLOW_SANDBOX}`,
+      allowTypeImports: true,
+    },
+    {
+      // From src/workflows/*.ts, '../x' is src/x. Allowed: the pure src/shared/** and the tool registry/specs.
+      // Everything else (activities, llm, server, cli*, client, worker, tool handlers, ...) only as `import type`.
+      regex: '^\\.\\./(?!(shared(/.*)?|tools/registry|tools/spec|tools/specs(/[^/]+)?)$)',
+      message: `Workflow code may only import ../shared/**, ../tools/registry, ../tools/spec and ../tools/specs/* at runtime (\`import type\` is fine). ${WORKFLOW_SANDBOX}`,
+      allowTypeImports: true,
+    },
+  ],
+};
+
+export default defineConfig(
+  {
+    ignores: ['dist/', '.hermes/', '.hermes-output/', 'coverage/', 'node_modules/', 'test/fixtures/'],
+  },
+  {
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+  },
+
+  // TypeScript sources with type information (tsconfig.json covers src/, test/, bench/).
+  {
+    files: TS_FILES,
+    extends: [js.configs.recommended, ...tseslint.configs.recommendedTypeChecked],
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: ROOT },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+      // Without noUncheckedIndexedAccess most `x[i]!` are "unnecessary" to the checker but document intent; no safety value.
+      '@typescript-eslint/no-unnecessary-type-assertion': 'off',
+      // An async function without await still turns throws into rejections and satisfies Promise-returning
+      // interfaces; dropping `async` would change behaviour.
+      '@typescript-eslint/require-await': 'off',
+      // `let x; ...closure reads x...; x = ...` (tests, mocks) cannot be const.
+      'prefer-const': ['error', { ignoreReadBeforeAssign: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          args: 'after-used',
+          argsIgnorePattern: '^_',
+          varsIgnorePattern: '^_',
+          caughtErrors: 'all',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
+    },
+  },
+
+  // Tests and benchmarks poke at JSON histories, mocks and SDK internals: `any` there is deliberate.
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+    },
+  },
+
+  // Dependency cycles between modules in src/ (value imports only: `import type` is erased and ignored by the rule).
+  {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      'import-x/extensions': ['.ts', '.js'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts'] },
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: `${ROOT}tsconfig.json` })],
+    },
+    rules: {
+      // ignoreExternal: node_modules cannot import back into src/, and parsing them would triple the lint time.
+      'import-x/no-cycle': ['error', { ignoreExternal: true }],
+    },
+  },
+
+  // The workflow sandbox.
+  {
+    files: ['src/workflows/**/*.ts'],
+    rules: {
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': ['error', workflowImportBans],
+    },
+  },
+
+  // bin/*.js: plain CommonJS for Node, no type information.
+  {
+    files: ['bin/**/*.js'],
+    extends: [js.configs.recommended],
+    languageOptions: { sourceType: 'commonjs', globals: { ...globals.node } },
+  },
+
+  // Root config files (outside tsconfig.json): syntax-level rules only.
+  {
+    files: ['*.mjs', '*.mts'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    languageOptions: { globals: { ...globals.node } },
+  },
+);
