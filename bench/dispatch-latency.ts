@@ -39,7 +39,11 @@ async function measure(label: string, extraArgs: string[]) {
     await worker.runUntil(async () => {
       for (let r = 0; r < 3; r++) {
         const id = `probe-${Date.now()}-${r}`;
-        await env.client.workflow.execute<typeof dispatchProbeWorkflow>('dispatchProbeWorkflow', { workflowId: id, taskQueue: 'probe-wf', args: ['probe-acts', 50] });
+        await env.client.workflow.execute<typeof dispatchProbeWorkflow>('dispatchProbeWorkflow', {
+          workflowId: id,
+          taskQueue: 'probe-wf',
+          args: ['probe-acts', 50],
+        });
         const t = activityTimings(await env.client.workflow.getHandle(id).fetchHistory());
         console.log(
           `${label}: activity scheduled → picked up by a waiting raw poller: median ${median(t.map((x) => x.startedAt - x.scheduledAt)).toFixed(1)} ms; ` +

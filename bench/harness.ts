@@ -57,9 +57,7 @@ export function route(req: RecordedRequest): Reply {
   if (done >= Number(n)) return { content: `done after ${done} tool calls`, delayMs };
   // Different offsets: the same call with the same result three times would trip the repetition detector.
   const args =
-    kind === 'page'
-      ? { path: 'page.txt', offset: done * PAGE_LINES + 1, limit: PAGE_LINES }
-      : { path: 'tiny.txt', offset: done + 1, limit: 1 };
+    kind === 'page' ? { path: 'page.txt', offset: done * PAGE_LINES + 1, limit: PAGE_LINES } : { path: 'tiny.txt', offset: done + 1, limit: 1 };
   return { toolCalls: [{ name: 'read_file', arguments: args }], delayMs };
 }
 
@@ -67,10 +65,7 @@ export function route(req: RecordedRequest): Reply {
 export function makeWorkspace(prefix = 'hermes-bench-'): string {
   const workspace = mkdtempSync(path.join(os.tmpdir(), prefix));
   writeFileSync(path.join(workspace, 'tiny.txt'), Array.from({ length: 1000 }, (_, i) => `line ${i + 1}`).join('\n') + '\n');
-  writeFileSync(
-    path.join(workspace, 'page.txt'),
-    Array.from({ length: 10_000 }, (_, i) => `line ${i + 1} `.padEnd(40, 'x')).join('\n') + '\n',
-  );
+  writeFileSync(path.join(workspace, 'page.txt'), Array.from({ length: 10_000 }, (_, i) => `line ${i + 1} `.padEnd(40, 'x')).join('\n') + '\n');
   return workspace;
 }
 
@@ -108,10 +103,13 @@ export async function withServer<T>(
       executable: exe,
       searchAttributes: ALL_SEARCH_ATTRIBUTES,
       extraArgs: [
-        '--log-level', 'error',
+        '--log-level',
+        'error',
         // The naive loop's 200-iteration history is ~45 MB: let it finish so its curve can be measured.
-        '--dynamic-config-value', 'limit.historySize.error=268435456',
-        '--dynamic-config-value', 'limit.historySize.warn=268435456',
+        '--dynamic-config-value',
+        'limit.historySize.error=268435456',
+        '--dynamic-config-value',
+        'limit.historySize.warn=268435456',
         ...server.args,
       ],
     },

@@ -84,10 +84,7 @@ export function bytesPerIteration(h: History, modelActivity: string): number[] {
   const out: number[] = [];
   let current = -1;
   for (const e of events) {
-    if (
-      e.eventType === ET.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
-      e.activityTaskScheduledEventAttributes?.activityType?.name === modelActivity
-    ) {
+    if (e.eventType === ET.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED && e.activityTaskScheduledEventAttributes?.activityType?.name === modelActivity) {
       out.push(0);
       current = out.length - 1;
     }

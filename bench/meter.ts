@@ -75,7 +75,10 @@ export function meter(serverPids = descendants(process.pid)) {
   let serverPeak = 0;
   const sample = () => {
     peak = Math.max(peak, process.memoryUsage().rss);
-    serverPeak = Math.max(serverPeak, serverPids.reduce((a, p) => a + rssOf(p), 0));
+    serverPeak = Math.max(
+      serverPeak,
+      serverPids.reduce((a, p) => a + rssOf(p), 0),
+    );
   };
   const cpu0 = process.cpuUsage();
   const server0 = serverPids.reduce((a, p) => a + cpuMsOf(p), 0);

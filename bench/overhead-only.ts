@@ -18,17 +18,24 @@ async function main() {
   const exe = await temporalExecutable('cli', { install: true });
   const bundle = await bundleWorkflowCode(bundleOptions(path.join(__dirname, 'workflows-entry.ts')));
   const extra = process.argv.slice(4);
-  const server = extra.length ? { ...PRODUCT_SERVER, label: extra.join(' '), args: extra.flatMap((a) => ['--dynamic-config-value', a]) } : PRODUCT_SERVER;
+  const server = extra.length
+    ? { ...PRODUCT_SERVER, label: extra.join(' '), args: extra.flatMap((a) => ['--dynamic-config-value', a]) }
+    : PRODUCT_SERVER;
   await withServer(server, exe, bundle, async (h) => {
     const s = await scenarioOverhead(h, runs, iterations);
     const per = s.perRun.ours.map((o, i) => `${f2(o.hist)}/${f2(s.perRun.floor[i]!.hist)}=${f2(o.hist / s.perRun.floor[i]!.hist)}`).join(' ');
-    console.log(`ours ${f2(s.oursIter)} ms/iteration, floor ${f2(s.floorPair)} ms → ${f2(s.ratio)}× (per run: ${per}); `
-      + `model ${f2(s.model.exec)} ms, tool ${f2(s.tool.exec)} ms, noop ${f2(s.noop.exec)} ms; `
-      + `workflow task ${f2(s.oursWft.exec)} vs ${f2(s.floorWft.exec)} ms`);
+    console.log(
+      `ours ${f2(s.oursIter)} ms/iteration, floor ${f2(s.floorPair)} ms → ${f2(s.ratio)}× (per run: ${per}); ` +
+        `model ${f2(s.model.exec)} ms, tool ${f2(s.tool.exec)} ms, noop ${f2(s.noop.exec)} ms; ` +
+        `workflow task ${f2(s.oursWft.exec)} vs ${f2(s.floorWft.exec)} ms`,
+    );
   });
 }
 
-main().then(() => process.exit(0), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

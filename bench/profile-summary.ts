@@ -13,7 +13,12 @@ interface CpuProfile {
 
 const dir = process.argv[2] ?? '.hermes/bench-prof';
 const top = Number(process.argv[3] ?? 20);
-const win = JSON.parse(readFileSync(path.join(dir, 'window.json'), 'utf8')) as { mode: string; conversations: number; startUs: number; endUs: number };
+const win = JSON.parse(readFileSync(path.join(dir, 'window.json'), 'utf8')) as {
+  mode: string;
+  conversations: number;
+  startUs: number;
+  endUs: number;
+};
 const iterations = win.conversations * 10;
 
 function category(url: string, fn: string): string {
@@ -27,7 +32,9 @@ function category(url: string, fn: string): string {
   return url ? url.slice(0, 60) : `(native ${fn})`;
 }
 
-for (const file of readdirSync(dir).filter((f) => f.endsWith('.cpuprofile')).sort()) {
+for (const file of readdirSync(dir)
+  .filter((f) => f.endsWith('.cpuprofile'))
+  .sort()) {
   const p = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();

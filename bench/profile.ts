@@ -45,12 +45,19 @@ async function main() {
     for (let i = 0; i < 20 * C; i++) mock.push(route);
     const entry = floorBundle ? 'floor-entry.ts' : 'workflows-entry.ts';
     // The floor bundle is bundled bare (no preloaded zod): it shows what the SDK alone costs.
-    const bundle = await bundleWorkflowCode(floorBundle ? { workflowsPath: path.join(__dirname, entry), logger: quietLogger } : bundleOptions(path.join(__dirname, entry)));
+    const bundle = await bundleWorkflowCode(
+      floorBundle ? { workflowsPath: path.join(__dirname, entry), logger: quietLogger } : bundleOptions(path.join(__dirname, entry)),
+    );
     const profile = defineProfile('default', { baseURL: mock.baseURL, model: 'mock-model' });
     const contextCache = new ContextCache();
     const worker =
       mode === 'floor'
-        ? await Worker.create({ connection: env.nativeConnection, taskQueue: 'prof', workflowBundle: bundle, activities: createBenchActivities(profile) })
+        ? await Worker.create({
+            connection: env.nativeConnection,
+            taskQueue: 'prof',
+            workflowBundle: bundle,
+            activities: createBenchActivities(profile),
+          })
         : await createHermesWorker({
             connection: env.nativeConnection,
             taskQueue: 'prof',

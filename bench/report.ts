@@ -37,8 +37,8 @@ const pass = (ok: boolean) => (ok ? '**PASS**' : '**FAIL**');
 const n = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 export const cacheLine = (c: CacheUse) =>
-  `${pct(c.hitRate)} of model calls without a query (${c.rebuilt} rebuilt, ${c.queries} queried: `
-  + `${n(c.conversations, 'first call')} + ${n(c.extraQueries, 'mismatch', 'mismatches')})`;
+  `${pct(c.hitRate)} of model calls without a query (${c.rebuilt} rebuilt, ${c.queries} queried: ` +
+  `${n(c.conversations, 'first call')} + ${n(c.extraQueries, 'mismatch', 'mismatches')})`;
 
 export function flat(s2: Growth): boolean {
   return s2.ours.every((x) => x.growth <= 1.3) && s2.naive[s2.naive.length - 1]!.growth > 1.3;
@@ -53,33 +53,49 @@ export function report(r: Results): string {
   const coreSplit = (m: Metered) => `${cores(m.benchCpu, m)} / ${cores(m.serverCpu, m)} / ${cores(m.otherCpu, m)} / ${cores(m.idleCpu, m)}`;
   const perIt = (cpu: number, s: Throughput) => f2(cpu / (s.C * s.N));
 
-  L.push(`Run ${new Date().toISOString()} · \`${r.command}\` · took ${f1(r.tookMs / 1000)} s · `
-    + `load average at start ${r.mach.load0}, at end ${loadavg()}`);
+  L.push(
+    `Run ${new Date().toISOString()} · \`${r.command}\` · took ${f1(r.tookMs / 1000)} s · ` +
+      `load average at start ${r.mach.load0}, at end ${loadavg()}`,
+  );
   L.push('');
-  L.push(`Machine: ${r.mach.nproc} CPUs (\`nproc\`) · ${r.mach.cpu} · ${r.mach.mem} RAM · Node ${r.mach.node} · @temporalio/* 1.24.0 · `
-    + `${r.mach.temporal.split('\n')[0]} · in-memory dev server started with TestWorkflowEnvironment.createLocal · `
-    + `workflow bundle ${kb(r.bundleBytes)} (src/workflows + bench/workflows.ts)`);
+  L.push(
+    `Machine: ${r.mach.nproc} CPUs (\`nproc\`) · ${r.mach.cpu} · ${r.mach.mem} RAM · Node ${r.mach.node} · @temporalio/* 1.24.0 · ` +
+      `${r.mach.temporal.split('\n')[0]} · in-memory dev server started with TestWorkflowEnvironment.createLocal · ` +
+      `workflow bundle ${kb(r.bundleBytes)} (src/workflows + bench/workflows.ts)`,
+  );
   L.push('');
   L.push(`Headline numbers: ${r.product.label}.${st ? ' The last column repeats scenarios 1 and 3 on a stock dev server for reference.' : ''}`);
   L.push('');
   L.push(`| target | result |${st ? ' stock dev server (reference) |' : ''}`);
   L.push(`|---|---|${st ? '---|' : ''}`);
-  L.push(`| loop overhead ≤ 1.5× engine floor per iteration | ${f2(s1.oursIter)} vs ${f2(s1.floorPair)} ms = ${f2(s1.ratio)}× ${pass(s1.ratio <= 1.5)} |`
-    + (st ? ` ${f2(st.s1.oursIter)} vs ${f2(st.s1.floorPair)} ms = ${f2(st.s1.ratio)}× |` : ''));
-  L.push(`| history flat: last decile ≤ 1.3× first, naive grows | ours ${s2.ours.map((x) => `${f2(x.growth)}×`).join(' / ')}; `
-    + `naive ${s2.naive.map((x) => `${f2(x.growth)}×`).join(' / ')} at n = ${s2.ours.map((x) => x.n).join(' / ')} ${pass(flat(s2))} |`
-    + (st ? ` ${na} |` : ''));
-  L.push(`| ${s3.C}×${s3.N} (${s3.delayMs} ms model) within 2× ideal | ${f1(s3.wallMs)} vs ${f1(s3.ideal)} ms = ${f2(s3.ratio)}× ${pass(s3.ratio <= 2)}; `
-    + `engine floor of the same shape ${f2(s3.floorRatio)}×, ours / floor = ${f2(s3.wallMs / s3.floorWallMs)}×; `
-    + `the same loop without Temporal ${f2(s3.directWallMs / s3.ideal)}× |`
-    + (st ? ` ${f2(st.s3.ratio)}×; floor ${f2(st.s3.floorRatio)}×, ours / floor ${f2(st.s3.wallMs / st.s3.floorWallMs)}× |` : ''));
-  L.push(`| worker peak RSS (bench process, ${s3.C} conversations) | ${mb(s3.ours.peak)} (+${mb(s3.ours.peak - s3.rssBefore)} over ${mb(s3.rssBefore)} before) |`
-    + (st ? ` (see § 3) |` : ''));
-  L.push(`| memory per cached conversation (${s4.N} idle chats) | ${kb(s4.oursPerConversation)} (the SDK alone: ${kb(s4.floorPerWorkflow)} per idle workflow) |`
-    + (st ? ` ${na} |` : ''));
-  L.push(`| context cache: model calls without a \`context\` query | overhead ${pct(s1.contextCache.hitRate)}, throughput ${pct(s3.contextCache.hitRate)}, `
-    + `history ${pct(s2.contextCache.hitRate)}; ${s1.contextCache.extraQueries + s3.contextCache.extraQueries + s2.contextCache.extraQueries} mismatches |`
-    + (st ? ` ${pct(st.s1.contextCache.hitRate)} / ${pct(st.s3.contextCache.hitRate)} |` : ''));
+  L.push(
+    `| loop overhead ≤ 1.5× engine floor per iteration | ${f2(s1.oursIter)} vs ${f2(s1.floorPair)} ms = ${f2(s1.ratio)}× ${pass(s1.ratio <= 1.5)} |` +
+      (st ? ` ${f2(st.s1.oursIter)} vs ${f2(st.s1.floorPair)} ms = ${f2(st.s1.ratio)}× |` : ''),
+  );
+  L.push(
+    `| history flat: last decile ≤ 1.3× first, naive grows | ours ${s2.ours.map((x) => `${f2(x.growth)}×`).join(' / ')}; ` +
+      `naive ${s2.naive.map((x) => `${f2(x.growth)}×`).join(' / ')} at n = ${s2.ours.map((x) => x.n).join(' / ')} ${pass(flat(s2))} |` +
+      (st ? ` ${na} |` : ''),
+  );
+  L.push(
+    `| ${s3.C}×${s3.N} (${s3.delayMs} ms model) within 2× ideal | ${f1(s3.wallMs)} vs ${f1(s3.ideal)} ms = ${f2(s3.ratio)}× ${pass(s3.ratio <= 2)}; ` +
+      `engine floor of the same shape ${f2(s3.floorRatio)}×, ours / floor = ${f2(s3.wallMs / s3.floorWallMs)}×; ` +
+      `the same loop without Temporal ${f2(s3.directWallMs / s3.ideal)}× |` +
+      (st ? ` ${f2(st.s3.ratio)}×; floor ${f2(st.s3.floorRatio)}×, ours / floor ${f2(st.s3.wallMs / st.s3.floorWallMs)}× |` : ''),
+  );
+  L.push(
+    `| worker peak RSS (bench process, ${s3.C} conversations) | ${mb(s3.ours.peak)} (+${mb(s3.ours.peak - s3.rssBefore)} over ${mb(s3.rssBefore)} before) |` +
+      (st ? ` (see § 3) |` : ''),
+  );
+  L.push(
+    `| memory per cached conversation (${s4.N} idle chats) | ${kb(s4.oursPerConversation)} (the SDK alone: ${kb(s4.floorPerWorkflow)} per idle workflow) |` +
+      (st ? ` ${na} |` : ''),
+  );
+  L.push(
+    `| context cache: model calls without a \`context\` query | overhead ${pct(s1.contextCache.hitRate)}, throughput ${pct(s3.contextCache.hitRate)}, ` +
+      `history ${pct(s2.contextCache.hitRate)}; ${s1.contextCache.extraQueries + s3.contextCache.extraQueries + s2.contextCache.extraQueries} mismatches |` +
+      (st ? ` ${pct(st.s1.contextCache.hitRate)} / ${pct(st.s3.contextCache.hitRate)} |` : ''),
+  );
   L.push('');
 
   // 1 -------------------------------------------------------------------------------------------------------
@@ -88,8 +104,10 @@ export function report(r: Results): string {
   L.push('One loop iteration = one model activity + one tool activity (+ the workflow tasks between them), so it is compared');
   L.push(`with **two** no-op activities of the floor workflow (which runs ${2 * s1.N + 1} sequential no-op activities, as many as the`);
   L.push(`loop runs for ${s1.N} iterations plus the final answer). "History" = median over the runs of the median interval between`);
-  L.push('consecutive model-activity `ActivityTaskScheduled` events (floor: between activity k and k+2); "wall" = client start → result / iterations.'
-    + (st ? ` Stock server: ${n(st.s1.runs, 'run')}.` : ''));
+  L.push(
+    'consecutive model-activity `ActivityTaskScheduled` events (floor: between activity k and k+2); "wall" = client start → result / iterations.' +
+      (st ? ` Stock server: ${n(st.s1.runs, 'run')}.` : ''),
+  );
   L.push('');
   L.push(`| | history | wall |${st ? ' stock: history | stock: wall |' : ''}`);
   L.push(`|---|---|---|${st ? '---|---|' : ''}`);
@@ -98,13 +116,21 @@ export function report(r: Results): string {
   r4('our loop, per iteration (`callModel` + `read_file` of 1 line)', ms(s1.oursIter), ms(s1.oursWall), ms(st?.s1.oursIter), ms(st?.s1.oursWall));
   r4('engine floor, per 2 no-op activities', ms(s1.floorPair), ms(s1.floorWall), ms(st?.s1.floorPair), ms(st?.s1.floorWall));
   r4('engine floor, per 1 no-op activity', ms(s1.floorOne), ms(s1.floorWall / 2), ms(st?.s1.floorOne), ms(st && st.s1.floorWall / 2));
-  r4('**ratio** ours / floor per iteration', `**${f2(s1.ratio)}×**`, `${f2(s1.ratioWall)}×`, st && `${f2(st.s1.ratio)}×`, st && `${f2(st.s1.ratioWall)}×`);
+  r4(
+    '**ratio** ours / floor per iteration',
+    `**${f2(s1.ratio)}×**`,
+    `${f2(s1.ratioWall)}×`,
+    st && `${f2(st.s1.ratio)}×`,
+    st && `${f2(st.s1.ratioWall)}×`,
+  );
   L.push('');
   L.push(`Context cache: ${cacheLine(s1.contextCache)}.`);
   L.push('');
   L.push(`CPU used by other processes on the machine during this scenario: ${f2(s1.cpu.otherCpu / s1.cpu.wall)} cores.`);
   L.push('');
-  L.push(`Per-run medians (ms per iteration): ours ${s1.perRun.ours.map((x) => f2(x.hist)).join(', ')}; floor ${s1.perRun.floor.map((x) => f2(x.hist)).join(', ')}.`);
+  L.push(
+    `Per-run medians (ms per iteration): ours ${s1.perRun.ours.map((x) => f2(x.hist)).join(', ')}; floor ${s1.perRun.floor.map((x) => f2(x.hist)).join(', ')}.`,
+  );
   L.push('');
   L.push('Where the time goes (medians from history event timestamps; activities are dispatched eagerly, so scheduled → started ≈ 0):');
   L.push('');
@@ -122,8 +148,10 @@ export function report(r: Results): string {
   row('activity completed → next activity scheduled, after `runTool` (ours)', s1.tool.gapAfter, st?.s1.tool.gapAfter);
   row('activity completed → next activity scheduled (floor)', s1.noop.gapAfter, st?.s1.noop.gapAfter);
   L.push('');
-  L.push(`Inside the activities (${n(inst.conversations, 'conversation')} × ${inst.N} iterations on a worker configured like \`createHermesWorker\` whose `
-    + 'activities wrap the real `createActivities`; `bench/instrumented.ts`):');
+  L.push(
+    `Inside the activities (${n(inst.conversations, 'conversation')} × ${inst.N} iterations on a worker configured like \`createHermesWorker\` whose ` +
+      'activities wrap the real `createActivities`; `bench/instrumented.ts`):',
+  );
   L.push('');
   L.push('| | ms |');
   L.push('|---|---|');
@@ -147,66 +175,105 @@ export function report(r: Results): string {
   L.push('');
   L.push('| loop | iterations | total history | events | bytes/iteration, first decile | last decile | last / first | run time |');
   L.push('|---|---|---|---|---|---|---|---|');
-  for (const [name, xs] of [['ours', s2.ours], ['naive', s2.naive]] as const) {
+  for (const [name, xs] of [
+    ['ours', s2.ours],
+    ['naive', s2.naive],
+  ] as const) {
     for (const x of xs) {
-      L.push(`| ${name} | ${x.n} | ${kb(x.totalBytes)} | ${x.events} | ${Math.round(x.firstDecile)} B | ${Math.round(x.lastDecile)} B | ${f2(x.growth)}× | ${f1(x.wallMs / 1000)} s |`);
+      L.push(
+        `| ${name} | ${x.n} | ${kb(x.totalBytes)} | ${x.events} | ${Math.round(x.firstDecile)} B | ${Math.round(x.lastDecile)} B | ${f2(x.growth)}× | ${f1(x.wallMs / 1000)} s |`,
+      );
     }
   }
   const big = s2.naive[s2.naive.length - 1]!;
   const oursBig = s2.ours[s2.ours.length - 1]!;
   L.push('');
-  L.push(`At ${big.n} iterations the naive history is ${f1(big.totalBytes / oursBig.totalBytes)}× ours. Temporal's defaults: `
-    + 'continue-as-new suggested at 4 MiB, warning at 10 MiB, workflow terminated at 50 MiB (raised for this run so the naive loop could finish).');
+  L.push(
+    `At ${big.n} iterations the naive history is ${f1(big.totalBytes / oursBig.totalBytes)}× ours. Temporal's defaults: ` +
+      'continue-as-new suggested at 4 MiB, warning at 10 MiB, workflow terminated at 50 MiB (raised for this run so the naive loop could finish).',
+  );
   L.push(`Context cache (our loop, ~2 KB tool outputs): ${cacheLine(s2.contextCache)}.`);
   L.push('');
 
   // 3 -------------------------------------------------------------------------------------------------------
   L.push(`### 3. Throughput: ${s3.C} concurrent conversations × ${s3.N} iterations, model latency ${s3.delayMs} ms, one worker`);
   L.push('');
-  L.push(`Ideal = ${s3.N} × (${s3.delayMs} ms model + tool time) + ${s3.delayMs} ms final answer, all conversations in parallel `
-    + '(tool time = median `runTool` started → completed from scenario 1). The engine floor runs the same shape with bench activities '
-    + `(a ${s3.delayMs} ms sleep activity + a no-op activity, × ${s3.N}, + a ${s3.delayMs} ms sleep): what Temporal itself costs for this `
-    + 'many workflow tasks and activities on this machine, with no agent code at all.');
+  L.push(
+    `Ideal = ${s3.N} × (${s3.delayMs} ms model + tool time) + ${s3.delayMs} ms final answer, all conversations in parallel ` +
+      '(tool time = median `runTool` started → completed from scenario 1). The engine floor runs the same shape with bench activities ' +
+      `(a ${s3.delayMs} ms sleep activity + a no-op activity, × ${s3.N}, + a ${s3.delayMs} ms sleep): what Temporal itself costs for this ` +
+      'many workflow tasks and activities on this machine, with no agent code at all.',
+  );
   L.push('');
   L.push(`| | result |${st ? ' stock dev server |' : ''}`);
   L.push(`|---|---|${st ? '---|' : ''}`);
   const r2 = (name: string, a: string, b?: string) => L.push(`| ${name} | ${a} |${st ? ` ${b ?? na} |` : ''}`);
   r2('ideal', `${f1(s3.ideal)} ms`, st && `${f1(st.s3.ideal)} ms`);
   r2('our loop: wall time (ratio to ideal)', `**${f1(s3.wallMs)} ms (${f2(s3.ratio)}×)**`, st && `${f1(st.s3.wallMs)} ms (${f2(st.s3.ratio)}×)`);
-  r2('engine floor: wall time (ratio to ideal)', `${f1(s3.floorWallMs)} ms (${f2(s3.floorRatio)}×)`, st && `${f1(st.s3.floorWallMs)} ms (${f2(st.s3.floorRatio)}×)`);
+  r2(
+    'engine floor: wall time (ratio to ideal)',
+    `${f1(s3.floorWallMs)} ms (${f2(s3.floorRatio)}×)`,
+    st && `${f1(st.s3.floorWallMs)} ms (${f2(st.s3.floorRatio)}×)`,
+  );
   r2('our loop / engine floor', `${f2(s3.wallMs / s3.floorWallMs)}×`, st && `${f2(st.s3.wallMs / st.s3.floorWallMs)}×`);
-  r2('engine floor with local activities (no server round trip per step): wall time (ratio to ideal)',
-    `${f1(s3.localFloorWallMs)} ms (${f2(s3.localFloorWallMs / s3.ideal)}×)`, st && `${f1(st.s3.localFloorWallMs)} ms (${f2(st.s3.localFloorWallMs / st.s3.ideal)}×)`);
-  r2('the same loop without Temporal (`bench/direct.ts`: openai client + mock + read_file in one process): wall time (ratio to ideal)',
-    `${f1(s3.directWallMs)} ms (${f2(s3.directWallMs / s3.ideal)}×)`, st && `${f1(st.s3.directWallMs)} ms (${f2(st.s3.directWallMs / st.s3.ideal)}×)`);
-  r2('the same loop without Temporal: CPU cores used — bench process / dev server / other / idle', coreSplit(s3.direct), st && coreSplit(st.s3.direct));
-  r2('our loop: per conversation, median / slowest', `${f1(s3.convMedian)} / ${f1(s3.convMax)} ms`, st && `${f1(st.s3.convMedian)} / ${f1(st.s3.convMax)} ms`);
+  r2(
+    'engine floor with local activities (no server round trip per step): wall time (ratio to ideal)',
+    `${f1(s3.localFloorWallMs)} ms (${f2(s3.localFloorWallMs / s3.ideal)}×)`,
+    st && `${f1(st.s3.localFloorWallMs)} ms (${f2(st.s3.localFloorWallMs / st.s3.ideal)}×)`,
+  );
+  r2(
+    'the same loop without Temporal (`bench/direct.ts`: openai client + mock + read_file in one process): wall time (ratio to ideal)',
+    `${f1(s3.directWallMs)} ms (${f2(s3.directWallMs / s3.ideal)}×)`,
+    st && `${f1(st.s3.directWallMs)} ms (${f2(st.s3.directWallMs / st.s3.ideal)}×)`,
+  );
+  r2(
+    'the same loop without Temporal: CPU cores used — bench process / dev server / other / idle',
+    coreSplit(s3.direct),
+    st && coreSplit(st.s3.direct),
+  );
+  r2(
+    'our loop: per conversation, median / slowest',
+    `${f1(s3.convMedian)} / ${f1(s3.convMax)} ms`,
+    st && `${f1(st.s3.convMedian)} / ${f1(st.s3.convMax)} ms`,
+  );
   r2('our loop: CPU cores used — bench process / dev server / other processes / idle', coreSplit(s3.ours), st && coreSplit(st.s3.ours));
   r2('engine floor: CPU cores used — bench process / dev server / other / idle', coreSplit(s3.floor), st && coreSplit(st.s3.floor));
-  r2('CPU ms per iteration, bench process (ours / floor)', `${perIt(s3.ours.benchCpu, s3)} / ${perIt(s3.floor.benchCpu, s3)}`,
-    st && `${perIt(st.s3.ours.benchCpu, st.s3)} / ${perIt(st.s3.floor.benchCpu, st.s3)}`);
-  r2('CPU ms per iteration, dev server (ours / floor)', `${perIt(s3.ours.serverCpu, s3)} / ${perIt(s3.floor.serverCpu, s3)}`,
-    st && `${perIt(st.s3.ours.serverCpu, st.s3)} / ${perIt(st.s3.floor.serverCpu, st.s3)}`);
-  r2(`peak RSS of the bench process (RSS before the ${s3.C} conversations; growth)${st ? ' — the stock server runs second, in the same process' : ''}`,
+  r2(
+    'CPU ms per iteration, bench process (ours / floor)',
+    `${perIt(s3.ours.benchCpu, s3)} / ${perIt(s3.floor.benchCpu, s3)}`,
+    st && `${perIt(st.s3.ours.benchCpu, st.s3)} / ${perIt(st.s3.floor.benchCpu, st.s3)}`,
+  );
+  r2(
+    'CPU ms per iteration, dev server (ours / floor)',
+    `${perIt(s3.ours.serverCpu, s3)} / ${perIt(s3.floor.serverCpu, s3)}`,
+    st && `${perIt(st.s3.ours.serverCpu, st.s3)} / ${perIt(st.s3.floor.serverCpu, st.s3)}`,
+  );
+  r2(
+    `peak RSS of the bench process (RSS before the ${s3.C} conversations; growth)${st ? ' — the stock server runs second, in the same process' : ''}`,
     `**${mb(s3.ours.peak)}** (${mb(s3.rssBefore)}; +${mb(s3.ours.peak - s3.rssBefore)})`,
-    st && `${mb(st.s3.ours.peak)} (${mb(st.s3.rssBefore)}; +${mb(st.s3.ours.peak - st.s3.rssBefore)})`);
+    st && `${mb(st.s3.ours.peak)} (${mb(st.s3.rssBefore)}; +${mb(st.s3.ours.peak - st.s3.rssBefore)})`,
+  );
   r2('peak RSS of the dev server', mb(s3.ours.serverPeak), st && mb(st.s3.ours.serverPeak));
   r2('context cache', cacheLine(s3.contextCache), st && pct(st.s3.contextCache.hitRate));
   L.push('');
-  L.push('The worker runs in the bench process, together with the reference worker, the client and the mock model server; peak RSS '
-    + 'is `process.memoryUsage().rss` sampled every 100 ms while the conversations run (the mock drops request bodies). CPU from '
-    + '`process.cpuUsage()` and `/proc`; an iteration = model call + tool call.');
+  L.push(
+    'The worker runs in the bench process, together with the reference worker, the client and the mock model server; peak RSS ' +
+      'is `process.memoryUsage().rss` sampled every 100 ms while the conversations run (the mock drops request bodies). CPU from ' +
+      '`process.cpuUsage()` and `/proc`; an iteration = model call + tool call.',
+  );
   L.push('');
 
   // 4 -------------------------------------------------------------------------------------------------------
   L.push(`### 4. Memory per cached conversation`);
   L.push('');
-  L.push(`${s4.N} chat conversations started and left idle, each in the worker's cache after its first workflow task, `
-    + `on the product worker in a fresh process (\`bench/memory-child.ts ours\`): growth of that process's RSS / ${s4.N} = `
-    + `**${kb(s4.oursPerConversation)}** per conversation. The same number of idle workflows from a bundle holding nothing `
-    + `but one waiting workflow (\`bench/idle-entry.ts\`) on a bare worker, also in a fresh process: ${kb(s4.floorPerWorkflow)} `
-    + 'each — what the SDK keeps per cached workflow (its reusable V8 context gives every workflow its own instance of every '
-    + 'module in the bundle). RSS after a GC and a 1.5 s settle.');
+  L.push(
+    `${s4.N} chat conversations started and left idle, each in the worker's cache after its first workflow task, ` +
+      `on the product worker in a fresh process (\`bench/memory-child.ts ours\`): growth of that process's RSS / ${s4.N} = ` +
+      `**${kb(s4.oursPerConversation)}** per conversation. The same number of idle workflows from a bundle holding nothing ` +
+      `but one waiting workflow (\`bench/idle-entry.ts\`) on a bare worker, also in a fresh process: ${kb(s4.floorPerWorkflow)} ` +
+      'each — what the SDK keeps per cached workflow (its reusable V8 context gives every workflow its own instance of every ' +
+      'module in the bundle). RSS after a GC and a 1.5 s settle.',
+  );
   return L.join('\n');
 }
 

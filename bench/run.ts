@@ -62,18 +62,24 @@ async function main() {
   const product = await withServer(PRODUCT_SERVER, exe, bundle, async (h) => {
     console.log('1. orchestration overhead per iteration …');
     const s1 = await scenarioOverhead(h, S1.runs, S1.iterations);
-    say(`ours ${f2(s1.oursIter)} ms/iteration, floor ${f2(s1.floorPair)} ms/2 activities → ${f2(s1.ratio)}×; `
-      + `context cache hit rate ${(100 * s1.contextCache.hitRate).toFixed(1)} %`);
+    say(
+      `ours ${f2(s1.oursIter)} ms/iteration, floor ${f2(s1.floorPair)} ms/2 activities → ${f2(s1.ratio)}×; ` +
+        `context cache hit rate ${(100 * s1.contextCache.hitRate).toFixed(1)} %`,
+    );
     console.log('   inside the activities …');
     const inst = await scenarioInstrumented(h, INSTRUMENTED.conversations, S1.iterations);
-    say(`context get ${f2(inst.rebuiltGet)} ms rebuilt / ${f2(inst.queryGet)} ms queried, callModel handler ${f2(inst.callModel)} ms, `
-      + `runTool handler ${f2(inst.runTool)} ms`);
+    say(
+      `context get ${f2(inst.rebuiltGet)} ms rebuilt / ${f2(inst.queryGet)} ms queried, callModel handler ${f2(inst.callModel)} ms, ` +
+        `runTool handler ${f2(inst.runTool)} ms`,
+    );
     // Before scenario 2: the naive loop's 45 MB histories would inflate the bench process's and the server's RSS.
     console.log('3. throughput …');
     const s3 = await scenarioThroughput(h, S3.conversations, S3.iterations, S3.delayMs, s1.tool.exec);
-    say(`${s3.C}×${s3.N}: ${f1(s3.wallMs)} ms (ideal ${f1(s3.ideal)} ms → ${f2(s3.ratio)}×), floor ${f1(s3.floorWallMs)} ms, `
-      + `local-activity floor ${f1(s3.localFloorWallMs)} ms, without Temporal ${f1(s3.directWallMs)} ms, `
-      + `peak RSS ${mb(s3.ours.peak)}, context cache hit rate ${(100 * s3.contextCache.hitRate).toFixed(1)} %`);
+    say(
+      `${s3.C}×${s3.N}: ${f1(s3.wallMs)} ms (ideal ${f1(s3.ideal)} ms → ${f2(s3.ratio)}×), floor ${f1(s3.floorWallMs)} ms, ` +
+        `local-activity floor ${f1(s3.localFloorWallMs)} ms, without Temporal ${f1(s3.directWallMs)} ms, ` +
+        `peak RSS ${mb(s3.ours.peak)}, context cache hit rate ${(100 * s3.contextCache.hitRate).toFixed(1)} %`,
+    );
     // In fresh processes of its own (bench/memory-child.ts): nothing else's heap hides growth there.
     console.log('4. memory per cached conversation …');
     const s4 = await scenarioMemory(h, S4.conversations);

@@ -2,13 +2,7 @@
 //   const hermes = await Hermes.connect();
 //   const run = await hermes.start({ prompt: 'Fix the failing test' });
 //   console.log((await run.result()).answer);
-import {
-  Client,
-  Connection,
-  WorkflowFailedError,
-  WorkflowUpdateFailedError,
-  type WorkflowHandle,
-} from '@temporalio/client';
+import { Client, Connection, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import path from 'node:path';
 import { connectClient, resolveTemporal, type TemporalTarget } from './connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';

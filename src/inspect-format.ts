@@ -15,7 +15,11 @@ export function formatRows(rows: StepRow[]): string {
     String(r.bytesOut),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   const totalIn = rows.reduce((a, r) => a + r.bytesIn, 0);
   const totalOut = rows.reduce((a, r) => a + r.bytesOut, 0);
   return [line(head), ...body.map(line), '', `${rows.length} activities · ${totalIn} bytes in · ${totalOut} bytes out`, ''].join('\n');

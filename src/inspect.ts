@@ -77,7 +77,9 @@ export function stepRows(runs: HistoryEvent[][]): StepRow[] {
         const row: StepRow = {
           step: modelStep,
           kind: isModel ? 'model' : 'tool',
-          name: isModel ? `model ${(input as ModelCallInput | undefined)?.profile ?? 'default'}` : String((input as ToolCallInput | undefined)?.name ?? s.activityType?.name),
+          name: isModel
+            ? `model ${(input as ModelCallInput | undefined)?.profile ?? 'default'}`
+            : String((input as ToolCallInput | undefined)?.name ?? s.activityType?.name),
           run: runIndex + 1,
           startedAt: time(e),
           durationMs: null,

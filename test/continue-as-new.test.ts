@@ -80,4 +80,3 @@ describe('continue-as-new', () => {
     }
   }, 240_000);
 });
-

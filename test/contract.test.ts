@@ -53,22 +53,27 @@ describe('the workflow input contract', () => {
     const stamp = Date.now().toString(36);
     await h.run(async () => {
       await Promise.all(
-        [...BAD.map(([what, json, message]): [string, string[], RegExp] => [what, ['--input', json], message]), ...UNREADABLE].map(async ([what, input, message], i) => {
-          const id = `bad-${stamp}-${i}`;
-          await temporal('workflow', 'start', '--type', 'conversationWorkflow', '--task-queue', h.taskQueue, '--workflow-id', id, ...input);
-          const handle = h.hermes.get(id);
-          const result = await handle.result();
-          expect(result, what).toMatchObject({ status: 'failed', reason: 'BadInput', iterations: 0, modelCalls: 0 });
-          expect(result.error, what).toMatch(message);
-          conversationResultSchema().parse(result);
-          const state = conversationStateSchema().parse(await handle.state());
-          expect(state, what).toMatchObject({ status: 'failed', reason: 'BadInput' });
-          const d = await handle.workflow.describe();
-          expect(d.status.name, what).toBe('COMPLETED');
-          expect(d.searchAttributes.HermesStatus, what).toEqual(['failed']);
-          const events = await historyOf(id);
-          expect(events.filter((e) => /WORKFLOW_TASK_FAILED|ACTIVITY_TASK_SCHEDULED/.test(e)), what).toEqual([]);
-        }),
+        [...BAD.map(([what, json, message]): [string, string[], RegExp] => [what, ['--input', json], message]), ...UNREADABLE].map(
+          async ([what, input, message], i) => {
+            const id = `bad-${stamp}-${i}`;
+            await temporal('workflow', 'start', '--type', 'conversationWorkflow', '--task-queue', h.taskQueue, '--workflow-id', id, ...input);
+            const handle = h.hermes.get(id);
+            const result = await handle.result();
+            expect(result, what).toMatchObject({ status: 'failed', reason: 'BadInput', iterations: 0, modelCalls: 0 });
+            expect(result.error, what).toMatch(message);
+            conversationResultSchema().parse(result);
+            const state = conversationStateSchema().parse(await handle.state());
+            expect(state, what).toMatchObject({ status: 'failed', reason: 'BadInput' });
+            const d = await handle.workflow.describe();
+            expect(d.status.name, what).toBe('COMPLETED');
+            expect(d.searchAttributes.HermesStatus, what).toEqual(['failed']);
+            const events = await historyOf(id);
+            expect(
+              events.filter((e) => /WORKFLOW_TASK_FAILED|ACTIVITY_TASK_SCHEDULED/.test(e)),
+              what,
+            ).toEqual([]);
+          },
+        ),
       );
     });
     expect(h.mock.requests).toHaveLength(0);
@@ -78,7 +83,18 @@ describe('the workflow input contract', () => {
     h = await createHarness([answer('hello from a string prompt')]);
     const id = `bare-${Date.now().toString(36)}`;
     const result = await h.run(async () => {
-      await temporal('workflow', 'start', '--type', 'conversationWorkflow', '--task-queue', h.taskQueue, '--workflow-id', id, '--input', '"say hello"');
+      await temporal(
+        'workflow',
+        'start',
+        '--type',
+        'conversationWorkflow',
+        '--task-queue',
+        h.taskQueue,
+        '--workflow-id',
+        id,
+        '--input',
+        '"say hello"',
+      );
       return h.hermes.get(id).result();
     });
     expect(result).toMatchObject({ status: 'completed', answer: 'hello from a string prompt' });

@@ -23,7 +23,12 @@ describe('context digest', () => {
     const whole = extendDigest('', msgs);
     expect(extendDigest('', [...msgs.slice(0, 3), { role: 'tool', tool_call_id: 'c', content: 'out!' }])).not.toBe(whole);
     expect(extendDigest('', [msgs[1]!, msgs[0]!])).not.toBe(extendDigest('', [msgs[0]!, msgs[1]!]));
-    expect(extendDigest('', [{ role: 'user', content: 'ab' }])).not.toBe(extendDigest('', [{ role: 'user', content: 'a' }, { role: 'user', content: 'b' }]));
+    expect(extendDigest('', [{ role: 'user', content: 'ab' }])).not.toBe(
+      extendDigest('', [
+        { role: 'user', content: 'a' },
+        { role: 'user', content: 'b' },
+      ]),
+    );
   });
 
   it('ignores key order and undefined members, as JSON round trips do', () => {

@@ -10,7 +10,7 @@ afterEach(async () => {
 });
 
 describe('edge cases', () => {
-  it('a reused workflow id never sees the previous conversation\'s context', async () => {
+  it("a reused workflow id never sees the previous conversation's context", async () => {
     h = await createHarness([answer('about X'), answer('about Y')]);
     const cache = new ContextCache();
     const [first, second] = await h.run(
@@ -53,7 +53,7 @@ describe('edge cases', () => {
     expect(last).toEqual(expect.arrayContaining(['message 1', 'answer 1', 'message 8']));
   });
 
-  it('once a chat\'s token budget is spent, further messages are answered without a model call', async () => {
+  it("once a chat's token budget is spent, further messages are answered without a model call", async () => {
     h = await createHarness([toolCall('list_dir', {}), answer('summary of turn 1')]);
     const { one, two } = await h.run(async () => {
       const chat = await h.hermes.start({ mode: 'chat', maxTokens: 10 });

@@ -40,4 +40,3 @@ export default async function setup(project: TestProject) {
     await env.teardown();
   };
 }
-

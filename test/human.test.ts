@@ -104,7 +104,18 @@ describe('interrupt', () => {
       await expect(
         run(cli, ['workflow', 'update', 'execute', '--address', address, '--workflow-id', handle.id, '--name', 'answer', '--input', '{"text":"x"}']),
       ).rejects.toMatchObject({ stderr: expect.stringMatching(/no question is pending/) });
-      await run(cli, ['workflow', 'signal', '--address', address, '--workflow-id', handle.id, '--name', 'interrupt', '--input', '{"reason":"from the CLI"}']);
+      await run(cli, [
+        'workflow',
+        'signal',
+        '--address',
+        address,
+        '--workflow-id',
+        handle.id,
+        '--name',
+        'interrupt',
+        '--input',
+        '{"reason":"from the CLI"}',
+      ]);
       return handle.result();
     });
     expect(result).toMatchObject({ status: 'interrupted', reason: 'from the CLI' });
@@ -126,10 +137,7 @@ describe('interrupt', () => {
 
 describe('clarify', () => {
   it('publishes the question, takes the answer as the tool result, and rejects answers with nothing pending', async () => {
-    h = await createHarness([
-      toolCall('clarify', { question: 'Which branch?', choices: ['main', 'dev'] }, 'q1'),
-      answer('deployed dev'),
-    ]);
+    h = await createHarness([toolCall('clarify', { question: 'Which branch?', choices: ['main', 'dev'] }, 'q1'), answer('deployed dev')]);
     const result = await h.run(async () => {
       const handle = await h.hermes.start({ prompt: 'deploy' });
       const s = await stateWhen(handle, (x) => x.pendingQuestion !== null);
@@ -166,7 +174,10 @@ describe('approvals', () => {
       expect(s.pendingApprovals[0]).toMatchObject({ callId: 'rm1', tool: 'terminal', command: 'rm -rf build', pattern: 'rm-recursive' });
       const desc = await handle.workflow.describe();
       expect(desc.typedSearchAttributes.getAll().map((p) => [p.key.name, p.value])).toEqual(
-        expect.arrayContaining([['HermesWaitingFor', 'approval'], ['HermesStatus', 'waiting']]),
+        expect.arrayContaining([
+          ['HermesWaitingFor', 'approval'],
+          ['HermesStatus', 'waiting'],
+        ]),
       );
       await expect(handle.approve('nope', 'approve')).rejects.toThrow(/no pending approval for call "nope"/);
       await handle.approve('rm1', 'deny');
@@ -304,14 +315,11 @@ describe('budgets and live state', () => {
 
   it('stops at the cost budget using the profile prices', async () => {
     const { defineProfile } = await import('../src/llm/profiles');
-    h = await createHarness(
-      [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), answer('cost summary')],
-      (baseURL) => ({
-        defaultName: 'priced',
-        // 10 prompt + 5 completion tokens per call → $0.001 + $0.001 = $0.002 per call.
-        profiles: { priced: defineProfile('priced', { baseURL, model: 'm', inputPricePerMTok: 100, outputPricePerMTok: 200 }) },
-      }),
-    );
+    h = await createHarness([toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), answer('cost summary')], (baseURL) => ({
+      defaultName: 'priced',
+      // 10 prompt + 5 completion tokens per call → $0.001 + $0.001 = $0.002 per call.
+      profiles: { priced: defineProfile('priced', { baseURL, model: 'm', inputPricePerMTok: 100, outputPricePerMTok: 200 }) },
+    }));
     const result = await h.run(async () => (await h.hermes.start({ prompt: 'go', maxCostUsd: 0.004 })).result());
     expect(result.status).toBe('budget_exhausted');
     expect(result.usage.costUsd).toBeCloseTo(0.006, 6);
@@ -321,7 +329,12 @@ describe('budgets and live state', () => {
 
   it('shows todo, budgets and recent steps in the state query', async () => {
     h = await createHarness([
-      toolCall('todo', { todos: [{ id: '1', content: 'read', status: 'completed' }, { id: '2', content: 'write', status: 'in_progress' }] }),
+      toolCall('todo', {
+        todos: [
+          { id: '1', content: 'read', status: 'completed' },
+          { id: '2', content: 'write', status: 'in_progress' },
+        ],
+      }),
       { content: 'done', delayMs: 1000 },
     ]);
     await h.run(async () => {

@@ -131,7 +131,6 @@ describe('inspect', () => {
     expect(result.runs).toBeGreaterThan(2);
     expect(new Set(rows.map((r) => r.run)).size).toBe(result.runs);
     views.forEach((v, i) => expect(v.messages, `step ${i + 1}`).toEqual(h.mock.requests[i]!.messages));
-
   });
 
   it('starts the chain at the oldest run left when earlier runs are past retention', async () => {

@@ -22,7 +22,8 @@ describe('parseToolCallsFromText', () => {
   });
 
   it('reads a fenced JSON block, also OpenAI-shaped and with "parameters"', () => {
-    const text = 'I will call:\n```json\n[{"function":{"name":"write_file","arguments":"{\\"path\\":\\"x\\"}"}},{"name":"terminal","parameters":{"command":"ls"}}]\n```';
+    const text =
+      'I will call:\n```json\n[{"function":{"name":"write_file","arguments":"{\\"path\\":\\"x\\"}"}},{"name":"terminal","parameters":{"command":"ls"}}]\n```';
     const calls = parseToolCallsFromText(text, ['write_file', 'terminal'], 't');
     expect(calls.map((c) => [c.function.name, c.function.arguments])).toEqual([
       ['write_file', '{"path":"x"}'],

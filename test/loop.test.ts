@@ -72,7 +72,10 @@ describe('conversation loop', () => {
     const completion = (message: object) => ({
       status: 200,
       body: {
-        id: 'raw', object: 'chat.completion', created: 0, model: 'raw-model',
+        id: 'raw',
+        object: 'chat.completion',
+        created: 0,
+        model: 'raw-model',
         choices: [{ index: 0, finish_reason: 'stop', message: { role: 'assistant', ...message } }],
         usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
       },
@@ -85,7 +88,12 @@ describe('conversation loop', () => {
           { id: 'n1', type: 'function', function: { name: 7, arguments: '{}' } },
         ],
       }),
-      completion({ content: [{ type: 'text', text: 'all ' }, { type: 'text', text: 'done' }] }),
+      completion({
+        content: [
+          { type: 'text', text: 'all ' },
+          { type: 'text', text: 'done' },
+        ],
+      }),
     ]);
     const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
     expect(result).toMatchObject({ status: 'completed', answer: 'all done' });
@@ -95,10 +103,7 @@ describe('conversation loop', () => {
 
   it('caps a reply too large for history instead of failing the step on every (paid) retry', async () => {
     const huge = 'z'.repeat(700_000);
-    h = await createHarness([
-      toolCall('write_file', { path: 'huge.txt', content: huge }, 'w'),
-      answer(`${'y'.repeat(600_000)}THE END`),
-    ]);
+    h = await createHarness([toolCall('write_file', { path: 'huge.txt', content: huge }, 'w'), answer(`${'y'.repeat(600_000)}THE END`)]);
     const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
     expect(result.status).toBe('completed');
     expect(h.mock.requests).toHaveLength(2); // no retries
@@ -137,9 +142,7 @@ describe('conversation loop', () => {
     const toolEvents = events
       .map((e, i) => ({ i, e }))
       .filter(({ e }) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool' || e.activityTaskCompletedEventAttributes);
-    const scheduled = events.flatMap((e, i) =>
-      e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool' ? [i] : [],
-    );
+    const scheduled = events.flatMap((e, i) => (e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool' ? [i] : []));
     const completed = events.flatMap((e, i) => (e.activityTaskCompletedEventAttributes ? [i] : []));
     expect(toolEvents.length).toBeGreaterThan(0);
     expect(scheduled).toHaveLength(4);

@@ -10,9 +10,7 @@ afterEach(async () => {
 
 async function attemptsOf(id: string): Promise<number[]> {
   const history = await h.client.workflow.getHandle(id).fetchHistory();
-  return (history.events ?? []).flatMap((e) =>
-    e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt ?? 0] : [],
-  );
+  return (history.events ?? []).flatMap((e) => (e.activityTaskStartedEventAttributes ? [e.activityTaskStartedEventAttributes.attempt ?? 0] : []));
 }
 
 describe('model failures', () => {
@@ -70,16 +68,13 @@ describe('model failures', () => {
   });
 
   it('switches to the fallback profile when the primary stays unavailable', async () => {
-    h = await createHarness(
-      [{ status: 500 }, { status: 502 }, answer('from fallback')],
-      (baseURL) => ({
-        defaultName: 'primary',
-        profiles: {
-          primary: defineProfile('primary', { baseURL, model: 'big-model' }),
-          backup: defineProfile('backup', { baseURL, model: 'small-model' }),
-        },
-      }),
-    );
+    h = await createHarness([{ status: 500 }, { status: 502 }, answer('from fallback')], (baseURL) => ({
+      defaultName: 'primary',
+      profiles: {
+        primary: defineProfile('primary', { baseURL, model: 'big-model' }),
+        backup: defineProfile('backup', { baseURL, model: 'small-model' }),
+      },
+    }));
     const result = await h.run(async () =>
       (await h.hermes.start({ prompt: 'go', model: 'primary', fallbackModel: 'backup', modelMaxAttempts: 2 })).result(),
     );

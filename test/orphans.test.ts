@@ -101,7 +101,11 @@ describe('terminal processes left by a dead worker', () => {
     const deadOwner = { owner: 2 ** 22 + 1, ownerStarted: '1' };
     // bash leads the group, starts sleep in the background and exits: a group without its leader.
     const leaderless = (env: Record<string, string>) => {
-      const child = spawn('bash', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], { detached: true, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, ...env } });
+      const child = spawn('bash', ['-c', 'sleep 30 >/dev/null 2>&1 & echo $!'], {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'ignore'],
+        env: { ...process.env, ...env },
+      });
       groups.push(child.pid!);
       return new Promise<{ pgid: number; member: number }>((resolve) => {
         let out = '';
@@ -148,7 +152,15 @@ describe('terminal processes left by a dead worker', () => {
     mkdirSync(path.join(dir, '126-ab.json'));
     writeFileSync(path.join(dir, 'notes.txt'), 'not a record');
     // A matching pid and start time, but from another boot: meaningless now.
-    write(dir, { pgid: orphan, started: processStartTime(orphan)!, token: 'b0', owner: 2 ** 22 + 1, ownerStarted: '1', command: 'x', boot: 'another-boot' });
+    write(dir, {
+      pgid: orphan,
+      started: processStartTime(orphan)!,
+      token: 'b0',
+      owner: 2 ** 22 + 1,
+      ownerStarted: '1',
+      command: 'x',
+      boot: 'another-boot',
+    });
     expect(killOrphans(dir)).toEqual({ killed: [], removed: 1 });
     expect(alive(orphan)).toBe(true);
     const file = path.join(tmp('hermes-orphans-'), 'a-file');

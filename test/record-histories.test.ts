@@ -47,7 +47,11 @@ async function record(
 
 describe.runIf(RECORD)('record replay corpus', () => {
   it('tool round trip', () =>
-    record('tool-round-trip', [toolCall('write_file', { path: 'a.txt', content: 'A' }), toolCall('read_file', { path: 'a.txt' }), answer('done')], {}));
+    record(
+      'tool-round-trip',
+      [toolCall('write_file', { path: 'a.txt', content: 'A' }), toolCall('read_file', { path: 'a.txt' }), answer('done')],
+      {},
+    ));
 
   it('invalid calls and parallel reads', () =>
     record(
@@ -69,8 +73,7 @@ describe.runIf(RECORD)('record replay corpus', () => {
   it('budget exhausted', () =>
     record('budget-exhausted', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), answer('summary')], { maxIterations: 2 }));
 
-  it('model errors and retries', () =>
-    record('model-retry', [{ status: 500 }, answer('after a retry')], {}));
+  it('model errors and retries', () => record('model-retry', [{ status: 500 }, answer('after a retry')], {}));
 
   it('auth failure', () => record('model-auth', [{ status: 401 }], {}));
 
@@ -119,7 +122,9 @@ describe.runIf(RECORD)('record replay corpus', () => {
   it('bad input', () => record('bad-input', [], {}, undefined, { prompt: 123, limits: { maxIterations: -1 } }));
 
   it('workspace check', () =>
-    record('workspace-check', [toolCall('write_file', { path: 'a.txt', content: 'A' }), answer('done')], (harness) => ({ workspace: harness.workspace })));
+    record('workspace-check', [toolCall('write_file', { path: 'a.txt', content: 'A' }), answer('done')], (harness) => ({
+      workspace: harness.workspace,
+    })));
 
   // Recorded after the carried state moved from the input to the workflow's second argument.
   it('continue-as-new with carried state as the second argument', () =>
@@ -130,5 +135,7 @@ describe.runIf(RECORD)('record replay corpus', () => {
     ));
 
   it('budgets', () =>
-    record('token-budget', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), toolCall('list_dir', { depth: 3 }), answer('s')], { maxTokens: 40 }));
+    record('token-budget', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), toolCall('list_dir', { depth: 3 }), answer('s')], {
+      maxTokens: 40,
+    }));
 });

@@ -14,7 +14,9 @@ import { installRuntimeLogger } from '../src/logger';
 
 installRuntimeLogger('ERROR');
 const DIR = path.resolve('test/fixtures/histories');
-const files = readdirSync(DIR).filter((f) => f.endsWith('.json')).sort();
+const files = readdirSync(DIR)
+  .filter((f) => f.endsWith('.json'))
+  .sort();
 
 function* corpus() {
   for (const f of files) {
@@ -33,7 +35,19 @@ async function replay(options: Parameters<typeof Worker.runReplayHistories>[0]) 
 
 describe('replay corpus', () => {
   it('has the main scenarios', () => {
-    for (const name of ['tool-round-trip', 'invalid-and-parallel', 'budget-exhausted', 'model-retry', 'model-auth', 'continue-as-new-run1', 'interrupt-redirect', 'clarify-approval', 'chat', 'chat-patched', 'token-budget']) {
+    for (const name of [
+      'tool-round-trip',
+      'invalid-and-parallel',
+      'budget-exhausted',
+      'model-retry',
+      'model-auth',
+      'continue-as-new-run1',
+      'interrupt-redirect',
+      'clarify-approval',
+      'chat',
+      'chat-patched',
+      'token-budget',
+    ]) {
       expect(files).toContain(`${name}.json`);
     }
   });

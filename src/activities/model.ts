@@ -150,7 +150,8 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
       : [],
   );
   // Tool calls written as text (fenced JSON, <tool_call> tags): the text itself is not an answer then.
-  const fromText = toolCalls.length === 0 && content && input.tools.length ? parseToolCallsFromText(content, input.tools, `call_${input.step}_text`) : [];
+  const fromText =
+    toolCalls.length === 0 && content && input.tools.length ? parseToolCallsFromText(content, input.tools, `call_${input.step}_text`) : [];
   if (fromText.length) toolCalls = fromText;
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
@@ -165,4 +166,3 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
     model: res.model ?? profile.model,
   };
 }
-

@@ -166,15 +166,12 @@ export async function startDevServer(opts: DevServerOptions = {}): Promise<DevSe
         : undefined;
       if (other) return await reuse(other);
       const spawnError = server.spawnError();
-      const how = spawnError
-        ? `could not be started (${spawnError.message})`
-        : `exited with ${child.signalCode ?? `code ${child.exitCode}`}`;
+      const how = spawnError ? `could not be started (${spawnError.message})` : `exited with ${child.signalCode ?? `code ${child.exitCode}`}`;
       throw new Error(`Temporal dev server ${how}. Log ${logFile}:\n${logTail(logFile)}`);
     }
     if (ready === 'timeout') {
       throw new Error(
-        `Temporal dev server did not answer on ${address} within ${Math.round(timeoutMs / 1000)} s. ` +
-          `Log ${logFile}:\n${logTail(logFile)}`,
+        `Temporal dev server did not answer on ${address} within ${Math.round(timeoutMs / 1000)} s. ` + `Log ${logFile}:\n${logTail(logFile)}`,
       );
     }
     conn = ready;

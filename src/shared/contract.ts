@@ -60,12 +60,7 @@ function inputFields() {
     /** Profile to switch to when the model stays unavailable after its retries. */
     fallbackModel: name().optional(),
     /** Workspace for file and terminal tools: an absolute path under the worker's HERMES_WORKSPACE_ROOTS. */
-    workspace: z
-      .string()
-      .min(1)
-      .max(4_096)
-      .refine(isAbsolutePath, 'must be an absolute path (e.g. /home/me/project)')
-      .optional(),
+    workspace: z.string().min(1).max(4_096).refine(isAbsolutePath, 'must be an absolute path (e.g. /home/me/project)').optional(),
     /** Toolsets or tool names offered to the model; default: all. */
     tools: z.array(name()).max(200).optional(),
     /** Extra system prompt text. */
@@ -108,7 +103,8 @@ export const UNREADABLE_PAYLOAD = 'hermes:unreadable-payload';
 /** Why a value could not be read as JSON at all, if so: a payload of another encoding, or raw bytes. */
 function unreadable(v: unknown): string | undefined {
   if (v instanceof Uint8Array) return 'the payload is raw bytes, not JSON';
-  if (typeof v === 'object' && v !== null && UNREADABLE_PAYLOAD in v) return `the payload could not be decoded: ${String((v as Record<string, unknown>)[UNREADABLE_PAYLOAD])}`;
+  if (typeof v === 'object' && v !== null && UNREADABLE_PAYLOAD in v)
+    return `the payload could not be decoded: ${String((v as Record<string, unknown>)[UNREADABLE_PAYLOAD])}`;
   return undefined;
 }
 
@@ -134,7 +130,11 @@ export function issuesText(err: z.ZodError): string {
 // obvious meaning, since the stock CLI and the Web UI send whatever JSON a person types.
 
 // Not trimmed: the text reaches the model exactly as sent (and `hermes inspect` rebuilds it from the update).
-const text = () => z.string().max(1_000_000).refine((t) => t.trim().length > 0, 'must not be empty');
+const text = () =>
+  z
+    .string()
+    .max(1_000_000)
+    .refine((t) => t.trim().length > 0, 'must not be empty');
 const textArgs = () => z.union([text().transform((t) => ({ text: t })), z.object({ text: text() })]);
 
 export function interruptSchema() {

@@ -121,9 +121,17 @@ const recordFile = (dir: string, pgid: number, token: string) => path.join(dir, 
 
 function isRecord(v: unknown): v is ProcessRecord {
   const r = v as ProcessRecord;
-  return Boolean(r) && typeof r === 'object' && Number.isInteger(r.pgid) && r.pgid > 1 && Number.isInteger(r.owner)
-    && typeof r.started === 'string' && typeof r.ownerStarted === 'string' && typeof r.token === 'string'
-    && typeof r.boot === 'string';
+  return (
+    Boolean(r) &&
+    typeof r === 'object' &&
+    Number.isInteger(r.pgid) &&
+    r.pgid > 1 &&
+    Number.isInteger(r.owner) &&
+    typeof r.started === 'string' &&
+    typeof r.ownerStarted === 'string' &&
+    typeof r.token === 'string' &&
+    typeof r.boot === 'string'
+  );
 }
 
 let selfStarted: string | undefined;

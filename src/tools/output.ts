@@ -15,9 +15,7 @@ export async function limitOutput(
 ): Promise<{ content: string; truncated: boolean }> {
   if (text.length <= limit) return { content: text, truncated: false };
   const saved = await saveFull().catch(() => undefined);
-  const note = saved
-    ? `\n[full output (${text.length} characters) saved to ${saved}; page through it with read_file]`
-    : '';
+  const note = saved ? `\n[full output (${text.length} characters) saved to ${saved}; page through it with read_file]` : '';
   const head = Math.floor(limit * 0.7);
   const tail = Math.max(0, limit - head);
   const omitted = text.length - head - tail;

@@ -8,7 +8,7 @@ import { ToolError } from './spec';
 async function realpathLoose(abs: string): Promise<string> {
   const missing: string[] = [];
   let current = abs;
-  for (let links = 0; ; ) {
+  for (let links = 0; ;) {
     try {
       return path.join(await realpath(current), ...missing.reverse());
     } catch (err) {
@@ -16,7 +16,10 @@ async function realpathLoose(abs: string): Promise<string> {
       // ENOTDIR: a prefix is a file; the final open will fail with a clear error, the path is still checkable.
       if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
       // A dangling symlink: writing through it would create its target, so follow it by hand.
-      const isLink = await lstat(current).then((s) => s.isSymbolicLink(), () => false);
+      const isLink = await lstat(current).then(
+        (s) => s.isSymbolicLink(),
+        () => false,
+      );
       if (isLink && links++ < 40) {
         current = path.resolve(path.dirname(current), await readlink(current));
         continue;

@@ -14,8 +14,7 @@ export interface BudgetInput {
 }
 
 function views(b: BudgetInput): Record<BudgetKind, BudgetView | null> {
-  const v = (used: number, limit: number): BudgetView | null =>
-    limit > 0 ? { used, limit, left: Math.max(0, limit - used) } : null;
+  const v = (used: number, limit: number): BudgetView | null => (limit > 0 ? { used, limit, left: Math.max(0, limit - used) } : null);
   return {
     iterations: v(b.iterations, b.limits.maxIterations),
     tokens: v(b.usage.totalTokens, b.limits.maxTokens),

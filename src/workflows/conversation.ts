@@ -27,11 +27,18 @@ export async function conversationWorkflow(input: unknown, carried?: unknown): P
   const c = new Conversation(start.config, start.carried);
   registerHandlers(c);
   if (start.unknownTools.length) {
-    return c.finish({ status: 'failed', answer: '', reason: 'BadInput', error: `tools: unknown tools or toolsets: ${start.unknownTools.join(', ')}` });
+    return c.finish({
+      status: 'failed',
+      answer: '',
+      reason: 'BadInput',
+      error: `tools: unknown tools or toolsets: ${start.unknownTools.join(', ')}`,
+    });
   }
   const { workspace } = start.config.input;
   if (workspace && !start.carried && patched(CHECK_WORKSPACE)) {
-    const refused = await localActs.checkWorkspace(workspace).catch((err) => `workspace ${workspace} could not be checked: ${describeFailure(err).message}`);
+    const refused = await localActs
+      .checkWorkspace(workspace)
+      .catch((err) => `workspace ${workspace} could not be checked: ${describeFailure(err).message}`);
     if (refused) return c.finish({ status: 'failed', answer: '', reason: 'BadInput', error: refused });
   }
   c.startClock();

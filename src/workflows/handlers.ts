@@ -48,7 +48,11 @@ export function registerHandlers(c: Conversation): void {
     {
       validator: (raw) => {
         if (!c.pendingApprovals.length) throw new Error('no approval is pending');
-        const { callId } = parseArgs(approveSchema(), raw, 'approval: expected {"callId": "...", "decision": "approve"|"deny", "remember"?: boolean}');
+        const { callId } = parseArgs(
+          approveSchema(),
+          raw,
+          'approval: expected {"callId": "...", "decision": "approve"|"deny", "remember"?: boolean}',
+        );
         if (!c.pendingApprovals.some((a) => a.callId === callId)) {
           throw new Error(`no pending approval for call "${callId}" (pending: ${c.pendingApprovals.map((a) => a.callId).join(', ')})`);
         }

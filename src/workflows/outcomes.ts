@@ -20,7 +20,4 @@ export interface TurnOutcome {
 
 /** What the model wants next, after one model step. */
 export type ModelOutcome =
-  | { kind: 'answer'; text: string }
-  | { kind: 'tools'; calls: ToolCall[] }
-  | { kind: 'again' }
-  | { kind: 'fail'; reason: string; error: string };
+  { kind: 'answer'; text: string } | { kind: 'tools'; calls: ToolCall[] } | { kind: 'again' } | { kind: 'fail'; reason: string; error: string };

@@ -11,8 +11,7 @@ export function systemPrompt(opts: { workspace?: string; tools: string[]; extra?
   return lines.join('\n');
 }
 
-export const EMPTY_NUDGE =
-  'Your last reply was empty. Continue the task: call a tool, or reply with your final answer.';
+export const EMPTY_NUDGE = 'Your last reply was empty. Continue the task: call a tool, or reply with your final answer.';
 
 export function graceRequest(reason: 'budget' | 'repeating', detail: string): string {
   const why =
@@ -35,8 +34,7 @@ export function duplicateResult(of: string): string {
 
 export function unknownOutcome(tool: string, why: string): string {
   return (
-    `Error: the outcome of ${tool} is unknown: ${why}. It may or may not have taken effect. ` +
-    'Check the current state before running it again.'
+    `Error: the outcome of ${tool} is unknown: ${why}. It may or may not have taken effect. ` + 'Check the current state before running it again.'
   );
 }
 

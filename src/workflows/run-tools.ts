@@ -43,8 +43,7 @@ export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<
   }
 
   for (const p of plan) {
-    const content =
-      p.kind === 'duplicate' ? `${duplicateResult(p.of)}\n${results.get(p.of) ?? ''}` : results.get(p.call.id)!;
+    const content = p.kind === 'duplicate' ? `${duplicateResult(p.of)}\n${results.get(p.of) ?? ''}` : results.get(p.call.id)!;
     c.messages.push({ role: 'tool', tool_call_id: p.call.id, content });
     if (p.kind !== 'run') {
       c.record({ kind: 'tool', name: p.call.function.name, summary: content.split('\n')[0]!, ok: p.kind === 'duplicate' });

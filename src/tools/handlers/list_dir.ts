@@ -33,7 +33,10 @@ export const listDir: ToolHandler<typeof listDirSpec.schema> = async (args, ctx)
         out.push(`${rel}/`);
         if (depth < maxDepth && !SKIP_DIRS.has(e.name)) await walk(abs, depth + 1);
       } else {
-        const size = await lstat(abs).then((s) => formatSize(s.size), () => '?');
+        const size = await lstat(abs).then(
+          (s) => formatSize(s.size),
+          () => '?',
+        );
         out.push(`${rel} (${size})`);
       }
     }

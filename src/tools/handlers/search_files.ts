@@ -11,7 +11,10 @@ const MAX_LINE_CHARS = 300;
 
 /** "*.ts" → /^.*\.ts$/ on the file name; only * and ? are wildcards. */
 function globToRegExp(glob: string): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(`^${body}$`);
 }
 
@@ -65,7 +68,9 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
   else await searchFile(start);
   take(matcher.flush());
 
-  const notes = skipped.length ? [`[not searched: ${skipped.slice(0, 20).join('; ')}${skipped.length > 20 ? `; and ${skipped.length - 20} more` : ''}]`] : [];
+  const notes = skipped.length
+    ? [`[not searched: ${skipped.slice(0, 20).join('; ')}${skipped.length > 20 ? `; and ${skipped.length - 20} more` : ''}]`]
+    : [];
   if (hits.length === 0) return [`No matches for /${args.pattern}/ in ${shown}${args.glob ? ` (files ${args.glob})` : ''}`, ...notes].join('\n');
   if (hits.length >= max) hits.push(`[reached max_results=${max}; there may be more — narrow the pattern, path or glob]`);
   return [...hits, ...notes].join('\n');

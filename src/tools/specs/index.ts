@@ -11,11 +11,4 @@ export { listDirSpec, patchSpec, readFileSpec, searchFilesSpec, terminalSpec, wr
 export { classifyCommand, TERMINAL_RULES } from './terminal-safety';
 export type { CommandVerdict, TerminalRule } from './terminal-safety';
 
-export const FILE_TOOL_SPECS: ToolSpec[] = [
-  readFileSpec,
-  writeFileSpec,
-  patchSpec,
-  listDirSpec,
-  searchFilesSpec,
-  terminalSpec,
-];
+export const FILE_TOOL_SPECS: ToolSpec[] = [readFileSpec, writeFileSpec, patchSpec, listDirSpec, searchFilesSpec, terminalSpec];

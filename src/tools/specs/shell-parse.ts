@@ -191,8 +191,7 @@ export function parseCommandLine(line: string, depth = 0): ParsedCommand[] {
   let redirects: { op: string; target: string }[] = [];
   let pipeline: string[] = [];
   let pendingRedir: string | null = null;
-  const subsOf = (ws: string[]) =>
-    subs.filter((_, n) => ws.some((w) => w.includes(`${SUB_MARK}${n}__`)));
+  const subsOf = (ws: string[]) => subs.filter((_, n) => ws.some((w) => w.includes(`${SUB_MARK}${n}__`)));
   const endCommand = () => {
     const all = [...words, ...redirects.map((r) => r.target)];
     const { words: real, sudo } = stripWrappers(words);

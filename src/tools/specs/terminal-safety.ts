@@ -44,7 +44,7 @@ const isRecursive = (args: string[]) => {
 /** `/`, `/*`, `~`, `$HOME`, a system directory or a glob over top-level directories. */
 export function isCriticalPath(target: string): boolean {
   const home = /^(~|\$HOME|\$\{HOME\})(\/.*)?$/.exec(target);
-  const path = home ? home[2] ?? '/' : target;
+  const path = home ? (home[2] ?? '/') : target;
   if (!path.startsWith('/')) return false;
   const segs: string[] = [];
   for (const s of path.split('/')) {
@@ -64,13 +64,23 @@ function writesEtc(c: ParsedCommand): boolean {
   if (c.redirects.some((r) => /^(\d*|&)>/.test(r.op) && underEtc(r.target))) return true;
   const ops = flags(c.args).operands;
   switch (c.name) {
-    case 'tee': case 'rm': case 'truncate': case 'chmod': case 'chown': case 'touch': case 'mkdir':
+    case 'tee':
+    case 'rm':
+    case 'truncate':
+    case 'chmod':
+    case 'chown':
+    case 'touch':
+    case 'mkdir':
       return ops.some(underEtc);
-    case 'cp': case 'install': case 'ln': case 'rsync':
+    case 'cp':
+    case 'install':
+    case 'ln':
+    case 'rsync':
       return ops.length > 1 && underEtc(ops[ops.length - 1]);
     case 'mv':
       return ops.some(underEtc);
-    case 'sed': case 'perl':
+    case 'sed':
+    case 'perl':
       return /i/.test(flags(c.args).short) && ops.some(underEtc);
     case 'dd':
       return c.args.some((a) => a.startsWith('of=') && underEtc(a.slice(3)));
@@ -91,9 +101,7 @@ function gitSub(c: ParsedCommand): { sub: string; args: string[] } | undefined {
 const sqlTexts = (c: ParsedCommand) => [...c.args, [c.name, ...c.args].join(' ')];
 
 function deletesAllRows(text: string): boolean {
-  return text
-    .split(';')
-    .some((stmt) => /\bdelete\s+from\s+[\w."`[\]]+/i.test(stmt) && !/\bwhere\b/i.test(stmt));
+  return text.split(';').some((stmt) => /\bdelete\s+from\s+[\w."`[\]]+/i.test(stmt) && !/\bwhere\b/i.test(stmt));
 }
 
 function isSqlTruncate(c: ParsedCommand, text: string): boolean {
@@ -108,9 +116,7 @@ export const TERMINAL_RULES: readonly TerminalRule[] = [
     pattern: 'rm-root',
     verdict: 'refuse',
     description: 'recursive rm of /, ~, $HOME or a system directory',
-    test: (c) =>
-      c.name === 'rm' &&
-      (c.args.includes('--no-preserve-root') || (isRecursive(c.args) && flags(c.args).operands.some(isCriticalPath))),
+    test: (c) => c.name === 'rm' && (c.args.includes('--no-preserve-root') || (isRecursive(c.args) && flags(c.args).operands.some(isCriticalPath))),
   },
   { pattern: 'mkfs', verdict: 'refuse', description: 'formatting a filesystem (mkfs)', test: (c) => c.name.startsWith('mkfs') },
   {
@@ -153,8 +159,7 @@ export const TERMINAL_RULES: readonly TerminalRule[] = [
     verdict: 'approval',
     description: 'downloaded content piped to an interpreter (curl … | sh)',
     test: (c) =>
-      INTERPRETERS.has(c.name) &&
-      (c.pipedFrom.some((n) => n === 'curl' || n === 'wget') || c.substitutions.some((s) => /\b(curl|wget)\b/.test(s))),
+      INTERPRETERS.has(c.name) && (c.pipedFrom.some((n) => n === 'curl' || n === 'wget') || c.substitutions.some((s) => /\b(curl|wget)\b/.test(s))),
   },
   {
     pattern: 'sql-drop',
@@ -213,8 +218,7 @@ export const TERMINAL_RULES: readonly TerminalRule[] = [
     verdict: 'approval',
     description: 'find -delete / find -exec rm',
     test: (c) =>
-      c.name === 'find' &&
-      (c.args.includes('-delete') || c.args.some((a, i) => /^-exec(dir)?$/.test(a) && basename(c.args[i + 1] ?? '') === 'rm')),
+      c.name === 'find' && (c.args.includes('-delete') || c.args.some((a, i) => /^-exec(dir)?$/.test(a) && basename(c.args[i + 1] ?? '') === 'rm')),
   },
   {
     pattern: 'xargs-rm',

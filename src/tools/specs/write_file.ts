@@ -4,8 +4,7 @@ import { defineTool } from '../spec';
 export const writeFileSpec = defineTool({
   name: 'write_file',
   description:
-    'Writes content to a file in the workspace, replacing it if it exists and creating parent directories; ' +
-    'returns "Wrote N bytes to <path>".',
+    'Writes content to a file in the workspace, replacing it if it exists and creating parent directories; ' + 'returns "Wrote N bytes to <path>".',
   schema: () =>
     z.object({
       path: z.string().min(1).describe('File path, relative to the workspace (or absolute inside it).'),
