@@ -233,22 +233,29 @@ export function turnResultSchema() {
 }
 export type TurnResult = z.infer<ReturnType<typeof turnResultSchema>>;
 
+/** What the state query and the result both report: how it ended (when it did) and what it used. */
+function accountFields() {
+  return {
+    /** Stable failure type when status is `failed` (e.g. BadInput, ModelAuth). */
+    reason: z.string().optional(),
+    error: z.string().optional(),
+    usage: usageSchema(),
+    modelCalls: z.number().int(),
+    toolCalls: z.number().int(),
+    runs: z.number().int(),
+  };
+}
+
 export function conversationStateSchema() {
   const budget = budgetViewSchema();
   return z.object({
     status: z.enum(RUN_STATUSES),
-    /** Stable failure type when status is `failed` (e.g. BadInput, ModelAuth). */
-    reason: z.string().optional(),
-    error: z.string().optional(),
+    ...accountFields(),
     iteration: z.number().int(),
     maxIterations: z.number().int(),
     iterationsLeft: z.number().int(),
-    usage: usageSchema(),
-    modelCalls: z.number().int(),
-    toolCalls: z.number().int(),
     messages: z.number().int(),
     contextVersion: z.number().int(),
-    runs: z.number().int(),
     mode: z.enum(['task', 'chat']),
     turn: z.number().int(),
     waitingFor: z.enum(['clarify', 'approval', 'message']).nullable(),
@@ -269,14 +276,8 @@ export function conversationResultSchema() {
   return z.object({
     status: z.enum(RUN_STATUSES),
     answer: z.string(),
-    /** Stable failure type when status is `failed` (e.g. BadInput, ModelAuth). */
-    reason: z.string().optional(),
-    error: z.string().optional(),
-    usage: usageSchema(),
+    ...accountFields(),
     iterations: z.number().int(),
-    modelCalls: z.number().int(),
-    toolCalls: z.number().int(),
-    runs: z.number().int(),
   });
 }
 export type ConversationResult = z.infer<ReturnType<typeof conversationResultSchema>>;

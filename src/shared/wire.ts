@@ -1,7 +1,7 @@
 // Internal wire types between the workflow and its activities, and the state continue-as-new carries. Not
 // part of the public contract (src/shared/contract.ts): only this code produces and reads them. Plain JSON.
 import { z } from 'zod';
-import type { StepRecord, TodoItem, TurnResult, Usage } from './contract';
+import type { Usage } from './contract';
 
 export interface ToolCall {
   id: string;
@@ -15,35 +15,8 @@ export type ChatMessage =
   | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
   | { role: 'tool'; tool_call_id: string; content: string };
 
-/** What continue-as-new carries forward (the workflow's second argument): the next run behaves as if nothing happened. */
-export interface CarriedState {
-  messages: ChatMessage[];
-  contextVersion: number;
-  iteration: number;
-  usage: Usage;
-  modelCalls: number;
-  toolCalls: number;
-  steps: StepRecord[];
-  repeat: RepeatState;
-  runs: number;
-  emptyStreak: number;
-  profile?: string;
-  todo: TodoItem[];
-  approvedPatterns: string[];
-  warned: string[];
-  startedAtMs: number;
-  turn: number;
-  turnStartIteration: number;
-  inbox: string[];
-  turnResults: TurnResult[];
-  /** A turn was running when the run continued-as-new: the next run resumes it. */
-  turnInProgress?: boolean;
-  turnStartMessage?: number;
-  ended?: boolean;
-}
-
 /**
- * A shape check of carried state, cheap enough for thousands of messages: it is written by this code, but it
+ * A shape check of the state continue-as-new carries (its type is `CarriedState` in src/workflows/state.ts), cheap enough for thousands of messages: it is written by this code, but it
  * is also the workflow's second argument, which anyone who starts a workflow by hand can fill.
  */
 export function carriedStateSchema() {

@@ -4,13 +4,13 @@
 import { patched } from '@temporalio/workflow';
 import { issuesText, parseConversationInput, type ConversationInput, type ConversationResult } from '../shared/contract';
 import { DEFAULT_LIMITS } from '../shared/defaults';
-import { carriedStateSchema, type CarriedState } from '../shared/wire';
+import { carriedStateSchema } from '../shared/wire';
 import { resolveTools } from '../tools/registry';
 import { localActs } from './activities';
 import { runChat } from './chat';
 import { describeFailure } from './failures';
 import { registerHandlers } from './handlers';
-import { Conversation, type RunConfig } from './state';
+import { Conversation, type CarriedState, type RunConfig } from './state';
 import { runTurn } from './turn';
 
 /** Patch id: a conversation that names a workspace asks the worker whether it may use it, before any step. */

@@ -26,7 +26,7 @@ import type {
 } from '../shared/contract';
 import { extendDigest } from '../shared/digest';
 import { HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
-import type { CarriedState, ChatMessage, RepeatState } from '../shared/wire';
+import type { ChatMessage, RepeatState } from '../shared/wire';
 import type { BudgetInput } from './budget';
 import { PRUNE_KEEP_TAIL, pruneToolOutputs } from './context-ops';
 import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
@@ -41,6 +41,33 @@ export interface RunConfig {
   input: ConversationInput & { limits: Limits };
   tools: string[];
 }
+
+type CarriedKey =
+  | 'messages'
+  | 'contextVersion'
+  | 'iteration'
+  | 'usage'
+  | 'modelCalls'
+  | 'toolCalls'
+  | 'steps'
+  | 'repeat'
+  | 'runs'
+  | 'emptyStreak'
+  | 'todo'
+  | 'approvedPatterns'
+  | 'warned'
+  | 'startedAtMs'
+  | 'turn'
+  | 'turnStartIteration'
+  | 'inbox'
+  | 'turnResults';
+
+/**
+ * What continue-as-new carries to the next run (the workflow's second argument), JSON-plain. The last four
+ * are optional because runs recorded before they existed did not carry them.
+ */
+export type CarriedState = Pick<Conversation, CarriedKey> &
+  Partial<{ profile: string; turnInProgress: boolean; turnStartMessage: number; ended: boolean }>;
 
 export class Conversation {
   readonly input: ConversationInput & { limits: Limits };
@@ -131,8 +158,9 @@ export class Conversation {
     const { messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile } = this;
     const { todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended } = this;
     return {
-      ...{ messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile },
+      ...{ messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak },
       ...{ todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended },
+      ...(profile !== undefined ? { profile } : {}),
       turnInProgress: this.turnInProgress,
     };
   }
