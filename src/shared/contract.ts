@@ -75,6 +75,16 @@ function inputFields() {
     busyPolicy: z.enum(['queue', 'reject', 'interrupt']).optional(),
     /** Upsert HermesStatus/HermesWaitingFor (needs them registered; the worker and dev server do). */
     searchAttributes: z.boolean().optional(),
+    /** Set on the runs a Hermes task schedule starts (src/schedules/tasks.ts). */
+    schedule: z
+      .strictObject({
+        name: name(),
+        /** POST the result here: a URL, or `$NAME` for a URL in the worker's environment. */
+        webhook: z.string().min(2).max(2_000).optional(),
+        /** This run may register tasks of its own. */
+        allowSchedules: z.boolean().optional(),
+      })
+      .optional(),
   };
 }
 

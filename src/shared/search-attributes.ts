@@ -4,7 +4,9 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 
 export const HermesStatus = defineSearchAttributeKey('HermesStatus', SearchAttributeType.KEYWORD);
 export const HermesWaitingFor = defineSearchAttributeKey('HermesWaitingFor', SearchAttributeType.KEYWORD);
-export const ALL_SEARCH_ATTRIBUTES = [HermesStatus, HermesWaitingFor];
+/** The task a scheduled firing belongs to (set by its schedule's action, and on the schedule itself). */
+export const HermesSchedule = defineSearchAttributeKey('HermesSchedule', SearchAttributeType.KEYWORD);
+export const ALL_SEARCH_ATTRIBUTES = [HermesStatus, HermesWaitingFor, HermesSchedule];
 
 /** Name → type of every attribute, for registering them (the embedded server, `hermes worker`). */
 export const SEARCH_ATTRIBUTE_TYPES: Record<string, string> = Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, k.type]));

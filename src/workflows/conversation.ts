@@ -8,6 +8,7 @@ import { carriedStateSchema } from '../shared/wire';
 import { resolveTools } from '../tools/registry';
 import { localActs } from './activities';
 import { runChat } from './chat';
+import { deliverResult } from './delivery';
 import { describeFailure } from './failures';
 import { registerHandlers } from './handlers';
 import { Conversation, type CarriedState, type RunConfig } from './state';
@@ -43,7 +44,8 @@ export async function conversationWorkflow(input: unknown, carried?: unknown): P
   }
   c.startClock();
   if (start.config.input.mode === 'chat') return runChat(c);
-  return c.finish(await runTurn(c));
+  const result = c.finish(await runTurn(c));
+  return start.config.input.schedule?.webhook ? deliverResult(c, result) : result;
 }
 
 type Start = { config: RunConfig; carried?: CarriedState; unknownTools: string[] } | { error: string };

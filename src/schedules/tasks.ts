@@ -1,0 +1,272 @@
+// Scheduled tasks are Temporal Schedules: `task_register` (the model), `hermes.schedules` (code) and `hermes
+// schedule` (CLI) all come here. A task's schedule id is `hermes-task-<name>`; every firing starts an ordinary
+// `conversationWorkflow` whose input carries the complete run config, so it needs neither the client nor the
+// conversation that registered it. The definition travels in the schedule's memo, so `list` and `describe`
+// need nothing but the cluster.
+import {
+  ScheduleAlreadyRunning,
+  ScheduleNotFoundError,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleDescription,
+  type ScheduleOptions,
+  type ScheduleSummary,
+} from '@temporalio/client';
+import { conversationInputSchema, conversationResultSchema, issuesText, type ConversationInput, type RunStatus } from '../shared/contract';
+import { HermesSchedule } from '../shared/search-attributes';
+import { formatFireTime, parseWhen, type When } from './when';
+
+export const SCHEDULE_ID_PREFIX = 'hermes-task-';
+export const TASK_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const OVERLAP = { skip: 'SKIP', buffer_one: 'BUFFER_ONE', allow_all: 'ALLOW_ALL', cancel_other: 'CANCEL_OTHER' } as const;
+export type OverlapPolicy = keyof typeof OVERLAP;
+
+/** What a task is: when, what to ask, and the run config every firing gets. */
+export interface TaskDefinition {
+  name: string;
+  /** Cron, macro, `every 30m`, `in 45m` or an ISO time (src/schedules/when.ts). */
+  when: string;
+  /** IANA zone the cron is read in (default UTC). */
+  timezone?: string;
+  prompt: string;
+  description?: string;
+  /** Run config of every firing: model, tools, workspace, limits, approval policy… (prompt and mode are set here). */
+  config?: Omit<ConversationInput, 'prompt' | 'mode' | 'scheduled' | 'schedule'>;
+  /** POST each result here (a URL, or `$NAME` for a URL in the worker's environment). */
+  webhook?: string;
+  /** Firings may register tasks of their own (off by default: a schedule must not multiply itself). */
+  allowSchedules?: boolean;
+  /** What happens when a firing is due while the previous one still runs (default skip). */
+  overlap?: OverlapPolicy;
+  /** How late a missed firing (server down) may still start (default 10 minutes). */
+  catchupWindowSec?: number;
+}
+
+/** Who registered a task: a conversation's tool call (the retry of that call finds its own schedule). */
+export interface RegisteredBy {
+  workflowId?: string;
+  callId?: string;
+  via: 'tool' | 'client' | 'cli';
+}
+
+interface TaskMemo extends Omit<TaskDefinition, 'config'> {
+  timezone: string;
+  registeredBy: RegisteredBy;
+  registeredAt: string;
+}
+
+export interface TaskInfo {
+  name: string;
+  scheduleId: string;
+  when: string;
+  timezone: string;
+  prompt: string;
+  description?: string;
+  webhook?: string;
+  paused: boolean;
+  note?: string;
+  /** One-shots: 0 once fired. */
+  remainingActions?: number;
+  nextRuns: Date[];
+  recentRuns: Array<{ workflowId: string; scheduledAt: Date; startedAt: Date }>;
+  registeredBy?: RegisteredBy;
+}
+
+export interface TaskRun {
+  workflowId: string;
+  startedAt?: Date;
+  closedAt?: Date;
+  /** Temporal's execution status (RUNNING, COMPLETED, FAILED, TERMINATED…). */
+  execution: string;
+  /** The conversation's own status and failure reason, once it has ended. */
+  status?: RunStatus;
+  reason?: string;
+  answer?: string;
+}
+
+export class TaskError extends Error {
+  override name = 'TaskError';
+}
+
+export const scheduleIdOf = (name: string) => `${SCHEDULE_ID_PREFIX}${name}`;
+
+/** Checks a definition without touching the cluster: the name, when it fires, and the firing's input. */
+export function checkTask(def: TaskDefinition, now = new Date()): { when: When; input: ConversationInput } {
+  if (!TASK_NAME_PATTERN.test(def.name)) {
+    throw new TaskError(`task name "${def.name}": use 1-63 lowercase letters, digits, - or _, starting with a letter or digit (e.g. "daily-ci-report")`);
+  }
+  const when = parseWhen(def.when, def.timezone ?? 'UTC', now);
+  const input = {
+    ...def.config,
+    prompt: def.prompt,
+    scheduled: true,
+    schedule: { name: def.name, ...(def.webhook ? { webhook: def.webhook } : {}), ...(def.allowSchedules ? { allowSchedules: true } : {}) },
+  };
+  const parsed = conversationInputSchema().safeParse(input);
+  if (!parsed.success) throw new TaskError(`the run config of task "${def.name}" is not valid: ${issuesText(parsed.error)}`);
+  return { when, input: parsed.data };
+}
+
+/**
+ * Creates the task's schedule. Idempotent for its registrant: a retried `task_register` (same conversation and
+ * call) that finds the schedule it created returns it instead of failing with "already exists". Another
+ * registrant gets an error unless `replace` is set (then the old schedule is deleted and created anew).
+ */
+export async function registerTask(
+  client: Client,
+  taskQueue: string,
+  def: TaskDefinition,
+  opts: { registeredBy: RegisteredBy; replace?: boolean; now?: Date },
+): Promise<TaskInfo> {
+  const { when, input } = checkTask(def, opts.now);
+  const scheduleId = scheduleIdOf(def.name);
+  const memo: TaskMemo = {
+    name: def.name,
+    when: def.when,
+    timezone: when.timezone,
+    prompt: def.prompt,
+    ...(def.description ? { description: def.description } : {}),
+    ...(def.webhook ? { webhook: def.webhook } : {}),
+    registeredBy: opts.registeredBy,
+    registeredAt: (opts.now ?? new Date()).toISOString(),
+  };
+  const options: ScheduleOptions = {
+    scheduleId,
+    spec: when.spec,
+    action: {
+      type: 'startWorkflow',
+      workflowType: 'conversationWorkflow',
+      // Firings get `<this id>-<fire time>`: unique per firing, and the schedule in the name.
+      workflowId: scheduleId,
+      taskQueue,
+      args: [input],
+      memo: { hermesSchedule: def.name },
+      typedSearchAttributes: [{ key: HermesSchedule, value: def.name }],
+      staticSummary: `hermes task ${def.name}: ${def.prompt.slice(0, 100)}`,
+    },
+    policies: { overlap: ScheduleOverlapPolicy[OVERLAP[def.overlap ?? 'skip']], catchupWindow: (def.catchupWindowSec ?? 600) * 1000 },
+    state: {
+      note: `registered by ${describeRegistrant(opts.registeredBy)}`,
+      ...(when.kind === 'once' ? { remainingActions: 1 } : {}),
+    },
+    memo: { hermes: memo },
+    typedSearchAttributes: [{ key: HermesSchedule, value: def.name }],
+  };
+  try {
+    await client.schedule.create(options);
+  } catch (err) {
+    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    const existing = await describeTask(client, def.name);
+    if (sameRegistration(existing.registeredBy, opts.registeredBy) && !opts.replace) return existing;
+    if (!opts.replace) {
+      throw new TaskError(
+        `a task named "${def.name}" already exists (${existing.when}, registered by ${describeRegistrant(existing.registeredBy)}): ` +
+          'pick another name, or replace it',
+      );
+    }
+    // The memo cannot be updated in place: replacing is delete + create.
+    await client.schedule.getHandle(scheduleId).delete();
+    await client.schedule.create(options);
+  }
+  return describeTask(client, def.name);
+}
+
+function sameRegistration(a: RegisteredBy | undefined, b: RegisteredBy): boolean {
+  return Boolean(a && b.workflowId && a.workflowId === b.workflowId && a.callId === b.callId);
+}
+
+function describeRegistrant(r: RegisteredBy | undefined): string {
+  if (!r) return 'someone else';
+  return r.workflowId ? `conversation ${r.workflowId}${r.callId ? ` (call ${r.callId})` : ''}` : `the ${r.via}`;
+}
+
+export async function describeTask(client: Client, name: string): Promise<TaskInfo> {
+  return taskInfo(name, await withTask(name, () => client.schedule.getHandle(scheduleIdOf(name)).describe()));
+}
+
+/** Every Hermes task in the namespace, by name. */
+export async function listTasks(client: Client): Promise<TaskInfo[]> {
+  const out: TaskInfo[] = [];
+  for await (const s of client.schedule.list()) {
+    if (s.scheduleId.startsWith(SCHEDULE_ID_PREFIX)) out.push(taskInfo(s.scheduleId.slice(SCHEDULE_ID_PREFIX.length), s));
+  }
+  return out.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+export async function pauseTask(client: Client, name: string, note = 'paused'): Promise<void> {
+  await withTask(name, () => client.schedule.getHandle(scheduleIdOf(name)).pause(note));
+}
+
+export async function resumeTask(client: Client, name: string, note = 'resumed'): Promise<void> {
+  await withTask(name, () => client.schedule.getHandle(scheduleIdOf(name)).unpause(note));
+}
+
+/** Fires the task now (overlap policy allow-all, so it runs even while another firing does). */
+export async function triggerTask(client: Client, name: string): Promise<void> {
+  await withTask(name, () => client.schedule.getHandle(scheduleIdOf(name)).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
+}
+
+export async function deleteTask(client: Client, name: string): Promise<void> {
+  await withTask(name, () => client.schedule.getHandle(scheduleIdOf(name)).delete());
+}
+
+/** The task's firings, newest first: Temporal's status, and the conversation's status, reason and answer. */
+export async function taskRuns(client: Client, name: string, limit = 10): Promise<TaskRun[]> {
+  const runs: TaskRun[] = [];
+  for await (const w of client.workflow.list({ query: `${HermesSchedule.name} = "${name.replace(/"/g, '')}"` })) {
+    runs.push({
+      workflowId: w.workflowId,
+      ...(w.startTime ? { startedAt: w.startTime } : {}),
+      ...(w.closeTime ? { closedAt: w.closeTime } : {}),
+      execution: w.status.name,
+    });
+    if (runs.length >= limit * 4) break;
+  }
+  // Each continue-as-new run is a row of its own in visibility: keep the newest run of each firing.
+  runs.sort((a, b) => (b.startedAt?.getTime() ?? 0) - (a.startedAt?.getTime() ?? 0));
+  const newest = runs.filter((r, i) => runs.findIndex((x) => x.workflowId === r.workflowId) === i).slice(0, limit);
+  await Promise.all(
+    newest.filter((r) => r.execution === 'COMPLETED').map(async (r) => {
+      const result = conversationResultSchema().safeParse(await client.workflow.getHandle(r.workflowId).result().catch(() => undefined));
+      if (!result.success) return;
+      r.status = result.data.status;
+      r.answer = result.data.answer;
+      if (result.data.reason) r.reason = result.data.reason;
+    }),
+  );
+  return newest;
+}
+
+async function withTask<T>(name: string, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ScheduleNotFoundError) throw new TaskError(`no task named "${name}" (list them with task_list or hermes schedule list)`);
+    throw err;
+  }
+}
+
+function taskInfo(name: string, s: ScheduleDescription | ScheduleSummary): TaskInfo {
+  const memo = (s.memo?.hermes ?? {}) as Partial<TaskMemo>;
+  const described = 'state' in s && 'remainingActions' in s.state ? s.state.remainingActions : undefined;
+  return {
+    name,
+    scheduleId: s.scheduleId,
+    when: memo.when ?? '(not registered by hermes)',
+    timezone: memo.timezone ?? 'UTC',
+    prompt: memo.prompt ?? '',
+    ...(memo.description ? { description: memo.description } : {}),
+    ...(memo.webhook ? { webhook: memo.webhook } : {}),
+    paused: s.state.paused,
+    ...(s.state.note ? { note: s.state.note } : {}),
+    ...(described !== undefined ? { remainingActions: described } : {}),
+    nextRuns: s.info.nextActionTimes,
+    recentRuns: s.info.recentActions.map((a) => ({ workflowId: a.action.workflow.workflowId, scheduledAt: a.scheduledAt, startedAt: a.takenAt })),
+    ...(memo.registeredBy ? { registeredBy: memo.registeredBy } : {}),
+  };
+}
+
+/** The next fire times as the tool and the CLI show them. */
+export function formatNextRuns(times: Date[], timezone: string): string {
+  return times.length ? times.map((t) => formatFireTime(t, timezone)).join('; ') : 'none (paused, or a one-shot that has fired)';
+}
