@@ -6,6 +6,7 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolCallInput, ToolCallResult } from '../shared/wire';
 import { FILE_TOOL_HANDLERS } from '../tools/handlers';
+import { SCHEDULE_TOOL_HANDLERS } from '../tools/handlers/schedules';
 import { finishToolOutput } from '../tools/output';
 import { defaultProcessDir } from '../tools/orphans';
 import { toolSpec } from '../tools/registry';
@@ -27,7 +28,7 @@ export interface ToolDeps {
 }
 
 export function createToolActivities(deps: ToolDeps) {
-  const handlers = deps.handlers ?? FILE_TOOL_HANDLERS;
+  const handlers = deps.handlers ?? { ...FILE_TOOL_HANDLERS, ...SCHEDULE_TOOL_HANDLERS };
   const processDir = deps.processDir ?? defaultProcessDir();
   const roots = deps.workspaceRoots ?? workspaceRoots(deps.workspace);
 
@@ -70,6 +71,7 @@ export function createToolActivities(deps: ToolDeps) {
         callId: input.callId,
         processDir,
         workflowId: ctx.info.workflowExecution?.workflowId,
+        ...(spec.cluster ? { cluster: { client: ctx.client, taskQueue: ctx.info.taskQueue, conversation: input.conversation } } : {}),
       });
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw err;

@@ -93,7 +93,9 @@ export const scheduleIdOf = (name: string) => `${SCHEDULE_ID_PREFIX}${name}`;
 /** Checks a definition without touching the cluster: the name, when it fires, and the firing's input. */
 export function checkTask(def: TaskDefinition, now = new Date()): { when: When; input: ConversationInput } {
   if (!TASK_NAME_PATTERN.test(def.name)) {
-    throw new TaskError(`task name "${def.name}": use 1-63 lowercase letters, digits, - or _, starting with a letter or digit (e.g. "daily-ci-report")`);
+    throw new TaskError(
+      `task name "${def.name}": use 1-63 lowercase letters, digits, - or _, starting with a letter or digit (e.g. "daily-ci-report")`,
+    );
   }
   const when = parseWhen(def.when, def.timezone ?? 'UTC', now);
   const input = {
@@ -226,13 +228,20 @@ export async function taskRuns(client: Client, name: string, limit = 10): Promis
   runs.sort((a, b) => (b.startedAt?.getTime() ?? 0) - (a.startedAt?.getTime() ?? 0));
   const newest = runs.filter((r, i) => runs.findIndex((x) => x.workflowId === r.workflowId) === i).slice(0, limit);
   await Promise.all(
-    newest.filter((r) => r.execution === 'COMPLETED').map(async (r) => {
-      const result = conversationResultSchema().safeParse(await client.workflow.getHandle(r.workflowId).result().catch(() => undefined));
-      if (!result.success) return;
-      r.status = result.data.status;
-      r.answer = result.data.answer;
-      if (result.data.reason) r.reason = result.data.reason;
-    }),
+    newest
+      .filter((r) => r.execution === 'COMPLETED')
+      .map(async (r) => {
+        const result = conversationResultSchema().safeParse(
+          await client.workflow
+            .getHandle(r.workflowId)
+            .result()
+            .catch(() => undefined),
+        );
+        if (!result.success) return;
+        r.status = result.data.status;
+        r.answer = result.data.answer;
+        if (result.data.reason) r.reason = result.data.reason;
+      }),
   );
   return newest;
 }

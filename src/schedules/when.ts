@@ -12,20 +12,7 @@ export type When =
 const EXAMPLES = 'e.g. "0 9 * * 1-5" (weekdays 09:00), "*/15 * * * *", "@daily", "every 2h", "in 45m", "2027-01-15T09:00"';
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const MIN_INTERVAL_MS = 60_000;
-const MONTHS: Month[] = [
-  'JANUARY',
-  'FEBRUARY',
-  'MARCH',
-  'APRIL',
-  'MAY',
-  'JUNE',
-  'JULY',
-  'AUGUST',
-  'SEPTEMBER',
-  'OCTOBER',
-  'NOVEMBER',
-  'DECEMBER',
-];
+const MONTHS: Month[] = ['JANUARY', 'FEBRUARY', 'MARCH', 'APRIL', 'MAY', 'JUNE', 'JULY', 'AUGUST', 'SEPTEMBER', 'OCTOBER', 'NOVEMBER', 'DECEMBER'];
 const DAYS: DayOfWeek[] = ['SUNDAY', 'MONDAY', 'TUESDAY', 'WEDNESDAY', 'THURSDAY', 'FRIDAY', 'SATURDAY'];
 
 export class WhenError extends Error {
@@ -110,7 +97,8 @@ function offsetMs(at: Date, timezone: string): number {
 
 function cron(text: string, timezone: string, now: Date): When {
   const fields = text.startsWith('@') ? 5 : text.split(/\s+/).length;
-  if (fields !== 5 && fields !== 6) throw new WhenError(`"${text}" is not a schedule: a cron expression has 5 fields (6 with seconds first): ${EXAMPLES}`);
+  if (fields !== 5 && fields !== 6)
+    throw new WhenError(`"${text}" is not a schedule: a cron expression has 5 fields (6 with seconds first): ${EXAMPLES}`);
   let expr;
   try {
     expr = CronExpressionParser.parse(text, { tz: timezone, currentDate: now });
@@ -119,7 +107,8 @@ function cron(text: string, timezone: string, now: Date): When {
   }
   const f = expr.fields;
   const special = [f.dayOfMonth.values, f.dayOfWeek.values].flat().find((v) => typeof v === 'string');
-  if (special !== undefined) throw new WhenError(`"${text}": "${special}" (last day / nth weekday) is not supported by Temporal schedules: ${EXAMPLES}`);
+  if (special !== undefined)
+    throw new WhenError(`"${text}": "${special}" (last day / nth weekday) is not supported by Temporal schedules: ${EXAMPLES}`);
   const nums = (vs: readonly unknown[]) => [...new Set(vs as number[])];
   const base: CalendarSpec = {
     second: nums(f.second.values),

@@ -1,7 +1,7 @@
 // Internal wire types between the workflow and its activities, and the state continue-as-new carries. Not
 // part of the public contract (src/shared/contract.ts): only this code produces and reads them. Plain JSON.
 import { z } from 'zod';
-import type { Usage } from './contract';
+import type { ConversationInput, Usage } from './contract';
 
 export interface ToolCall {
   id: string;
@@ -80,6 +80,8 @@ export interface ToolCallInput {
   workspace?: string;
   outputLimit: number;
   terminalTimeoutSec: number;
+  /** Only for tools that act on the cluster (schedules): the conversation's run config, which a task inherits. */
+  conversation?: ConversationInput;
 }
 
 export interface ToolCallResult {

@@ -1,7 +1,9 @@
 // Tool metadata the workflow needs (name, schema, concurrency class, idempotency). Workflow-safe: this file
 // and everything under specs/ must not import node built-ins or anything with I/O, because the workflow
 // validates arguments and plans batches with it inside the deterministic sandbox.
+import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
+import type { ConversationInput } from '../shared/contract';
 
 export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   readonly name: string;
@@ -15,6 +17,8 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   readonly idempotent: boolean;
   /** Runs inside the workflow (todo, clarify), not as an activity. */
   readonly internal?: boolean;
+  /** Acts on the Temporal cluster (schedules): the activity gets the client and the conversation's run config. */
+  readonly cluster?: boolean;
 }
 
 export interface ToolSpecInit<S extends z.ZodType> extends Omit<ToolSpec<S>, 'schema'> {
@@ -29,6 +33,7 @@ class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
   readonly concurrency: 'read' | 'write';
   readonly idempotent: boolean;
   readonly internal?: boolean;
+  readonly cluster?: boolean;
   readonly #build: () => S;
   #schema: S | undefined;
 
@@ -38,6 +43,7 @@ class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
     this.concurrency = init.concurrency;
     this.idempotent = init.idempotent;
     if (init.internal) this.internal = true;
+    if (init.cluster) this.cluster = true;
     this.#build = init.schema;
   }
 
@@ -64,6 +70,8 @@ export interface ToolContext {
   /** Where running terminal commands are written down (see orphans.ts). */
   processDir: string;
   workflowId?: string;
+  /** For `cluster` tools: the worker's Temporal client, its task queue and the calling conversation's run config. */
+  cluster?: { client: Client; taskQueue: string; conversation?: ConversationInput };
 }
 
 /** Thrown by handlers for problems the model should read (bad path, text not found…). */

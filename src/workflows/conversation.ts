@@ -6,6 +6,7 @@ import { issuesText, parseConversationInput, type ConversationInput, type Conver
 import { DEFAULT_LIMITS } from '../shared/defaults';
 import { carriedStateSchema } from '../shared/wire';
 import { resolveTools } from '../tools/registry';
+import { SCHEDULE_TOOLS } from '../tools/specs/schedules';
 import { localActs } from './activities';
 import { runChat } from './chat';
 import { deliverResult } from './delivery';
@@ -16,6 +17,9 @@ import { runTurn } from './turn';
 
 /** Patch id: a conversation that names a workspace asks the worker whether it may use it, before any step. */
 export const CHECK_WORKSPACE = 'check-workspace';
+/** Patch id: "all tools" includes the schedules toolset (runs recorded before it offered the others). */
+export const SCHEDULE_TOOLS_BY_DEFAULT = 'schedule-tools-by-default';
+const DEFAULT_TOOLS_BEFORE_SCHEDULES = ['files', 'terminal', 'agent'];
 
 /**
  * `input` is whatever a client sent — our client, the stock CLI, the Web UI, a Schedule — so it is parsed
@@ -69,9 +73,9 @@ function readStart(raw: unknown, carriedRaw: unknown): Start {
   // Every limit is written into the input the next run gets: a later change of a default must not change the
   // decisions of a conversation already running.
   const input = { ...parsed.input, limits: { ...DEFAULT_LIMITS, ...parsed.input.limits } };
-  const { tools, unknown } = resolveTools(input.tools);
-  // Nobody can answer a question in a scheduled run.
-  const offered = input.scheduled ? tools.filter((t) => t !== 'clarify') : tools;
+  const { tools, unknown } = resolveTools(input.tools ?? (patched(SCHEDULE_TOOLS_BY_DEFAULT) ? undefined : DEFAULT_TOOLS_BEFORE_SCHEDULES));
+  // Nobody can answer a question in a scheduled run, and a schedule must not multiply itself unless it may.
+  const offered = input.scheduled ? tools.filter((t) => t !== 'clarify' && (input.schedule?.allowSchedules || !SCHEDULE_TOOLS.includes(t))) : tools;
   return { config: { input, tools: offered }, ...(carried ? { carried } : {}), unknownTools: unknown };
 }
 

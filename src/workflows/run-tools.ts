@@ -98,6 +98,7 @@ async function executeTool(c: Conversation, r: RunCall, cut: Set<string>): Promi
           workspace: c.input.workspace,
           outputLimit: limits.toolOutputLimit,
           terminalTimeoutSec: limits.terminalTimeoutSec,
+          ...(r.spec.cluster ? { conversation: c.input } : {}),
         },
       ],
     );

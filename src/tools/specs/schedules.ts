@@ -1,0 +1,95 @@
+// The `schedules` toolset: the model registers and manages periodic prompts, which are Temporal Schedules
+// (src/schedules/tasks.ts). Workflow-safe: specs only; the handlers (src/tools/handlers/schedules.ts) run in
+// the tool activity with the worker's Temporal client.
+import { z } from 'zod';
+import { defineTool } from '../spec';
+
+const taskName = () =>
+  z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'lowercase letters, digits, - or _, e.g. "daily-ci-report"')
+    .describe('Unique name of the task, e.g. "daily-ci-report" (lowercase letters, digits, - and _)');
+
+export const taskRegisterSpec = defineTool({
+  name: 'task_register',
+  description:
+    'Registers a task that runs a prompt on a schedule, each time as a new unattended conversation with your tools, ' +
+    'model and workspace. Returns the next three fire times in the task timezone: confirm them with the user.',
+  schema: () =>
+    z.object({
+      task_name: taskName(),
+      cron: z
+        .string()
+        .min(1)
+        .max(200)
+        .describe(
+          'When it runs: a 5-field cron expression ("0 9 * * 1-5" = weekdays 09:00; 6 fields = seconds first), ' +
+            '@hourly/@daily/@weekly/@monthly, an interval ("every 30m", "every 2h"), or once ("in 45m", "2027-01-15T09:00")',
+        ),
+      task_prompt: z.string().min(1).max(20_000).describe('The prompt each run starts with; self-contained, it has no memory of this chat'),
+      timezone: z.string().max(64).optional().describe('IANA time zone for the cron, e.g. "Europe/Paris" (default UTC)'),
+      description: z.string().max(500).optional().describe('What the task is for, shown in listings'),
+      max_iterations: z.number().int().min(1).max(500).optional().describe("Iteration budget of each run (default: this conversation's)"),
+      tools: z.array(z.string()).max(50).optional().describe('Tools or toolsets each run may use (default: the ones you have)'),
+      deliver: z
+        .string()
+        .max(2_000)
+        .optional()
+        .describe('Webhook that receives each result as JSON: a URL, or "$NAME" for a URL the worker has in its environment'),
+      replace: z.boolean().optional().describe('Replace an existing task of the same name (default: an error)'),
+    }),
+  concurrency: 'write',
+  // A retried registration finds the schedule it created itself (tasks.ts registerTask).
+  idempotent: true,
+  cluster: true,
+});
+
+export const taskListSpec = defineTool({
+  name: 'task_list',
+  description: 'Lists the scheduled tasks: name, schedule, whether paused, next run and the prompt.',
+  schema: () => z.object({}),
+  concurrency: 'read',
+  idempotent: true,
+  cluster: true,
+});
+
+const byName = (what: string) => z.object({ task_name: taskName().describe(`Name of the task to ${what}`) });
+
+export const taskCancelSpec = defineTool({
+  name: 'task_cancel',
+  description: 'Deletes a scheduled task for good (runs already finished stay visible). Returns what was deleted.',
+  schema: () => byName('delete'),
+  concurrency: 'write',
+  idempotent: true,
+  cluster: true,
+});
+
+export const taskPauseSpec = defineTool({
+  name: 'task_pause',
+  description: 'Pauses a scheduled task: it does not fire until resumed. Returns its state.',
+  schema: () => byName('pause'),
+  concurrency: 'write',
+  idempotent: true,
+  cluster: true,
+});
+
+export const taskResumeSpec = defineTool({
+  name: 'task_resume',
+  description: 'Resumes a paused scheduled task. Returns its next fire times.',
+  schema: () => byName('resume'),
+  concurrency: 'write',
+  idempotent: true,
+  cluster: true,
+});
+
+export const taskRunsSpec = defineTool({
+  name: 'task_runs',
+  description: "Lists a task's recent runs, newest first: status (with the failure reason), start time and the first line of each answer.",
+  schema: () => byName('show').extend({ limit: z.number().int().min(1).max(50).optional().describe('How many runs (default 10)') }),
+  concurrency: 'read',
+  idempotent: true,
+  cluster: true,
+});
+
+export const SCHEDULE_TOOL_SPECS = [taskRegisterSpec, taskListSpec, taskCancelSpec, taskPauseSpec, taskResumeSpec, taskRunsSpec];
+export const SCHEDULE_TOOLS = SCHEDULE_TOOL_SPECS.map((s) => s.name);
