@@ -3,6 +3,8 @@
 // change — the point of the corpus is that old histories keep replaying.
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, describe, it } from 'vitest';
 import type { ConversationHandle, StartOptions } from '../src/client';
@@ -133,6 +135,33 @@ describe.runIf(RECORD)('record replay corpus', () => {
       Array.from({ length: 12 }, (_, i) => toolCall('todo', { todos: [{ id: String(i), content: `t${i}` }], merge: true })).concat([answer('done')]),
       { maxHistoryEvents: 40 },
     ));
+
+  // A scheduled run with a webhook: the conversation starts the abandoned `deliveryWorkflow` child and completes.
+  it('scheduled run delivered to a webhook', async () => {
+    const received: string[] = [];
+    const server = createServer((req, res) => {
+      req.on('data', (c: Buffer) => received.push(c.toString()));
+      req.on('end', () => res.end('ok'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const webhook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    try {
+      await record(
+        'scheduled-webhook',
+        [answer('nightly report')],
+        {},
+        async (handle) => {
+          // The delivery outlives the conversation: wait for it while the worker still runs.
+          await handle.result();
+          await h.client.workflow.getHandle(`${handle.id}-delivery`).result();
+          if (!received.join('').includes('nightly report')) throw new Error('the webhook did not receive the report');
+        },
+        { prompt: 'scenario scheduled-webhook', scheduled: true, schedule: { name: 'nightly', webhook } },
+      );
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
 
   it('budgets', () =>
     record('token-budget', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), toolCall('list_dir', { depth: 3 }), answer('s')], {

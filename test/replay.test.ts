@@ -20,7 +20,11 @@ const files = readdirSync(DIR)
 
 function* corpus() {
   for (const f of files) {
-    yield { workflowId: f.replace(/\.json$/, ''), history: historyFromJSON(JSON.parse(readFileSync(path.join(DIR, f), 'utf8'))) };
+    const history = historyFromJSON(JSON.parse(readFileSync(path.join(DIR, f), 'utf8')));
+    // Replay under the recorded workflow id: a workflow that derives ids from its own (the delivery child,
+    // `<id>-delivery`) replays only under it. Histories that do not record it use the file name.
+    const recordedId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId;
+    yield { workflowId: recordedId || f.replace(/\.json$/, ''), history };
   }
 }
 

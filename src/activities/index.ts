@@ -2,6 +2,7 @@
 // the worker can give it their own model profiles, workspace and handlers.
 import type { ProfileSet } from '../llm/profiles';
 import { ContextCache } from './context';
+import { createDeliverActivities } from './deliver';
 import { createModelActivities } from './model';
 import { createToolActivities, type ToolDeps } from './tools';
 
@@ -16,5 +17,6 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createModelActivities({ profiles: deps.profiles, env: deps.env, contextCache }),
     ...createToolActivities({ ...deps, contextCache }),
+    ...createDeliverActivities({ env: deps.env }),
   };
 }

@@ -282,12 +282,26 @@ export function conversationStateSchema() {
 }
 export type ConversationState = z.infer<ReturnType<typeof conversationStateSchema>>;
 
+/**
+ * What became of a scheduled run's webhook delivery (only runs with `schedule.webhook` have it): the delivery
+ * workflow that POSTs the result (its own outcome is recorded there), or why there is none.
+ */
+function deliveryNoteSchema() {
+  return z.union([
+    /** `error`: the delivery workflow could not be started (e.g. one with that id is still running). */
+    z.strictObject({ workflowId: z.string(), error: z.string().optional() }),
+    z.strictObject({ skipped: z.literal('nothing to report') }),
+  ]);
+}
+export type DeliveryNote = z.infer<ReturnType<typeof deliveryNoteSchema>>;
+
 export function conversationResultSchema() {
   return z.object({
     status: z.enum(RUN_STATUSES),
     answer: z.string(),
     ...accountFields(),
     iterations: z.number().int(),
+    delivery: deliveryNoteSchema().optional(),
   });
 }
 export type ConversationResult = z.infer<ReturnType<typeof conversationResultSchema>>;

@@ -98,9 +98,17 @@ export interface ContextQueryArgs {
   to: number;
 }
 
+export function contextQueryArgsSchema() {
+  const n = z.number().int().min(0);
+  return z.object({ version: n, from: n, to: n });
+}
+
 export interface ContextSlice {
   version: number;
   messages: ChatMessage[];
+  /** Only without query arguments: how many messages there are, and where the returned tail starts. */
+  count?: number;
+  from?: number;
 }
 
 /**

@@ -14,14 +14,21 @@ import {
   type TurnResult,
 } from '../shared/contract';
 import { answerUpdate, approveUpdate, contextQuery, endSignal, interruptSignal, sendUpdate, stateQuery } from '../shared/messages';
+import { contextQueryArgsSchema } from '../shared/wire';
 import type { Conversation } from './state';
 import { snapshot } from './view';
 
 export function registerHandlers(c: Conversation): void {
-  setHandler(stateQuery, (raw) => snapshot(c, parseArgs(stateQueryArgsSchema(), raw, 'state query arguments')));
-  setHandler(contextQuery, ({ version, from, to }) => c.contextSlice(version, from, to));
+  setHandler(stateQuery, (raw) => snapshot(c, parseArgs(stateQueryArgsSchema(), raw, 'state query arguments')), {
+    description: 'Live state: status, iteration, budgets left, usage, todo, pending question and approvals, steps. Optional { stepsAfter: N }',
+  });
+  setHandler(contextQuery, (raw) => context(c, raw), {
+    description: 'The messages the model sees. Internal (the model activity reads { version, from, to }); without arguments, the count and the last 10',
+  });
 
-  setHandler(interruptSignal, (raw) => interrupt(c, readInterrupt(raw)));
+  setHandler(interruptSignal, (raw) => interrupt(c, readInterrupt(raw)), {
+    description: 'Stops the step in flight: { reason?, message? } or a bare string; with a message the loop goes on with it',
+  });
 
   setHandler(
     answerUpdate,
@@ -86,11 +93,15 @@ export function registerHandlers(c: Conversation): void {
     },
   );
 
-  setHandler(endSignal, (raw) => {
-    const r = endSchema().safeParse(raw);
-    if (!r.success) log.warn('end signal with unreadable arguments: ending anyway', { error: r.error.message });
-    c.ended = true;
-  });
+  setHandler(
+    endSignal,
+    (raw) => {
+      const r = endSchema().safeParse(raw);
+      if (!r.success) log.warn('end signal with unreadable arguments: ending anyway', { error: r.error.message });
+      c.ended = true;
+    },
+    { description: 'Chat mode: ends the conversation: { reason? }' },
+  );
 
   // Workflow cancellation reaches the step in flight through the scope tree; remember it for the clean-up.
   CancellationScope.current().cancelRequested.catch(() => {
@@ -122,6 +133,14 @@ function interrupt(c: Conversation, args: InterruptArgs): void {
   const merged = prev && message ? `${prev}\n\n${message}` : (message ?? prev);
   c.pendingInterrupt = { ...(args.reason ? { reason: args.reason } : {}), ...(merged ? { message: merged } : {}) };
   c.cancelStep();
+}
+
+/** The model activity asks for exact slices; a person (the Web UI's Queries tab) asks with no arguments. */
+function context(c: Conversation, raw: unknown) {
+  const r = contextQueryArgsSchema().safeParse(raw);
+  if (r.success) return c.contextSlice(r.data.version, r.data.from, r.data.to);
+  const tail = 10;
+  return { version: c.contextVersion, count: c.messages.length, from: Math.max(0, c.messages.length - tail), messages: c.messages.slice(-tail) };
 }
 
 function endedTurn(turn: number, c: Conversation): TurnResult {

@@ -1,1 +1,2 @@
 export { conversationWorkflow } from './conversation';
+export { deliveryWorkflow } from './delivery';

@@ -1,5 +1,9 @@
 // Texts the loop itself adds to the conversation. Kept together so their wording is easy to review.
-export function systemPrompt(opts: { workspace?: string; tools: string[]; extra?: string }): string {
+
+/** The answer a scheduled run gives when there is nothing to report: no webhook delivery happens. */
+export const NOTHING_TO_REPORT = 'NOTHING_TO_REPORT';
+
+export function systemPrompt(opts: { workspace?: string; tools: string[]; extra?: string; schedule?: { name: string; webhook?: string } }): string {
   const lines = [
     'You are Hermes, an autonomous agent. Work step by step: call tools to inspect and change the workspace,',
     'read their results, and continue until the task is done. When you are done, reply with the final answer',
@@ -7,6 +11,13 @@ export function systemPrompt(opts: { workspace?: string; tools: string[]; extra?
     opts.tools.length ? `Tools: ${opts.tools.join(', ')}.` : 'No tools are available in this conversation.',
   ];
   if (opts.workspace) lines.push(`Workspace: ${opts.workspace} (file paths are relative to it).`);
+  if (opts.schedule) {
+    const report = opts.schedule.webhook ? "Your final answer is the report, sent to the task's webhook." : 'Your final answer is the report.';
+    lines.push(
+      `This run was started by the scheduled task "${opts.schedule.name}" and runs unattended: nobody can answer questions or approve commands.`,
+      `${report} If there is nothing worth reporting, answer exactly ${NOTHING_TO_REPORT} and nothing else.`,
+    );
+  }
   if (opts.extra) lines.push('', opts.extra);
   return lines.join('\n');
 }

@@ -124,7 +124,7 @@ export class Conversation {
     const c = carried;
     const firstPrompt = input.prompt?.trim() ? [{ role: 'user' as const, content: input.prompt }] : [];
     this.messages = c?.messages ?? [
-      { role: 'system', content: systemPrompt({ workspace: input.workspace, tools, extra: input.system }) },
+      { role: 'system', content: systemPrompt({ workspace: input.workspace, tools, extra: input.system, schedule: input.schedule }) },
       ...firstPrompt,
     ];
     this.contextVersion = c?.contextVersion ?? 0;
