@@ -94,7 +94,12 @@ export function createToolActivities(deps: ToolDeps) {
     return real;
   }
 
-  return { runTool, checkWorkspace };
+  /** Run when a conversation asks for the bubblewrap sandbox: null when this worker can run commands in it. */
+  async function checkSandbox(): Promise<string | null> {
+    return Promise.resolve('the bubblewrap sandbox is not implemented on this worker yet');
+  }
+
+  return { runTool, checkWorkspace, checkSandbox };
 }
 
 function plain(ok: boolean, content: string): ToolCallResult {

@@ -75,6 +75,10 @@ function inputFields() {
     busyPolicy: z.enum(['queue', 'reject', 'interrupt']).optional(),
     /** Upsert HermesStatus/HermesWaitingFor (needs them registered; the worker and dev server do). */
     searchAttributes: z.boolean().optional(),
+    /** Where `terminal` runs: in a bubblewrap sandbox (workspace writable, no network) or not; default: the worker's. */
+    sandbox: z.enum(['bwrap', 'none']).optional(),
+    /** Sandboxed commands may use the network. */
+    network: z.boolean().optional(),
     /** Set on the runs a Hermes task schedule starts (src/schedules/tasks.ts). */
     schedule: z
       .strictObject({
@@ -212,7 +216,15 @@ function todoItemSchema() {
 export type TodoItem = z.infer<ReturnType<typeof todoItemSchema>>;
 
 function stepRecordSchema() {
-  return z.object({ step: z.number().int(), kind: z.enum(['model', 'tool', 'note']), name: z.string(), summary: z.string(), ok: z.boolean() });
+  return z.object({
+    step: z.number().int(),
+    kind: z.enum(['model', 'tool', 'note']),
+    name: z.string(),
+    summary: z.string(),
+    ok: z.boolean(),
+    /** Secrets the redactor replaced in this step's output before it entered the history. */
+    redactions: z.number().int().optional(),
+  });
 }
 export type StepRecord = z.infer<ReturnType<typeof stepRecordSchema>>;
 
@@ -266,6 +278,8 @@ export function conversationStateSchema() {
     iterationsLeft: z.number().int(),
     messages: z.number().int(),
     contextVersion: z.number().int(),
+    /** Secrets replaced by the redactor so far (tool outputs and model replies). */
+    redactions: z.number().int(),
     mode: z.enum(['task', 'chat']),
     turn: z.number().int(),
     waitingFor: z.enum(['clarify', 'approval', 'message']).nullable(),

@@ -33,6 +33,8 @@ export function carriedStateSchema() {
     repeat: z.looseObject({ recent: z.array(z.string()), warned: z.boolean() }),
     runs: n,
     emptyStreak: n,
+    invalidStreak: n.optional(),
+    redactions: n.optional(),
     todo: z.array(z.looseObject({ id: z.string() })),
     approvedPatterns: z.array(z.string()),
     warned: z.array(z.string()),
@@ -71,6 +73,8 @@ export interface ModelCallResult {
   message: { content: string | null; tool_calls?: ToolCall[] };
   usage: Usage;
   model: string;
+  /** Secrets the redactor replaced in the reply. */
+  redactions?: number;
 }
 
 export interface ToolCallInput {
@@ -82,6 +86,8 @@ export interface ToolCallInput {
   terminalTimeoutSec: number;
   /** Only for tools that act on the cluster (schedules): the conversation's run config, which a task inherits. */
   conversation?: ConversationInput;
+  /** The run's sandbox choice for `terminal`, when it makes one (else the worker's default). */
+  sandbox?: { mode?: 'bwrap' | 'none'; network?: boolean };
 }
 
 export interface ToolCallResult {
@@ -90,6 +96,8 @@ export interface ToolCallResult {
   /** Characters of the untruncated output. */
   size: number;
   truncated: boolean;
+  /** Secrets the redactor replaced before the result left the activity. */
+  redactions?: number;
 }
 
 export interface ContextQueryArgs {

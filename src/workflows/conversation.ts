@@ -17,6 +17,8 @@ import { runTurn } from './turn';
 
 /** Patch id: a conversation that names a workspace asks the worker whether it may use it, before any step. */
 export const CHECK_WORKSPACE = 'check-workspace';
+/** Patch id: a conversation that asks for the bubblewrap sandbox checks that the worker has one, before any step. */
+export const CHECK_SANDBOX = 'check-sandbox';
 /** Patch id: "all tools" includes the schedules toolset (runs recorded before it offered the others). */
 export const SCHEDULE_TOOLS_BY_DEFAULT = 'schedule-tools-by-default';
 const DEFAULT_TOOLS_BEFORE_SCHEDULES = ['files', 'terminal', 'agent'];
@@ -45,6 +47,11 @@ export async function conversationWorkflow(input: unknown, carried?: unknown): P
       .checkWorkspace(workspace)
       .catch((err) => `workspace ${workspace} could not be checked: ${describeFailure(err).message}`);
     if (refused) return c.finish({ status: 'failed', answer: '', reason: 'BadInput', error: refused });
+  }
+  // Never a silent downgrade: a run that asks for the sandbox and cannot have it fails before it starts.
+  if (start.config.input.sandbox === 'bwrap' && !start.carried && patched(CHECK_SANDBOX)) {
+    const missing = await localActs.checkSandbox().catch((err) => `the sandbox could not be checked: ${describeFailure(err).message}`);
+    if (missing) return c.finish({ status: 'failed', answer: '', reason: 'SandboxUnavailable', error: missing });
   }
   c.startClock();
   if (start.config.input.mode === 'chat') return runChat(c);

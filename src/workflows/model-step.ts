@@ -80,6 +80,14 @@ async function callModel(c: Conversation, tools: string[], summary: string): Pro
     c.note('budget', `maxCostUsd cannot be enforced: model profile ${c.profile ?? 'default'} has no prices`);
   }
   const names = r.message.tool_calls?.map((t) => t.function.name) ?? [];
-  c.record({ kind: 'model', name: r.model, summary: names.length ? `${names.length} tool call(s): ${names.join(', ')}` : 'answer', ok: true });
+  const what = names.length ? `${names.length} tool call(s): ${names.join(', ')}` : 'answer';
+  c.record({ kind: 'model', name: r.model, summary: what, ok: true, ...redacted(c, r.redactions) });
   return r;
+}
+
+/** Counts what the activity's redactor replaced; the step record carries it when there was any. */
+export function redacted(c: Conversation, n: number | undefined): { redactions?: number } {
+  if (!n) return {};
+  c.redactions += n;
+  return { redactions: n };
 }

@@ -24,11 +24,12 @@ export function systemPrompt(opts: { workspace?: string; tools: string[]; extra?
 
 export const EMPTY_NUDGE = 'Your last reply was empty. Continue the task: call a tool, or reply with your final answer.';
 
-export function graceRequest(reason: 'budget' | 'repeating', detail: string): string {
-  const why =
-    reason === 'budget'
-      ? `The budget for this task is used up (${detail}).`
-      : `You are repeating the same action with the same result (${detail}) and the run is being stopped.`;
+export function graceRequest(reason: 'budget' | 'repeating' | 'invalid', detail: string): string {
+  const why = {
+    budget: `The budget for this task is used up (${detail}).`,
+    repeating: `You are repeating the same action with the same result (${detail}) and the run is being stopped.`,
+    invalid: `${detail}: they name tools you do not have or have invalid arguments, and the run is being stopped.`,
+  }[reason];
   return `${why} Do not call any tools. Summarize your progress: what is done, what remains, and the best answer you can give now.`;
 }
 

@@ -1,12 +1,13 @@
 // Executes one assistant message's tool calls: validate, de-duplicate, batch (reads together, writes one at
 // a time), run, and append exactly one tool message per call, in the model's order — also for calls that
 // were refused, denied, skipped or cancelled, so call/result pairing stays valid.
-import { ActivityCancellationType, isCancellation } from '@temporalio/workflow';
+import { ActivityCancellationType, isCancellation, patched } from '@temporalio/workflow';
 import type { ToolCall, ToolCallResult } from '../shared/wire';
 import { approvalVerdict, toolSpec } from '../tools/registry';
 import { acts, onceToolOptions, retryingToolOptions } from './activities';
 import { shortArgs, toolMessageContent } from './context-ops';
 import { describeFailure } from './failures';
+import { redacted } from './model-step';
 import { approvalGate, askClarify } from './human';
 import { STOPPED } from './outcomes';
 import { cancelledBeforeStart, cancelledRunning, duplicateResult, loopWarning, unknownOutcome } from './prompts';
@@ -18,9 +19,14 @@ import { batchCalls, canonicalJson, planToolCalls, type PlannedCall } from './to
 type RunCall = Extract<PlannedCall, { kind: 'run' }>;
 
 export interface ToolRoundVerdict {
-  /** Set when the run must stop because the model keeps repeating itself. */
-  stop?: string;
+  /** Set when the run must stop: the model keeps repeating itself, or keeps making calls that cannot run. */
+  stop?: { why: 'repeating' | 'invalid'; detail: string };
 }
+
+/** Consecutive tool calls that named no offered tool or failed validation before the run is stopped. */
+export const MAX_INVALID_STREAK = 5;
+/** Patch id: a model stuck on invalid calls is stopped instead of burning the iteration budget. */
+export const STOP_INVALID_CALLS = 'stop-invalid-calls';
 
 export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<ToolRoundVerdict> {
   const plan = planToolCalls(calls, c.tools, toolSpec);
@@ -50,12 +56,19 @@ export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<
     }
   }
 
+  for (const p of plan) c.invalidStreak = p.kind === 'invalid' ? c.invalidStreak + 1 : 0;
+  // patched() only when it matters, so runs that never get here record no marker.
+  if (c.invalidStreak >= MAX_INVALID_STREAK && patched(STOP_INVALID_CALLS)) {
+    const last = plan[plan.length - 1]!.call.function.name;
+    return { stop: { why: 'invalid', detail: `${c.invalidStreak} tool calls in a row could not run, the last one "${last}"` } };
+  }
+
   let warned: string | undefined;
   for (const r of runs) {
     if (cut.has(r.call.id)) continue;
     const sig = `${r.name}:${canonicalJson(r.args)}:${fingerprint(results.get(r.call.id)!)}`;
     const verdict = recordStep(c.repeat, sig);
-    if (verdict === 'stop') return { stop: `${r.name} ${shortArgs(r.args)}` };
+    if (verdict === 'stop') return { stop: { why: 'repeating', detail: `${r.name} ${shortArgs(r.args)}` } };
     if (verdict === 'warn') warned = r.name;
   }
   if (warned) {
@@ -99,6 +112,9 @@ async function executeTool(c: Conversation, r: RunCall, cut: Set<string>): Promi
           outputLimit: limits.toolOutputLimit,
           terminalTimeoutSec: limits.terminalTimeoutSec,
           ...(r.spec.cluster ? { conversation: c.input } : {}),
+          ...(r.name === 'terminal' && (c.input.sandbox || c.input.network !== undefined)
+            ? { sandbox: { ...(c.input.sandbox ? { mode: c.input.sandbox } : {}), ...(c.input.network !== undefined ? { network: c.input.network } : {}) } }
+            : {}),
         },
       ],
     );
@@ -118,7 +134,8 @@ async function executeTool(c: Conversation, r: RunCall, cut: Set<string>): Promi
     return content;
   }
   const size = `${res.size} chars${res.truncated ? ' (truncated)' : ''}`;
-  c.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → ${res.ok ? 'ok' : 'error'}, ${size}`, ok: res.ok });
+  const summary = `${shortArgs(r.args)} → ${res.ok ? 'ok' : 'error'}, ${size}${res.redactions ? `, ${res.redactions} secret(s) redacted` : ''}`;
+  c.record({ kind: 'tool', name: r.name, summary, ok: res.ok, ...redacted(c, res.redactions) });
   return toolMessageContent(res.content, r.name, r.repairedFrom, limits.toolOutputLimit);
 }
 

@@ -63,11 +63,11 @@ type CarriedKey =
   | 'turnResults';
 
 /**
- * What continue-as-new carries to the next run (the workflow's second argument), JSON-plain. The last four
- * are optional because runs recorded before they existed did not carry them.
+ * What continue-as-new carries to the next run (the workflow's second argument), JSON-plain. The optional
+ * ones are optional because runs recorded before they existed did not carry them.
  */
 export type CarriedState = Pick<Conversation, CarriedKey> &
-  Partial<{ profile: string; turnInProgress: boolean; turnStartMessage: number; ended: boolean }>;
+  Partial<Pick<Conversation, 'invalidStreak' | 'redactions' | 'turnInProgress' | 'turnStartMessage' | 'ended'> & { profile: string }>;
 
 export class Conversation {
   readonly input: ConversationInput & { limits: Limits };
@@ -85,6 +85,10 @@ export class Conversation {
   steps: StepRecord[];
   runs: number;
   emptyStreak: number;
+  /** Tool calls in a row that named no offered tool or did not validate. */
+  invalidStreak: number;
+  /** Secrets the redactor replaced in this conversation's tool outputs and model replies. */
+  redactions: number;
   repeat: RepeatState;
   profile: string | undefined;
   todo: TodoItem[];
@@ -135,6 +139,8 @@ export class Conversation {
     this.steps = c?.steps ?? [];
     this.runs = (c?.runs ?? 0) + 1;
     this.emptyStreak = c?.emptyStreak ?? 0;
+    this.invalidStreak = c?.invalidStreak ?? 0;
+    this.redactions = c?.redactions ?? 0;
     this.repeat = c?.repeat ?? { recent: [], warned: false };
     this.profile = c?.profile ?? input.model;
     this.todo = c?.todo ?? [];
@@ -157,8 +163,9 @@ export class Conversation {
   carry(): CarriedState {
     const { messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile } = this;
     const { todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended } = this;
+    const { invalidStreak, redactions } = this;
     return {
-      ...{ messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak },
+      ...{ messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, invalidStreak, redactions },
       ...{ todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended },
       ...(profile !== undefined ? { profile } : {}),
       turnInProgress: this.turnInProgress,
@@ -174,6 +181,7 @@ export class Conversation {
     this.warned = this.warned.filter((w) => w !== 'iterations');
     this.repeat = { recent: [], warned: false };
     this.emptyStreak = 0;
+    this.invalidStreak = 0;
   }
 
   /**

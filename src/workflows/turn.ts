@@ -64,7 +64,8 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
         return { status: 'failed', answer: c.lastAssistantText(), reason: outcome.reason, error: outcome.error };
       case 'tools': {
         const verdict = await runToolCalls(c, outcome.calls);
-        if (verdict.stop) return grace(c, 'stopped_repeating', graceRequest('repeating', verdict.stop));
+        if (verdict.stop?.why === 'repeating') return grace(c, 'stopped_repeating', graceRequest('repeating', verdict.stop.detail));
+        if (verdict.stop) return { ...(await grace(c, 'stopped_repeating', graceRequest('invalid', verdict.stop.detail))), reason: 'InvalidToolCalls' };
         break;
       }
       default: {

@@ -19,6 +19,7 @@ export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationSt
     toolCalls: c.toolCalls,
     messages: c.messages.length,
     contextVersion: c.contextVersion,
+    redactions: c.redactions,
     runs: c.runs,
     mode: c.input.mode ?? 'task',
     turn: c.turn,
