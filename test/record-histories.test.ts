@@ -163,6 +163,16 @@ describe.runIf(RECORD)('record replay corpus', () => {
     }
   });
 
+  // After patched('status-attributes'): HermesStatus from the start, HermesModel/HermesIterations, timer summaries.
+  it('status attributes with a clarify wait', () =>
+    record('status-clarify', [toolCall('list_dir', {}), toolCall('clarify', { question: 'Which?' }), answer('done')], {}, async (handle) => {
+      await stateWhen(handle, (s) => s.pendingQuestion !== null);
+      await handle.answer('that one');
+    }));
+
+  it('invalid calls stopped', () =>
+    record('invalid-calls-stopped', [...Array.from({ length: 5 }, (_, i) => toolCall('launch_rockets', { n: i })), answer('stopped')], {}));
+
   it('budgets', () =>
     record('token-budget', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), toolCall('list_dir', { depth: 3 }), answer('s')], {
       maxTokens: 40,

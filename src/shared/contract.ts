@@ -131,8 +131,17 @@ export function parseConversationInput(raw: unknown): { ok: true; input: Convers
   if (value === undefined || value === null) return { ok: false, error: 'no input: expected {"prompt": "..."} or a prompt string' };
   const why = unreadable(value);
   if (why) return { ok: false, error: `(input): ${why}; expected JSON: {"prompt": "..."} or a prompt string` };
-  const r = conversationInputSchema().safeParse(value);
+  const r = sharedInputSchema().safeParse(value);
   return r.success ? { ok: true, input: r.data } : { ok: false, error: issuesText(r.error) };
+}
+
+// One input schema per module instance. preload.ts builds it while the SDK preloads this module, so all the
+// workflows of a worker share it (a fresh build per run left each cached workflow's heap ~130 KiB larger).
+// A module variable is not reachable from the exports, so the SDK's deep freeze of preloaded modules leaves
+// it, and zod's lazy caches in it, writable: a frozen zod schema throws on the first parse of a branch.
+let inputSchema: ReturnType<typeof conversationInputSchema> | undefined;
+export function sharedInputSchema(): ReturnType<typeof conversationInputSchema> {
+  return (inputSchema ??= conversationInputSchema());
 }
 
 /** One line per problem, each naming its field: "limits.maxIterations: Too small: expected number to be >=1". */

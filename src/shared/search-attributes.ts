@@ -6,7 +6,10 @@ export const HermesStatus = defineSearchAttributeKey('HermesStatus', SearchAttri
 export const HermesWaitingFor = defineSearchAttributeKey('HermesWaitingFor', SearchAttributeType.KEYWORD);
 /** The task a scheduled firing belongs to (set by its schedule's action, and on the schedule itself). */
 export const HermesSchedule = defineSearchAttributeKey('HermesSchedule', SearchAttributeType.KEYWORD);
-export const ALL_SEARCH_ATTRIBUTES = [HermesStatus, HermesWaitingFor, HermesSchedule];
+/** The model profile a conversation uses now, and its iteration count (kept current). */
+export const HermesModel = defineSearchAttributeKey('HermesModel', SearchAttributeType.KEYWORD);
+export const HermesIterations = defineSearchAttributeKey('HermesIterations', SearchAttributeType.INT);
+export const ALL_SEARCH_ATTRIBUTES = [HermesStatus, HermesWaitingFor, HermesSchedule, HermesModel, HermesIterations];
 
 /** Name → type of every attribute, for registering them (the embedded server, `hermes worker`). */
 export const SEARCH_ATTRIBUTE_TYPES: Record<string, string> = Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, k.type]));

@@ -39,4 +39,5 @@ export function onceToolOptions(heartbeatSec: number): ActivityOptions {
 export const acts = proxyActivities<Activities>(modelCallOptions);
 
 /** Quick checks on the worker's own filesystem (no side effects): local activities, a marker in history. */
-export const localActs = proxyLocalActivities<Activities>({ startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } });
+export const localActsOptions = { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } } as const;
+export const localActs = proxyLocalActivities<Activities>(localActsOptions);

@@ -28,7 +28,7 @@ export async function runChat(c: Conversation): Promise<ConversationResult> {
         await maybeContinueAsNew(c);
         c.setStatus('idle', 'message');
       }
-      const got = await condition(() => c.inbox.length > 0 || c.ended, c.limits.idleTimeoutSec * 1000);
+      const got = await condition(() => c.inbox.length > 0 || c.ended, c.limits.idleTimeoutSec * 1000, { summary: 'waiting for the next message' });
       if (!got) c.note('chat', `idle for ${c.limits.idleTimeoutSec} s: conversation ended`);
     }
     if (c.ended || c.inbox.length === 0) {

@@ -1,13 +1,13 @@
 // The agent loop as a workflow: the model decides one step, the runtime executes it, the result goes back to
 // the model, until it answers. Deterministic code only: all I/O happens in activities. This entry checks the
 // input and hands over: chat.ts (chat mode) → turn.ts (one turn) → model-step.ts / run-tools.ts → state.ts.
-import { patched } from '@temporalio/workflow';
+import { isCancellation, patched } from '@temporalio/workflow';
 import { issuesText, parseConversationInput, type ConversationInput, type ConversationResult } from '../shared/contract';
 import { DEFAULT_LIMITS } from '../shared/defaults';
 import { carriedStateSchema } from '../shared/wire';
 import { resolveTools } from '../tools/registry';
 import { SCHEDULE_TOOLS } from '../tools/specs/schedules';
-import { localActs } from './activities';
+import { localActs, localActsOptions } from './activities';
 import { runChat } from './chat';
 import { deliverResult } from './delivery';
 import { describeFailure } from './failures';
@@ -33,6 +33,15 @@ export async function conversationWorkflow(input: unknown, carried?: unknown): P
   if ('error' in start) return badInput(input, start.error);
   const c = new Conversation(start.config, start.carried);
   registerHandlers(c);
+  try {
+    return await run(c, start);
+  } catch (err) {
+    if (isCancellation(err)) c.cancelled();
+    throw err;
+  }
+}
+
+async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>): Promise<ConversationResult> {
   if (start.unknownTools.length) {
     return c.finish({
       status: 'failed',
@@ -43,14 +52,16 @@ export async function conversationWorkflow(input: unknown, carried?: unknown): P
   }
   const { workspace } = start.config.input;
   if (workspace && !start.carried && patched(CHECK_WORKSPACE)) {
-    const refused = await localActs
-      .checkWorkspace(workspace)
+    const refused = await localActs.checkWorkspace
+      .executeWithOptions({ ...localActsOptions, summary: `check the workspace ${workspace}` }, [workspace])
       .catch((err) => `workspace ${workspace} could not be checked: ${describeFailure(err).message}`);
     if (refused) return c.finish({ status: 'failed', answer: '', reason: 'BadInput', error: refused });
   }
   // Never a silent downgrade: a run that asks for the sandbox and cannot have it fails before it starts.
   if (start.config.input.sandbox === 'bwrap' && !start.carried && patched(CHECK_SANDBOX)) {
-    const missing = await localActs.checkSandbox().catch((err) => `the sandbox could not be checked: ${describeFailure(err).message}`);
+    const missing = await localActs.checkSandbox
+      .executeWithOptions({ ...localActsOptions, summary: 'check the bubblewrap sandbox' }, [])
+      .catch((err) => `the sandbox could not be checked: ${describeFailure(err).message}`);
     if (missing) return c.finish({ status: 'failed', answer: '', reason: 'SandboxUnavailable', error: missing });
   }
   c.startClock();

@@ -23,7 +23,8 @@ export function registerHandlers(c: Conversation): void {
     description: 'Live state: status, iteration, budgets left, usage, todo, pending question and approvals, steps. Optional { stepsAfter: N }',
   });
   setHandler(contextQuery, (raw) => context(c, raw), {
-    description: 'The messages the model sees. Internal (the model activity reads { version, from, to }); without arguments, the count and the last 10',
+    description:
+      'The messages the model sees. Internal (the model activity reads { version, from, to }); without arguments, the count and the last 10',
   });
 
   setHandler(interruptSignal, (raw) => interrupt(c, readInterrupt(raw)), {

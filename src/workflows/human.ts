@@ -11,7 +11,9 @@ export async function askClarify(c: Conversation, callId: string, question: stri
   c.questionAnswer = undefined;
   c.setStatus('waiting', 'clarify');
   try {
-    const answered = await condition(() => c.questionAnswer !== undefined, c.limits.clarifyTimeoutSec * 1000);
+    const answered = await condition(() => c.questionAnswer !== undefined, c.limits.clarifyTimeoutSec * 1000, {
+      summary: `waiting for an answer: ${question.slice(0, 100)}`,
+    });
     if (!answered) {
       c.note('clarify', 'no answer before the timeout');
       return clarifyTimedOut(c.limits.clarifyTimeoutSec);
@@ -49,7 +51,9 @@ export async function approvalGate(
   c.pendingApprovals.push({ callId, tool, command: typeof args.command === 'string' ? args.command : JSON.stringify(args), reason, pattern });
   c.setStatus('waiting', 'approval');
   try {
-    const decided = await condition(() => c.approvalDecisions.has(callId), c.limits.approvalTimeoutSec * 1000);
+    const decided = await condition(() => c.approvalDecisions.has(callId), c.limits.approvalTimeoutSec * 1000, {
+      summary: `waiting for approval of ${tool}: ${reason}`,
+    });
     const d = c.approvalDecisions.get(callId);
     if (!decided || !d) {
       c.note('approval', `${tool}: no decision before the timeout, denied`);

@@ -82,6 +82,7 @@ async function callModel(c: Conversation, tools: string[], summary: string): Pro
   const names = r.message.tool_calls?.map((t) => t.function.name) ?? [];
   const what = names.length ? `${names.length} tool call(s): ${names.join(', ')}` : 'answer';
   c.record({ kind: 'model', name: r.model, summary: what, ok: true, ...redacted(c, r.redactions) });
+  c.publishProgress();
   return r;
 }
 

@@ -113,7 +113,12 @@ async function executeTool(c: Conversation, r: RunCall, cut: Set<string>): Promi
           terminalTimeoutSec: limits.terminalTimeoutSec,
           ...(r.spec.cluster ? { conversation: c.input } : {}),
           ...(r.name === 'terminal' && (c.input.sandbox || c.input.network !== undefined)
-            ? { sandbox: { ...(c.input.sandbox ? { mode: c.input.sandbox } : {}), ...(c.input.network !== undefined ? { network: c.input.network } : {}) } }
+            ? {
+                sandbox: {
+                  ...(c.input.sandbox ? { mode: c.input.sandbox } : {}),
+                  ...(c.input.network !== undefined ? { network: c.input.network } : {}),
+                },
+              }
             : {}),
         },
       ],

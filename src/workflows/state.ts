@@ -5,6 +5,7 @@ import {
   CancellationScope,
   CancelledFailure,
   isCancellation,
+  patched,
   setCurrentDetails,
   sleep,
   upsertSearchAttributes,
@@ -25,7 +26,7 @@ import type {
   Usage,
 } from '../shared/contract';
 import { extendDigest } from '../shared/digest';
-import { HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
+import { HermesIterations, HermesModel, HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
 import type { ChatMessage, RepeatState } from '../shared/wire';
 import type { BudgetInput } from './budget';
 import { PRUNE_KEEP_TAIL, pruneToolOutputs } from './context-ops';
@@ -35,6 +36,8 @@ import { ZERO_USAGE } from './usage';
 import { detailsText } from './view';
 
 const MAX_STEPS_KEPT = 20;
+/** Patch id: HermesStatus is published from the first workflow task and on cancel, with HermesModel and HermesIterations. */
+export const STATUS_ATTRIBUTES = 'status-attributes';
 
 /** A conversation's input once checked: limits complete, tools resolved. */
 export interface RunConfig {
@@ -118,6 +121,8 @@ export class Conversation {
   waitingFor: ConversationState['waitingFor'] = null;
   readonly modelCallsAtRunStart: number;
   readonly historyBytesAtRunStart: number;
+  /** Runs recorded before STATUS_ATTRIBUTES published HermesStatus only on changes. */
+  private readonly fullAttributes: boolean;
   private scope: CancellationScope | undefined;
   private digested = { version: -1, count: 0, value: '' };
 
@@ -157,6 +162,8 @@ export class Conversation {
     this.turnInProgress = c ? Boolean(c.turnInProgress) : firstPrompt.length > 0;
     this.modelCallsAtRunStart = this.modelCalls;
     this.historyBytesAtRunStart = workflowInfo().historySize;
+    this.fullAttributes = input.searchAttributes !== false && patched(STATUS_ATTRIBUTES);
+    if (this.fullAttributes) this.publishStatus();
   }
 
   /** The state handed to the next run by continue-as-new. */
@@ -317,7 +324,30 @@ export class Conversation {
     upsertSearchAttributes([
       { key: HermesStatus, value: this.status },
       { key: HermesWaitingFor, value: this.waitingFor },
+      ...(this.fullAttributes
+        ? [
+            { key: HermesModel, value: this.profile ?? 'default' },
+            { key: HermesIterations, value: this.iteration },
+          ]
+        : []),
     ]);
+  }
+
+  /** After each model step: the iteration count (and the profile, which a fallback may have changed). */
+  publishProgress(): void {
+    if (!this.fullAttributes) return;
+    upsertSearchAttributes([
+      { key: HermesModel, value: this.profile ?? 'default' },
+      { key: HermesIterations, value: this.iteration },
+    ]);
+  }
+
+  /** Workflow cancellation: the search attribute says so before the run ends as cancelled. */
+  cancelled(): void {
+    this.status = 'cancelled';
+    this.waitingFor = null;
+    if (this.fullAttributes) this.publishStatus();
+    this.details();
   }
 
   /** Live summary shown on the workflow page of the Temporal Web UI. */

@@ -65,7 +65,8 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
       case 'tools': {
         const verdict = await runToolCalls(c, outcome.calls);
         if (verdict.stop?.why === 'repeating') return grace(c, 'stopped_repeating', graceRequest('repeating', verdict.stop.detail));
-        if (verdict.stop) return { ...(await grace(c, 'stopped_repeating', graceRequest('invalid', verdict.stop.detail))), reason: 'InvalidToolCalls' };
+        if (verdict.stop)
+          return { ...(await grace(c, 'stopped_repeating', graceRequest('invalid', verdict.stop.detail))), reason: 'InvalidToolCalls' };
         break;
       }
       default: {

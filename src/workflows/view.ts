@@ -37,10 +37,39 @@ export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationSt
 /** Markdown for `setCurrentDetails`: status, progress and the latest step. */
 export function detailsText(c: Conversation): string {
   const last = c.steps[c.steps.length - 1];
+  const id = workflowInfo().workflowId;
+  const task = c.input.prompt?.trim().split('\n')[0];
   return [
-    `**${c.status}**${c.waitingFor ? ` (waiting for ${c.waitingFor})` : ''} · iteration ${c.iteration} · run ${c.runs} of ${workflowInfo().workflowId}`,
-    `tokens ${c.usage.totalTokens} · cost $${c.usage.costUsd.toFixed(4)} · tool calls ${c.toolCalls}`,
+    `**${c.status}**${c.waitingFor ? ` (waiting for ${c.waitingFor})` : ''} · iteration ${c.iteration} · run ${c.runs} of ${id}`,
+    task ? `task: ${task.slice(0, 200)}` : '',
+    `tokens ${c.usage.totalTokens} · cost $${c.usage.costUsd.toFixed(4)} · tool calls ${c.toolCalls}${c.redactions ? ` · secrets redacted ${c.redactions}` : ''}`,
     last ? `last step: ${last.kind} ${last.name} — ${last.summary}` : '',
+    howToAnswer(c, id),
     c.outcome.error ? `${c.outcome.reason ?? 'error'}: ${c.outcome.error}` : '',
-  ].join('\n\n');
+  ]
+    .filter(Boolean)
+    .join('\n\n');
+}
+
+/** The exact commands that unblock a waiting conversation, for the person looking at the Web UI. */
+function howToAnswer(c: Conversation, id: string): string {
+  const q = c.pendingQuestion;
+  if (c.waitingFor === 'clarify' && q) {
+    return [
+      `question: ${q.question}`,
+      `answer with \`hermes answer ${id} "…"\` or \`temporal workflow update execute --workflow-id ${id} --name answer --input '"…"'\``,
+    ].join('\n\n');
+  }
+  const a = c.pendingApprovals[0];
+  if (c.waitingFor === 'approval' && a) {
+    return [
+      `approval needed (${a.reason}): ${a.tool} ${a.command.slice(0, 200)}`,
+      `decide with \`hermes approve ${id} ${a.callId} [--deny]\` or ` +
+        `\`temporal workflow update execute --workflow-id ${id} --name approve --input '{"callId":"${a.callId}","decision":"approve"}'\``,
+    ].join('\n\n');
+  }
+  if (c.waitingFor === 'message') {
+    return `send the next message with \`temporal workflow update execute --workflow-id ${id} --name send --input '"…"'\`, or end it with the \`end\` signal`;
+  }
+  return '';
 }
