@@ -55,41 +55,35 @@ export const taskListSpec = defineTool({
 
 const byName = (what: string) => z.object({ task_name: taskName().describe(`Name of the task to ${what}`) });
 
-export const taskCancelSpec = defineTool({
-  name: 'task_cancel',
-  description: 'Deletes a scheduled task for good (runs already finished stay visible). Returns what was deleted.',
-  schema: () => byName('delete'),
-  concurrency: 'write',
-  idempotent: true,
-  cluster: true,
-});
+/** A tool that acts on one task by name. */
+function taskTool<S extends z.ZodType>(name: string, description: string, schema: () => S, concurrency: 'read' | 'write') {
+  return defineTool({ name, description, schema, concurrency, idempotent: true, cluster: true });
+}
 
-export const taskPauseSpec = defineTool({
-  name: 'task_pause',
-  description: 'Pauses a scheduled task: it does not fire until resumed. Returns its state.',
-  schema: () => byName('pause'),
-  concurrency: 'write',
-  idempotent: true,
-  cluster: true,
-});
-
-export const taskResumeSpec = defineTool({
-  name: 'task_resume',
-  description: 'Resumes a paused scheduled task. Returns its next fire times.',
-  schema: () => byName('resume'),
-  concurrency: 'write',
-  idempotent: true,
-  cluster: true,
-});
-
-export const taskRunsSpec = defineTool({
-  name: 'task_runs',
-  description: "Lists a task's recent runs, newest first: status (with the failure reason), start time and the first line of each answer.",
-  schema: () => byName('show').extend({ limit: z.number().int().min(1).max(50).optional().describe('How many runs (default 10)') }),
-  concurrency: 'read',
-  idempotent: true,
-  cluster: true,
-});
+export const taskCancelSpec = taskTool(
+  'task_cancel',
+  'Deletes a scheduled task for good (runs already finished stay visible). Returns what was deleted.',
+  () => byName('delete'),
+  'write',
+);
+export const taskPauseSpec = taskTool(
+  'task_pause',
+  'Pauses a scheduled task: it does not fire until resumed. Returns its state.',
+  () => byName('pause'),
+  'write',
+);
+export const taskResumeSpec = taskTool(
+  'task_resume',
+  'Resumes a paused scheduled task. Returns its next fire times.',
+  () => byName('resume'),
+  'write',
+);
+export const taskRunsSpec = taskTool(
+  'task_runs',
+  "Lists a task's recent runs, newest first: status (with the failure reason), start time and the first line of each answer.",
+  () => byName('show').extend({ limit: z.number().int().min(1).max(50).optional().describe('How many runs (default 10)') }),
+  'read',
+);
 
 export const SCHEDULE_TOOL_SPECS = [taskRegisterSpec, taskListSpec, taskCancelSpec, taskPauseSpec, taskResumeSpec, taskRunsSpec];
 export const SCHEDULE_TOOLS = SCHEDULE_TOOL_SPECS.map((s) => s.name);
