@@ -5,6 +5,12 @@ FROM node:20-slim
 WORKDIR /app
 ENV NODE_ENV=production
 
+# bubblewrap: the terminal tool's sandbox (HERMES_SANDBOX=auto uses it where it can start). Inside a container
+# it needs user namespaces, which Docker's default seccomp profile refuses: without them the worker warns
+# "terminal runs without a sandbox: …" at start-up (`hermes doctor` says why) and runs commands unsandboxed;
+# HERMES_SANDBOX=bwrap makes it refuse to start instead. See README, "Sandboxed terminal".
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap && rm -rf /var/lib/apt/lists/*
+
 # Dependencies first, so source edits do not invalidate this layer. tsx is a runtime dependency: the sources
 # run without a build step; the workflow code is bundled when the worker starts.
 COPY package.json package-lock.json ./

@@ -4,6 +4,7 @@
 //   console.log((await run.result()).answer);
 import { Client, Connection, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
 import path from 'node:path';
+import { dataConverter } from './codec';
 import { connectClient, resolveTemporal, type TemporalTarget } from './connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
 import { answerUpdate, approveUpdate, endSignal, interruptSignal, sendUpdate, stateQuery } from './shared/messages';
@@ -21,11 +22,13 @@ import {
   type StateQueryArgs,
   type TurnResult,
 } from './shared/contract';
+import { HermesSchedules } from './schedules/client';
 import { resolveTools } from './tools/registry';
 import type { conversationWorkflow } from './workflows';
 import type { HermesWorkerOptions } from './worker';
 
 export type { ConversationInput, ConversationResult, ConversationState, StartOptions } from './shared/contract';
+export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
 
 const startOptions = startOptionsSchema();
 const LIMIT_KEYS = Object.keys(limitsSchema().shape) as Array<keyof Limits>;
@@ -53,9 +56,12 @@ export class Hermes {
       if (opts.worker) throw new Error('worker: true needs Hermes to make the connection (do not pass client)');
       return new Hermes(opts.client, taskQueue);
     }
+    // With HERMES_PAYLOAD_KEY set, payloads are encrypted (src/codec); otherwise the SDK's default converter.
+    // Read first: a bad key is an error before anything is started.
+    const converter = dataConverter();
     const target = await resolveTemporal();
     const connection = await connectClient(target);
-    const client = new Client({ connection, namespace: target.namespace });
+    const client = new Client({ connection, namespace: target.namespace, ...(converter ? { dataConverter: converter } : {}) });
     const hermes = new Hermes(client, taskQueue, { connection, target });
     if (opts.worker) await hermes.startWorker(opts.worker === true ? {} : opts.worker);
     return hermes;
@@ -104,6 +110,8 @@ export class Hermes {
       ...(o.approvalMode ? { approvalMode: o.approvalMode } : {}),
       ...(o.scheduled ? { scheduled: o.scheduled } : {}),
       ...(o.searchAttributes === false ? { searchAttributes: false } : {}),
+      ...(o.sandbox ? { sandbox: o.sandbox } : {}),
+      ...(o.network !== undefined ? { network: o.network } : {}),
       ...(o.model ? { model: o.model } : {}),
       ...(o.fallbackModel ? { fallbackModel: o.fallbackModel } : {}),
       ...(o.workspace ? { workspace: o.workspace } : {}),
@@ -125,6 +133,12 @@ export class Hermes {
   get(id: string): ConversationHandle {
     return new ConversationHandle(this.client.workflow.getHandle<typeof conversationWorkflow>(id));
   }
+
+  /** Scheduled tasks: Temporal Schedules whose firings are conversations (src/schedules/client.ts). */
+  get schedules(): HermesSchedules {
+    return (this.scheduleClient ??= new HermesSchedules(this.client, this.taskQueue));
+  }
+  private scheduleClient?: HermesSchedules;
 
   /** Web UI address when running against the embedded dev server. */
   get uiUrl(): string | undefined {

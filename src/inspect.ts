@@ -4,7 +4,8 @@
 // history by inspect-rebuild.ts) and the tool definitions from the registry. The digest proves the result.
 import { answerSchema } from './shared/contract';
 import type { Client } from '@temporalio/client';
-import { defaultPayloadConverter, WorkflowNotFoundError, type Payload } from '@temporalio/common';
+import { defaultPayloadConverter, WorkflowNotFoundError, type Payload, type PayloadCodec } from '@temporalio/common';
+import { isEncrypted } from './codec/aes';
 import { contextQuery } from './shared/messages';
 import { rebuildContext } from './inspect-rebuild';
 import { extendDigest } from './shared/digest';
@@ -56,8 +57,39 @@ export async function fetchRunHistories(client: Client, workflowId: string, onGo
   return runs;
 }
 
+/**
+ * The events of all runs, with the payloads inspect reads (activity inputs and results, accepted update
+ * arguments) run through the client's payload codecs first: an encrypted history (HERMES_PAYLOAD_KEY) reads in
+ * clear with the key, and fails with a clear error without it.
+ */
 export async function fetchRuns(client: Client, workflowId: string, onGone?: (runId: string) => void): Promise<HistoryEvent[][]> {
-  return (await fetchRunHistories(client, workflowId, onGone)).map((h) => h.events ?? []);
+  const runs = (await fetchRunHistories(client, workflowId, onGone)).map((h) => h.events ?? []);
+  await decodePayloads(runs, client.options.loadedDataConverter.payloadCodecs, workflowId);
+  return runs;
+}
+
+async function decodePayloads(runs: HistoryEvent[][], codecs: PayloadCodec[], workflowId: string): Promise<void> {
+  for (const e of runs.flat()) {
+    for (const holder of [
+      e.activityTaskScheduledEventAttributes?.input,
+      e.activityTaskCompletedEventAttributes?.result,
+      e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args,
+    ]) {
+      if (!holder?.payloads?.length) continue;
+      if (!codecs.length) {
+        if (holder.payloads.some(isEncrypted)) {
+          throw new Error(
+            `the history of ${workflowId} is encrypted (binary/encrypted payloads): set HERMES_PAYLOAD_KEY (or ` +
+              'HERMES_PAYLOAD_KEY_FILE) to the key its workers use',
+          );
+        }
+        continue;
+      }
+      let payloads: Payload[] = holder.payloads;
+      for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
+      holder.payloads = payloads;
+    }
+  }
 }
 
 export function stepRows(runs: HistoryEvent[][]): StepRow[] {

@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { HistoryAndWorkflowId } from '@temporalio/common';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { cachedWorkflowBundle } from './bundle';
+import { dataConverter } from './codec';
 import { fetchRunHistories } from './inspect';
 
 export interface ReplayOutcome {
@@ -32,13 +33,19 @@ export async function* historiesMatching(client: Client, query: string, limit: n
   }
 }
 
+/**
+ * Replays the histories; with HERMES_PAYLOAD_KEY set (or `options.dataConverter`), encrypted payloads are
+ * decrypted as a worker would, and payloads written without a key pass through unchanged.
+ */
 export async function replayAll(
   histories: AsyncIterable<HistoryAndWorkflowId>,
   options: Partial<ReplayWorkerOptions> = {},
 ): Promise<ReplayOutcome[]> {
+  const converter = options.dataConverter ?? dataConverter();
   const workflowBundle = options.workflowBundle ?? (await cachedWorkflowBundle());
   const out: ReplayOutcome[] = [];
-  for await (const r of Worker.runReplayHistories({ ...options, workflowBundle }, histories)) {
+  const replayOptions = { ...options, workflowBundle, ...(converter ? { dataConverter: converter } : {}) };
+  for await (const r of Worker.runReplayHistories(replayOptions, histories)) {
     out.push({ workflowId: r.workflowId, runId: r.runId, ...(r.error ? { error: `${r.error.name}: ${r.error.message}` } : {}) });
   }
   return out;

@@ -5,10 +5,13 @@ import path from 'node:path';
 import { createActivities } from './activities';
 import type { ContextCache } from './activities/context';
 import { cachedWorkflowBundle, workflowsPath } from './bundle';
-import { loadProfiles, type ProfileSet } from './llm/profiles';
-import { logger } from './logger';
+import { dataConverter } from './codec';
+import { loadProfiles, loadSecurityConfig, type ProfileSet } from './llm/profiles';
+import { logger, setLogRedactor } from './logger';
+import { Redactor, type RedactConfig } from './security/redact';
 import { TASK_QUEUE } from './shared/defaults';
 import { defaultProcessDir, killOrphans, untrustedDir } from './tools/orphans';
+import { parseSandboxSetting, resolveWorkerSandbox, type SandboxSetting } from './tools/sandbox';
 
 export interface HermesWorkerOptions {
   connection: NativeConnection;
@@ -33,6 +36,23 @@ export interface HermesWorkerOptions {
    * maxCachedWorkflows, maxConcurrentActivityTaskExecutions, shutdownGraceTime…); it overrides Hermes's defaults.
    */
   tuning?: WorkerTuning;
+  /**
+   * Worker variables terminal commands get besides the allow-list (PATH, HOME, LANG, LC_*, TERM, TZ, USER,
+   * LOGNAME, SHELL, TMPDIR); added to HERMES_PASS_ENV and the config file's `passEnv`. NAME or PREFIX*.
+   */
+  passEnv?: string[];
+  /** Extra patterns and literal values to redact from tool results, model replies and logs (added to the config file's `redact`). */
+  redact?: RedactConfig;
+  /**
+   * Where `terminal` runs for conversations that do not choose (default: HERMES_SANDBOX, else `auto`): `bwrap`
+   * (bubblewrap; the worker refuses to start without it), `auto` (bwrap when it works, else none with a
+   * warning), `none`.
+   */
+  sandbox?: SandboxSetting;
+  /** Sandboxed commands may use the network unless the conversation says otherwise (default: HERMES_SANDBOX_NETWORK=1). */
+  sandboxNetwork?: boolean;
+  /** The bubblewrap binary (default: HERMES_BWRAP_PATH, else `bwrap` on PATH). */
+  bwrapPath?: string;
 }
 
 /** The Temporal WorkerOptions a Hermes worker lets you tune; the rest (queue, activities, bundle) is Hermes's. */
@@ -43,13 +63,28 @@ export type WorkerTuning = Partial<
 export { workflowsPath };
 
 export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Worker> {
+  // HERMES_PAYLOAD_KEY: encrypted payloads (src/codec); a bad key stops the worker here. `tuning.dataConverter` wins.
+  const converter = dataConverter();
   const processDir = path.resolve(opts.processDir ?? (process.env.HERMES_PROCESS_DIR || defaultProcessDir()));
   sweepOrphans(processDir);
+  const sandbox = await resolveWorkerSandbox({
+    setting: parseSandboxSetting(opts.sandbox, 'sandbox'),
+    network: opts.sandboxNetwork,
+    bwrap: opts.bwrapPath,
+  });
+  if (sandbox.warning) logger.warn({ setting: sandbox.setting }, sandbox.warning);
+  // Secrets: what tools' processes may see, and the redactor every result, reply and log line passes through.
+  const security = loadSecurityConfig({ passEnv: opts.passEnv, redact: opts.redact });
+  const redactor = new Redactor({ env: process.env, ...security.redact });
+  setLogRedactor(redactor);
   const activities = createActivities({
     profiles: opts.profiles ?? loadProfiles(),
     workspace: path.resolve(opts.workspace ?? process.env.HERMES_WORKSPACE ?? process.cwd()),
     contextCache: opts.contextCache,
     processDir,
+    sandbox,
+    passEnv: security.passEnv,
+    redactor,
     ...(opts.workspaceRoots ? { workspaceRoots: opts.workspaceRoots } : {}),
   });
   return Worker.create({
@@ -66,6 +101,7 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
     defaultHeartbeatThrottleInterval: heartbeatMs(),
     // Gives running tools a moment to notice cancellation and kill their processes on shutdown.
     shutdownGraceTime: '5 seconds',
+    ...(converter ? { dataConverter: converter } : {}),
     ...opts.tuning,
   });
 }

@@ -66,6 +66,8 @@ async function setup(script: Reply[]) {
     HERMES_WORKSPACE: workspace,
     HERMES_LOG_LEVEL: 'warn',
     HERMES_PROCESS_DIR: processDir,
+    // Host pids and the orphan sweep of unsandboxed commands (under bwrap they die with the worker anyway).
+    HERMES_SANDBOX: 'none',
   };
   const worker = (): WorkerProcess => startWorkerProcess(env, workspace);
   return { mock, hermes, workspace, worker };

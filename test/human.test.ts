@@ -25,16 +25,20 @@ describe('interrupt', () => {
       },
     ]);
     const pidFile = path.join(h.workspace, 'pid.txt');
-    const result = await h.run(async () => {
-      const handle = await h.hermes.start({ prompt: 'go' });
-      const pid = await waitFor('the tool to start', () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined));
-      expect(alive(pid)).toBe(true);
-      const t0 = Date.now();
-      await handle.interrupt({ reason: 'user pressed stop' });
-      await waitFor('the process group to die', () => !alive(pid) && !alive(-pid), 5_000);
-      expect(Date.now() - t0).toBeLessThan(2_000);
-      return handle.result();
-    });
+    const result = await h.run(
+      async () => {
+        const handle = await h.hermes.start({ prompt: 'go' });
+        const pid = await waitFor('the tool to start', () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined));
+        expect(alive(pid)).toBe(true);
+        const t0 = Date.now();
+        await handle.interrupt({ reason: 'user pressed stop' });
+        await waitFor('the process group to die', () => !alive(pid) && !alive(-pid), 5_000);
+        expect(Date.now() - t0).toBeLessThan(2_000);
+        return handle.result();
+        // Host pids ($$): no sandbox (a pid namespace); test/sandbox.test.ts interrupts sandboxed commands.
+      },
+      { sandbox: 'none' },
+    );
     expect(result.status).toBe('interrupted');
     expect(result.reason).toBe('user pressed stop');
     expect(existsSync(path.join(h.workspace, 'side.txt'))).toBe(false);
@@ -124,13 +128,16 @@ describe('interrupt', () => {
   it('cancelling the workflow kills the tool and ends as cancelled', async () => {
     h = await createHarness([toolCall('terminal', { command: 'echo $$ > pid.txt; sleep 30' })]);
     const pidFile = path.join(h.workspace, 'pid.txt');
-    const result = await h.run(async () => {
-      const handle = await h.hermes.start({ prompt: 'go' });
-      const pid = await waitFor('the tool to start', () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined));
-      await handle.cancel();
-      await waitFor('the process to die', () => !alive(pid), 5_000);
-      return handle.result();
-    });
+    const result = await h.run(
+      async () => {
+        const handle = await h.hermes.start({ prompt: 'go' });
+        const pid = await waitFor('the tool to start', () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined));
+        await handle.cancel();
+        await waitFor('the process to die', () => !alive(pid), 5_000);
+        return handle.result();
+      },
+      { sandbox: 'none' },
+    );
     expect(result.status).toBe('cancelled');
   });
 });

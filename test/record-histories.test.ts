@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, it } from 'vitest';
 import type { ConversationHandle, StartOptions } from '../src/client';
 import { fetchRunHistories } from '../src/inspect';
+import { deleteTask } from '../src/schedules/tasks';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import type { Reply } from './helpers/mock-model';
 import { stateWhen } from './helpers/wait';
@@ -169,6 +170,19 @@ describe.runIf(RECORD)('record replay corpus', () => {
       await stateWhen(handle, (s) => s.pendingQuestion !== null);
       await handle.answer('that one');
     }));
+
+  it('registers a scheduled task', async () => {
+    const name = `replay-task-${Date.now().toString(36)}`;
+    try {
+      await record(
+        'task-register',
+        [toolCall('task_register', { task_name: name, cron: '0 9 * * 1-5', timezone: 'Europe/Paris', task_prompt: 'report' }), answer('registered')],
+        {},
+      );
+    } finally {
+      await deleteTask(h.client, name).catch(() => undefined);
+    }
+  });
 
   it('invalid calls stopped', () =>
     record('invalid-calls-stopped', [...Array.from({ length: 5 }, (_, i) => toolCall('launch_rockets', { n: i })), answer('stopped')], {}));

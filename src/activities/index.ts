@@ -1,6 +1,7 @@
 // createActivities(deps): everything that touches the world, with its dependencies injected so tests and
 // the worker can give it their own model profiles, workspace and handlers.
 import type { ProfileSet } from '../llm/profiles';
+import { Redactor, type RedactConfig } from '../security/redact';
 import { ContextCache } from './context';
 import { createDeliverActivities } from './deliver';
 import { createModelActivities } from './model';
@@ -10,13 +11,17 @@ export interface ActivityDeps extends ToolDeps {
   profiles: ProfileSet;
   env?: NodeJS.ProcessEnv;
   contextCache?: ContextCache;
+  /** Extra patterns and values for the redactor (ignored when `redactor` is given). */
+  redact?: RedactConfig;
 }
 
 export function createActivities(deps: ActivityDeps) {
   const contextCache = deps.contextCache ?? new ContextCache();
+  // One redactor for tool results and model replies: the worker's secret-named variables, shapes, config.
+  const redactor = deps.redactor ?? new Redactor({ env: { ...process.env, ...deps.env }, ...deps.redact });
   return {
-    ...createModelActivities({ profiles: deps.profiles, env: deps.env, contextCache }),
-    ...createToolActivities({ ...deps, contextCache }),
+    ...createModelActivities({ profiles: deps.profiles, env: deps.env, contextCache, redactor }),
+    ...createToolActivities({ ...deps, contextCache, redactor }),
     ...createDeliverActivities({ env: deps.env }),
   };
 }

@@ -9,6 +9,7 @@ import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
 import type { ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
 import { toolDefinitions } from '../tools/registry';
+import type { Redactor } from '../security/redact';
 import type { ContextCache } from './context';
 
 export interface ModelDeps {
@@ -16,6 +17,8 @@ export interface ModelDeps {
   contextCache: ContextCache;
   env?: NodeJS.ProcessEnv;
   heartbeatMs?: number;
+  /** Applied to the reply (text and tool-call arguments) and to failures before they leave the activity. */
+  redactor?: Redactor;
 }
 
 export function createModelActivities(deps: ModelDeps) {
@@ -66,13 +69,16 @@ export function createModelActivities(deps: ModelDeps) {
         },
         { signal: ctx.cancellationSignal },
       );
-      const result = toResult(res, profile, input);
+      // Redacted before the cache sees it: the cache must hold exactly what the workflow records.
+      const result = deps.redactor ? redactResult(toResult(res, profile, input), deps.redactor) : toResult(res, profile, input);
       deps.contextCache.noteAssistant(workflowId, result);
       return result;
     } catch (err) {
       // Cancelled (interrupt, workflow cancel): let Temporal see the cancellation, not a model failure.
       if (ctx.cancellationSignal.aborted) throw err;
-      throw classifyModelError(err);
+      const failure = classifyModelError(err);
+      // An endpoint's error text can quote what it was sent; the failure is recorded in history.
+      throw deps.redactor ? deps.redactor.error(failure) : failure;
     } finally {
       clearInterval(beat);
     }
@@ -165,4 +171,56 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
     },
     model: res.model ?? profile.model,
   };
+}
+
+/** The reply with secrets replaced in its text and in each tool call's arguments; the count when there were any. */
+export function redactResult(r: ModelCallResult, redactor: Redactor): ModelCallResult {
+  let count = 0;
+  const content = r.message.content === null ? null : redactor.redact(r.message.content);
+  count += content?.count ?? 0;
+  const calls = r.message.tool_calls?.map((tc) => {
+    const args = redactArguments(tc.function.arguments, redactor);
+    count += args.count;
+    return { ...tc, function: { ...tc.function, arguments: args.text } };
+  });
+  if (!count) return r;
+  return { ...r, message: { content: content?.text ?? null, ...(calls ? { tool_calls: calls } : {}) }, redactions: count };
+}
+
+/**
+ * Arguments are JSON text: a replacement must not break it. The placeholders contain no quote or backslash, so
+ * redacting the text keeps valid JSON valid unless a match spans a string's end; then each string is redacted on
+ * its own and the JSON written again.
+ */
+function redactArguments(args: string, redactor: Redactor): { text: string; count: number } {
+  if (args.startsWith(TOO_LARGE_MARKER)) return { text: args, count: 0 };
+  const whole = redactor.redact(args);
+  if (whole.count === 0) return whole;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    return whole; // not JSON anyway: the workflow answers it with an error
+  }
+  try {
+    JSON.parse(whole.text);
+    return whole;
+  } catch {
+    let count = 0;
+    const text = JSON.stringify(
+      mapStrings(parsed, (v) => {
+        const red = redactor.redact(v);
+        count += red.count;
+        return red.text;
+      }),
+    );
+    return { text, count };
+  }
+}
+
+function mapStrings(v: unknown, f: (s: string) => string): unknown {
+  if (typeof v === 'string') return f(v);
+  if (Array.isArray(v)) return v.map((x) => mapStrings(x, f));
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [f(k), mapStrings(x, f)]));
+  return v;
 }

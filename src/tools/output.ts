@@ -3,6 +3,7 @@
 import { constants } from 'node:fs';
 import { mkdir, open } from 'node:fs/promises';
 import * as path from 'node:path';
+import type { Redactor } from '../security/redact';
 import { resolveInWorkspace } from './workspace';
 
 export const OUTPUT_DIR = '.hermes-output';
@@ -49,17 +50,24 @@ export async function saveFullOutput(workspace: string, callId: string, text: st
 
 export interface FinishedOutput {
   content: string;
-  /** Characters of the untruncated output. */
+  /** Characters of the untruncated (redacted) output. */
   size: number;
   truncated: boolean;
+  /** Secrets the redactor replaced (only when there were any). */
+  redactions?: number;
 }
 
+/**
+ * The tool result as it may leave the activity: redacted first (the whole text, so a secret is never cut in two
+ * by the truncation and the full copy saved for paging is redacted too), then limited.
+ */
 export async function finishToolOutput(
-  text: string,
-  opts: { limit: number; workspace?: string; callId: string; workflowId?: string },
+  raw: string,
+  opts: { limit: number; workspace?: string; callId: string; workflowId?: string; redactor?: Redactor },
 ): Promise<FinishedOutput> {
+  const { text, count } = opts.redactor ? opts.redactor.redact(raw) : { text: raw, count: 0 };
   const { workspace } = opts;
   const save = workspace ? () => saveFullOutput(workspace, opts.callId, text, opts.workflowId) : async () => undefined;
   const { content, truncated } = await limitOutput(text, opts.limit, save);
-  return { content, size: text.length, truncated };
+  return { content, size: text.length, truncated, ...(count ? { redactions: count } : {}) };
 }

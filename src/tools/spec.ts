@@ -70,6 +70,13 @@ export interface ToolContext {
   /** Where running terminal commands are written down (see orphans.ts). */
   processDir: string;
   workflowId?: string;
+  /** Worker variables passed to processes the tool starts, besides the allow-list (src/tools/env.ts). */
+  passEnv?: readonly string[];
+  /**
+   * Where `terminal` runs: in a bubblewrap sandbox (workspace writable, the rest read-only, no network unless
+   * `network`) or not (src/tools/sandbox.ts). Absent: not sandboxed. `bwrap` names the binary (default on PATH).
+   */
+  sandbox?: { mode: 'bwrap' | 'none'; network: boolean; bwrap?: string };
   /** For `cluster` tools: the worker's Temporal client, its task queue and the calling conversation's run config. */
   cluster?: { client: Client; taskQueue: string; conversation?: ConversationInput };
 }

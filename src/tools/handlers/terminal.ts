@@ -2,6 +2,8 @@ import { spawn } from 'node:child_process';
 import { ToolError, type ToolHandler } from '../spec';
 import { TERMINAL_MAX_TIMEOUT_SEC, type terminalSpec } from '../specs/terminal';
 import { forgetProcess, groupStillOurs, newToken, recordProcess, TOKEN_ENV } from '../orphans';
+import { toolEnv } from '../env';
+import { wrapCommand } from '../sandbox';
 import { resolveInWorkspace } from '../workspace';
 import { statOrFail } from './fs-util';
 import { HeadTailBuffer } from './output-buffer';
@@ -35,13 +37,16 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
 
   // The token marks the group's members for the crash clean-up (orphans.ts), also after bash has exited.
   const token = newToken();
-  // detached: bash leads a new process group, so one kill(-pid) reaches everything it started.
-  const child = spawn('bash', ['-c', args.command], {
+  // detached: bash (or bwrap around it, sandbox.ts) leads a new process group, so one kill(-pid) reaches
+  // everything it started.
+  const run = wrapCommand(ctx.sandbox, args.command, { workspace: ctx.workspace, cwd });
+  const child = spawn(run.file, run.args, {
     cwd,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
     // No pagers or prompts: there is no terminal on the other side.
-    env: { ...process.env, PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', TERM: 'dumb', [TOKEN_ENV]: token },
+    // Only the allow-listed variables and passEnv (env.ts): never the worker's keys.
+    env: toolEnv(ctx.passEnv, { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', TERM: 'dumb', [TOKEN_ENV]: token }),
   });
   const pgid = child.pid;
   // Written down while it runs: if this worker dies, the next one on this host kills the group (orphans.ts).

@@ -4,10 +4,12 @@
 import { z } from 'zod';
 import { defineTool } from '../spec';
 
+const TASK_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const taskName = () =>
   z
     .string()
-    .regex(/^[a-z0-9][a-z0-9_-]{0,62}$/, 'lowercase letters, digits, - or _, e.g. "daily-ci-report"')
+    // refine, not .regex(): zod's own regex checks fail in the workflow sandbox, where zod is frozen.
+    .refine((v) => TASK_NAME.test(v), 'use lowercase letters, digits, - or _, e.g. "daily-ci-report"')
     .describe('Unique name of the task, e.g. "daily-ci-report" (lowercase letters, digits, - and _)');
 
 export const taskRegisterSpec = defineTool({

@@ -1,0 +1,408 @@
+// Encrypted payloads (HERMES_PAYLOAD_KEY): the server stores ciphertext only, `hermes codec-server` lets the stock
+// CLI read the same history in clear, a wrong key fails with a clear error, and unencrypted histories still read.
+import { Client } from '@temporalio/client';
+import { METADATA_ENCODING_KEY, type Payload } from '@temporalio/common';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Hermes } from '../src/client';
+import {
+  AesGcmCodec,
+  codecDataConverter,
+  ENCRYPTED_ENCODING,
+  KEY_ID_METADATA,
+  keyIdOf,
+  loadPayloadKeys,
+  payloadCodec,
+  PayloadDecryptError,
+  PayloadKeyError,
+} from '../src/codec';
+import { startCodecServer, type RunningCodecServer } from '../src/codec/server';
+import { fetchRuns, stepRows } from '../src/inspect';
+import { historiesOf, replayAll } from '../src/replay';
+import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
+import { MockModel } from './helpers/mock-model';
+import { cleanEnv, HERMES_BIN, spawnHermes } from './helpers/spawn-hermes';
+import { killAllWorkers, startWorkerProcess } from './helpers/worker-process';
+
+const exec = promisify(execFile);
+const KEY = randomBytes(32).toString('base64');
+const codec = payloadCodec({ HERMES_PAYLOAD_KEY: KEY })!;
+const converter = codecDataConverter(codec);
+const MARK = randomBytes(6).toString('hex');
+const PROMPT = `Read notes.txt and tell me the plan PROMPT-${MARK}`;
+const TOOL_OUT = `the plan is TOOLOUT-${MARK}`;
+const ANSWER = `The plan: ANSWER-${MARK}`;
+const MARKERS = [`PROMPT-${MARK}`, `TOOLOUT-${MARK}`, `ANSWER-${MARK}`];
+
+const temporalCli = (...args: string[]) =>
+  exec(inject('temporalCliPath'), [...args, '--address', inject('temporalAddress')], { maxBuffer: 64 * 1024 * 1024 });
+const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
+
+/** Every payload in a `temporal workflow show -o json` history, with where it was (search attributes flagged). */
+function payloadsIn(node: unknown, at = ''): Array<{ at: string; metadata: Record<string, string>; data?: string }> {
+  if (Array.isArray(node)) return node.flatMap((n, i) => payloadsIn(n, `${at}[${i}]`));
+  if (!node || typeof node !== 'object') return [];
+  const o = node as Record<string, unknown>;
+  if (o.metadata && typeof o.metadata === 'object' && 'encoding' in (o.metadata as object)) {
+    return [{ at, metadata: o.metadata as Record<string, string>, ...(typeof o.data === 'string' ? { data: o.data } : {}) }];
+  }
+  return Object.entries(o).flatMap(([k, v]) => payloadsIn(v, `${at}.${k}`));
+}
+
+let h: Harness;
+let encClient: Client;
+let id: string;
+
+beforeAll(async () => {
+  h = await createHarness([toolCall('read_file', { path: 'notes.txt' }, 'c1'), answer(ANSWER)]);
+  writeFileSync(path.join(h.workspace, 'notes.txt'), TOOL_OUT);
+  encClient = new Client({ connection: h.client.connection, dataConverter: converter });
+  const hermes = await Hermes.connect({ client: encClient, taskQueue: h.taskQueue });
+  const result = await h.run(
+    async () => {
+      const handle = await hermes.start({ prompt: PROMPT });
+      id = handle.id;
+      return handle.result();
+    },
+    { tuning: { dataConverter: converter } },
+  );
+  expect(result).toMatchObject({ status: 'completed', answer: ANSWER });
+  // The worker decrypted what it needed: the model saw the prompt and the tool output in clear.
+  expect(JSON.stringify(h.mock.requests.at(-1)!.messages)).toContain(`TOOLOUT-${MARK}`);
+  expect(JSON.stringify(h.mock.requests[0]!.messages)).toContain(`PROMPT-${MARK}`);
+});
+
+afterAll(async () => {
+  await h?.close();
+});
+
+describe('encrypted payloads in the server', () => {
+  it('no payload in `temporal workflow show -o json` decodes to plaintext; all but search attributes and SDK patch markers are binary/encrypted', async () => {
+    const { stdout } = await temporalCli('workflow', 'show', '-w', id, '-o', 'json');
+    const payloads = payloadsIn(JSON.parse(stdout));
+    // Not run through codecs by any SDK: search attribute values (HermesStatus, …) and the SDK's own patch
+    // markers (a patch id and a flag).
+    const sdkOwn = (p: (typeof payloads)[number]) => p.at.includes('.searchAttributes.') || p.at.includes('.patch-data.');
+    for (const p of payloads.filter((p) => p.at.includes('.patch-data.'))) {
+      expect(Object.keys(JSON.parse(b64(p.data!))).sort()).toEqual(['deprecated', 'id']);
+    }
+    const encrypted = payloads.filter((p) => !sdkOwn(p));
+    expect(encrypted.length).toBeGreaterThan(5);
+    // Summaries (user metadata) go through the codec too.
+    expect(encrypted.some((p) => p.at.includes('userMetadata'))).toBe(true);
+    for (const p of encrypted) {
+      expect(b64(p.metadata.encoding!), p.at).toBe(ENCRYPTED_ENCODING);
+      expect(b64(p.metadata['encryption-key-id']!), p.at).toBe(codec.keyId);
+    }
+    const clear = [stdout, ...payloads.map((p) => b64(p.data ?? ''))].join('\n');
+    for (const m of MARKERS) expect(clear).not.toContain(m);
+    expect(clear).not.toContain('read_file notes.txt');
+  });
+
+  it('`hermes codec-server` + the stock CLI --codec-endpoint show the same history in clear', async () => {
+    const child = spawn(process.execPath, [HERMES_BIN, 'codec-server', '--port', '0'], {
+      env: cleanEnv({ HERMES_PAYLOAD_KEY: KEY }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    try {
+      let stderr = '';
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stderr.setEncoding('utf8').on('data', (d: string) => {
+          stderr += d;
+          const m = /codec server on (http:\/\/\S+)/.exec(stderr);
+          if (m) resolve(m[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`codec-server exited ${code}: ${stderr}`)));
+      });
+      expect(stderr).toContain(`key ${codec.keyId}`);
+      const { stdout } = await temporalCli('workflow', 'show', '-w', id, '-o', 'json', '--codec-endpoint', url);
+      const payloads = payloadsIn(JSON.parse(stdout));
+      const clear = [stdout, ...payloads.map((p) => b64(p.data ?? ''))].join('\n');
+      for (const m of MARKERS) expect(clear).toContain(m);
+      expect(payloads.filter((p) => b64(p.metadata.encoding ?? '') === ENCRYPTED_ENCODING)).toEqual([]);
+      // The text view too.
+      const text = await temporalCli('workflow', 'show', '-w', id, '--detailed', '--codec-endpoint', url);
+      expect(text.stdout).toContain(`ANSWER-${MARK}`);
+    } finally {
+      child.kill('SIGTERM');
+    }
+  });
+});
+
+describe('hermes worker with HERMES_PAYLOAD_KEY', () => {
+  afterAll(async () => {
+    await killAllWorkers();
+  });
+
+  it('a worker process configured by the environment runs an encrypted conversation', async () => {
+    const mock = await MockModel.start([answer(`WORKER-${MARK}`)]);
+    try {
+      const taskQueue = `codec-${process.pid}-${Date.now().toString(36)}`;
+      const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-codec-'));
+      const w = startWorkerProcess(
+        {
+          TEMPORAL_ADDRESS: inject('temporalAddress'),
+          HERMES_TASK_QUEUE: taskQueue,
+          OPENAI_BASE_URL: mock.baseURL,
+          OPENAI_API_KEY: 'test',
+          HERMES_MODEL: 'mock',
+          HERMES_WORKSPACE: workspace,
+          HERMES_LOG_LEVEL: 'warn',
+          HERMES_PAYLOAD_KEY: Buffer.from(KEY, 'base64').toString('hex'),
+        },
+        workspace,
+      );
+      await w.ready;
+      const hermes = await Hermes.connect({ client: encClient, taskQueue });
+      const run = await hermes.start({ prompt: `hello PROMPT-${MARK}` });
+      expect(await run.result()).toMatchObject({ status: 'completed', answer: `WORKER-${MARK}` });
+      expect(JSON.stringify(mock.requests[0]!.messages)).toContain(`PROMPT-${MARK}`);
+      const { stdout } = await temporalCli('workflow', 'show', '-w', run.id, '-o', 'json');
+      const clear = [stdout, ...payloadsIn(JSON.parse(stdout)).map((p) => b64(p.data ?? ''))].join('\n');
+      expect(clear).not.toContain(`PROMPT-${MARK}`);
+      expect(clear).not.toContain(`WORKER-${MARK}`);
+    } finally {
+      await mock.close();
+    }
+  });
+});
+
+describe('codec server', () => {
+  let s: RunningCodecServer;
+  const TOKEN = `tok-${MARK}`;
+  const UI = 'http://localhost:8233';
+  beforeAll(async () => {
+    s = await startCodecServer({ codec, port: 0, origins: [UI], token: TOKEN });
+  });
+  afterAll(async () => {
+    await s?.close();
+  });
+  const post = (endpoint: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(`${s.url}${endpoint}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, ...headers },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+
+  it('with a token: the CLI with --codec-auth reads in clear; without the token the server answers 401', async () => {
+    const { stdout } = await temporalCli('workflow', 'show', '-w', id, '-o', 'json', '--codec-endpoint', s.url, '--codec-auth', `Bearer ${TOKEN}`);
+    const clear = [stdout, ...payloadsIn(JSON.parse(stdout)).map((p) => b64(p.data ?? ''))].join('\n');
+    for (const m of MARKERS) expect(clear).toContain(m);
+
+    const plain = {
+      payloads: [{ metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from('"x"').toString('base64') }],
+    };
+    const none = await post('/decode', plain, { authorization: '' });
+    expect(none.status).toBe(401);
+    expect(none.headers.get('www-authenticate')).toBe('Bearer');
+    expect((await post('/decode', plain, { authorization: 'Bearer wrong' })).status).toBe(401);
+    expect((await post('/decode', plain)).status).toBe(200);
+    // (The stock CLI without --codec-auth retries the 401 until its 10 s deadline and prints no history.)
+  });
+
+  it('encodes and decodes proto3 JSON payloads; a namespace prefix in the path works; bad bodies are 400', async () => {
+    const original = {
+      metadata: { encoding: Buffer.from('json/plain').toString('base64') },
+      data: Buffer.from(JSON.stringify({ hi: MARK })).toString('base64'),
+    };
+    const enc = await post('/default/encode', { payloads: [original] }, { 'x-namespace': 'default' });
+    expect(enc.status).toBe(200);
+    const encoded = ((await enc.json()) as { payloads: Array<{ metadata: Record<string, string>; data: string }> }).payloads;
+    expect(b64(encoded[0]!.metadata.encoding!)).toBe(ENCRYPTED_ENCODING);
+    expect(b64(encoded[0]!.data)).not.toContain(MARK);
+    const dec = await post('/decode', { payloads: [...encoded, original] });
+    expect(dec.status).toBe(200);
+    expect(await dec.json()).toEqual({ payloads: [original, original] });
+    expect((await post('/decode', '{not json')).status).toBe(400);
+    expect((await post('/decode', { payloads: 'x' })).status).toBe(400);
+    const foreign = payloadCodec({ HERMES_PAYLOAD_KEY: randomBytes(32).toString('hex') })!;
+    const [alien] = await foreign.encode([{ metadata: { encoding: Buffer.from('json/plain') }, data: Buffer.from('1') }]);
+    const bad = await post('/decode', {
+      payloads: [
+        {
+          metadata: {
+            encoding: Buffer.from(ENCRYPTED_ENCODING).toString('base64'),
+            'encryption-key-id': Buffer.from(foreign.keyId).toString('base64'),
+          },
+          data: Buffer.from(alien!.data!).toString('base64'),
+        },
+      ],
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toContain(
+      `payload was encrypted with key ${foreign.keyId}, which this process does not have`,
+    );
+    expect((await fetch(`${s.url}/decode`)).status).toBe(405);
+    expect((await fetch(`${s.url}/other`, { method: 'POST' })).status).toBe(404);
+  });
+
+  it('answers the Web UI CORS preflight for its origin, and refuses other origins', async () => {
+    const pre = await fetch(`${s.url}/decode`, {
+      method: 'OPTIONS',
+      headers: { origin: UI, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace,authorization' },
+    });
+    expect(pre.status).toBe(204);
+    expect(pre.headers.get('access-control-allow-origin')).toBe(UI);
+    expect(pre.headers.get('access-control-allow-methods')).toContain('POST');
+    const allowed = (pre.headers.get('access-control-allow-headers') ?? '').split(',').map((x) => x.trim().toLowerCase());
+    expect(allowed).toEqual(expect.arrayContaining(['content-type', 'x-namespace', 'authorization']));
+    expect(pre.headers.get('access-control-allow-credentials')).toBe('true');
+    // The request itself from the UI carries the CORS header too.
+    const r = await post('/decode', { payloads: [] }, { origin: UI });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('access-control-allow-origin')).toBe(UI);
+    expect(await r.json()).toEqual({ payloads: [] });
+
+    const evil = await fetch(`${s.url}/decode`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' },
+    });
+    expect(evil.status).toBe(403);
+    expect(evil.headers.get('access-control-allow-origin')).toBeNull();
+    expect((await post('/decode', { payloads: [] }, { origin: 'http://evil.example' })).status).toBe(403);
+  });
+});
+
+describe('keys', () => {
+  it('a client with a wrong key fails with a clear error, not garbage; an old key in HERMES_PAYLOAD_OLD_KEYS still reads', async () => {
+    const other = randomBytes(32);
+    const read = (c: AesGcmCodec) =>
+      new Client({ connection: h.client.connection, dataConverter: codecDataConverter(c) }).workflow.getHandle(id).result();
+    // Another key (so another id).
+    await expect(read(payloadCodec({ HERMES_PAYLOAD_KEY: other.toString('base64') })!)).rejects.toThrow(
+      `payload was encrypted with key ${codec.keyId}, which this process does not have`,
+    );
+    // A wrong key under the same id: the tag does not verify.
+    const sameId = payloadCodec({ HERMES_PAYLOAD_KEY: other.toString('hex'), HERMES_PAYLOAD_KEY_ID: codec.keyId })!;
+    await expect(read(sameId)).rejects.toThrow(`payload failed to decrypt with key ${codec.keyId}: wrong key or corrupted`);
+    await expect(read(sameId)).rejects.toBeInstanceOf(PayloadDecryptError);
+    // Rotation: a new current key, the old one kept for decoding.
+    const rotated = payloadCodec({ HERMES_PAYLOAD_KEY: other.toString('base64'), HERMES_PAYLOAD_OLD_KEYS: ` ${KEY} ` })!;
+    expect(rotated.keyId).toBe(keyIdOf(other));
+    expect(await read(rotated)).toMatchObject({ answer: ANSWER });
+    // Hermes' own handle rethrows it too (it only turns workflow failures into results).
+    const hermes = await Hermes.connect({
+      client: new Client({ connection: h.client.connection, dataConverter: codecDataConverter(sameId) }),
+      taskQueue: h.taskQueue,
+    });
+    await expect(hermes.get(id).result()).rejects.toThrow(/wrong key or corrupted/);
+  });
+
+  it('hermes inspect decrypts with the key (API and CLI), and says the history is encrypted without it', async () => {
+    const rows = stepRows(await fetchRuns(encClient, id));
+    expect(rows.map((r) => `${r.kind}:${r.name}`)).toEqual(['model:model default', 'tool:read_file', 'model:model default']);
+    expect(JSON.stringify(rows[1]!.output)).toContain(`TOOLOUT-${MARK}`);
+    await expect(fetchRuns(h.client, id)).rejects.toThrow(/is encrypted \(binary\/encrypted payloads\): set HERMES_PAYLOAD_KEY/);
+
+    const address = inject('temporalAddress');
+    const ok = await spawnHermes(['inspect', id, '--json'], { env: { TEMPORAL_ADDRESS: address, HERMES_PAYLOAD_KEY: KEY } });
+    expect(ok.stderr).toBe('');
+    expect(ok.code).toBe(0);
+    expect((JSON.parse(ok.stdout) as Array<{ name: string }>).map((r) => r.name)).toEqual(['model default', 'read_file', 'model default']);
+    const without = await spawnHermes(['inspect', id], { env: { TEMPORAL_ADDRESS: address } });
+    expect(without.code).toBe(1);
+    expect(without.stderr).toContain('is encrypted');
+    const bad = await spawnHermes(['inspect', id], { env: { TEMPORAL_ADDRESS: address, HERMES_PAYLOAD_KEY: 'sk-not-a-key' } });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('HERMES_PAYLOAD_KEY is not a 32-byte key written as base64 (44 characters) or hex (64 characters)');
+    expect(bad.stderr).not.toContain('sk-not-a-key');
+  });
+
+  it('replay: the encrypted history replays with the codec (not without), and unencrypted fixtures replay with it', async () => {
+    const workflowBundle = { codePath: inject('workflowBundlePath') };
+    const withKey = await replayAll(historiesOf(encClient, [id]), { workflowBundle, dataConverter: converter });
+    expect(withKey).toHaveLength(1);
+    expect(withKey[0]!.error).toBeUndefined();
+    const withoutKey = await replayAll(historiesOf(encClient, [id]), { workflowBundle });
+    expect(withoutKey[0]!.error).toBeDefined();
+    // `hermes replay` takes the key from the environment.
+    const cli = await spawnHermes(['replay', id], { env: { TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_PAYLOAD_KEY: KEY } });
+    expect(cli.stdout).toContain('1 of 1 run(s) replay');
+    expect(cli.code).toBe(0);
+
+    const file = path.resolve('test/fixtures/histories/tool-round-trip.json');
+    const history = historyFromJSON(JSON.parse(readFileSync(file, 'utf8')));
+    const workflowId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.workflowId || 'tool-round-trip';
+    const r = await Worker.runReplayHistory({ workflowBundle, dataConverter: converter }, history, workflowId);
+    expect(r).toBeUndefined();
+  });
+
+  it('reads keys as base64, hex or a key file; rejects anything else clearly; never echoes a bad key', () => {
+    const key = randomBytes(32);
+    expect(loadPayloadKeys({})).toBeUndefined();
+    expect(loadPayloadKeys({ HERMES_PAYLOAD_KEY: key.toString('base64') })!.current).toEqual({ id: keyIdOf(key), key });
+    expect(loadPayloadKeys({ HERMES_PAYLOAD_KEY: key.toString('base64url') })!.current.key).toEqual(key);
+    expect(loadPayloadKeys({ HERMES_PAYLOAD_KEY: key.toString('hex').toUpperCase() })!.current.key).toEqual(key);
+    expect(loadPayloadKeys({ HERMES_PAYLOAD_KEY: key.toString('hex'), HERMES_PAYLOAD_KEY_ID: 'prod-2026' })!.current.id).toBe('prod-2026');
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'hermes-key-'));
+    writeFileSync(path.join(dir, 'text'), `${key.toString('base64')}\n`);
+    writeFileSync(path.join(dir, 'raw'), key);
+    expect(loadPayloadKeys({ HERMES_PAYLOAD_KEY_FILE: path.join(dir, 'text') })!.current.key).toEqual(key);
+    expect(loadPayloadKeys({ HERMES_PAYLOAD_KEY_FILE: path.join(dir, 'raw') })!.current.key).toEqual(key);
+    const old = randomBytes(32);
+    expect(
+      loadPayloadKeys({ HERMES_PAYLOAD_KEY: key.toString('hex'), HERMES_PAYLOAD_OLD_KEYS: `v1:${old.toString('base64')}, ${old.toString('hex')}` })!
+        .old,
+    ).toEqual([
+      { id: 'v1', key: old },
+      { id: keyIdOf(old), key: old },
+    ]);
+    const bad = (env: NodeJS.ProcessEnv, message: string | RegExp) => {
+      expect(() => loadPayloadKeys(env)).toThrow(PayloadKeyError);
+      expect(() => loadPayloadKeys(env)).toThrow(message);
+    };
+    bad(
+      { HERMES_PAYLOAD_KEY: 'hunter2-hunter2' },
+      'HERMES_PAYLOAD_KEY is not a 32-byte key written as base64 (44 characters) or hex (64 characters)',
+    );
+    expect(() => loadPayloadKeys({ HERMES_PAYLOAD_KEY: 'hunter2-hunter2' })).not.toThrow(/hunter2/);
+    bad({ HERMES_PAYLOAD_KEY: randomBytes(16).toString('base64') }, /not a 32-byte key/);
+    bad({ HERMES_PAYLOAD_KEY: randomBytes(31).toString('hex') }, /not a 32-byte key/);
+    bad({ HERMES_PAYLOAD_KEY_FILE: path.join(dir, 'missing') }, /HERMES_PAYLOAD_KEY_FILE .*missing: cannot read it/);
+    bad({ HERMES_PAYLOAD_KEY: key.toString('hex'), HERMES_PAYLOAD_KEY_FILE: path.join(dir, 'raw') }, 'not both');
+    bad({ HERMES_PAYLOAD_KEY_ID: 'x' }, 'HERMES_PAYLOAD_KEY_ID set without HERMES_PAYLOAD_KEY');
+    bad({ HERMES_PAYLOAD_OLD_KEYS: key.toString('hex') }, 'HERMES_PAYLOAD_OLD_KEYS set without HERMES_PAYLOAD_KEY');
+    bad({ HERMES_PAYLOAD_KEY: key.toString('hex'), HERMES_PAYLOAD_OLD_KEYS: 'nope' }, 'HERMES_PAYLOAD_OLD_KEYS entry 1 is not a 32-byte key');
+    bad({ HERMES_PAYLOAD_KEY: key.toString('hex'), HERMES_PAYLOAD_KEY_ID: 'a b' }, /HERMES_PAYLOAD_KEY_ID must be/);
+    bad(
+      { HERMES_PAYLOAD_KEY: key.toString('hex'), HERMES_PAYLOAD_KEY_ID: 'k', HERMES_PAYLOAD_OLD_KEYS: `k:${old.toString('hex')}` },
+      'two different payload keys have the id "k"',
+    );
+  });
+
+  it('round-trips payloads exactly, passes unencrypted ones through, and refuses tampered ones', async () => {
+    const p: Payload = { metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain'), other: Buffer.from('meta') }, data: Buffer.from('{"a":1}') };
+    const [e] = await codec.encode([p]);
+    expect(Buffer.from(e!.metadata![METADATA_ENCODING_KEY]!).toString()).toBe(ENCRYPTED_ENCODING);
+    expect(Buffer.from(e!.metadata![KEY_ID_METADATA]!).toString()).toBe(codec.keyId);
+    // iv + ciphertext of the whole Payload (protobuf, metadata included) + tag.
+    expect(e!.data!.length).toBe(12 + temporal.api.common.v1.Payload.encode(p).finish().length + 16);
+    const [d] = await codec.decode([e!]);
+    expect(Buffer.from(d!.data!).toString()).toBe('{"a":1}');
+    expect(Buffer.from(d!.metadata!.other!).toString()).toBe('meta');
+    const [again] = await codec.encode([p]);
+    expect(Buffer.from(again!.data!).equals(Buffer.from(e!.data!))).toBe(false); // a fresh IV each time
+    const [same] = await codec.decode([p]);
+    expect(same).toBe(p);
+    const tampered = { ...e!, data: Buffer.from(e!.data!) };
+    tampered.data[20]! ^= 1;
+    await expect(codec.decode([tampered])).rejects.toThrow(`payload failed to decrypt with key ${codec.keyId}: wrong key or corrupted`);
+    await expect(codec.decode([{ ...e!, data: Buffer.alloc(5) }])).rejects.toThrow(/wrong key or corrupted/);
+  });
+
+  it('without a key: no data converter (the default path is untouched); hermes codec-server refuses to start', async () => {
+    const { dataConverter } = await import('../src/codec');
+    expect(dataConverter({})).toBeUndefined();
+    const r = await spawnHermes(['codec-server', '--port', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('hermes codec-server needs the payload key');
+  });
+});

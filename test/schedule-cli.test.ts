@@ -1,0 +1,323 @@
+// `hermes schedule` against a cluster (TEMPORAL_ADDRESS set: no embedded server; the harness's worker runs the
+// firings), checked against what the server and the stock `temporal schedule` commands say. Every schedule
+// made here is deleted again: the dev server is shared by the whole run.
+import { ScheduleNotFoundError } from '@temporalio/client';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { main, UsageError } from '../src/cli/index';
+import { TaskError } from '../src/schedules/client';
+import { scheduleIdOf } from '../src/schedules/tasks';
+import { formatFireTime } from '../src/schedules/when';
+import { DEFAULT_LIMITS } from '../src/shared/defaults';
+import { answer, createHarness, type Harness } from './helpers/harness';
+import { waitFor } from './helpers/wait';
+
+const exec = promisify(execFile);
+const ANSWER = 'All 3 nightly builds passed.\nDetails: 412 tests, 0 failures.';
+const uid = `${process.pid.toString(36)}${Date.now().toString(36)}`;
+const created = new Set<string>();
+let h: Harness;
+
+beforeAll(async () => {
+  // A */5 cron may also fire by itself during a test: every firing gets the same answer.
+  h = await createHarness(Array.from({ length: 4 }, () => answer(ANSWER)));
+});
+afterEach(async () => {
+  // The schedules, and any firing left running (a */5 cron may fire by itself while no worker polls).
+  await Promise.all(
+    [...created].map(async (n) => {
+      await h.client.schedule
+        .getHandle(scheduleIdOf(n))
+        .delete()
+        .catch(() => undefined);
+      for await (const w of h.client.workflow.list({ query: `HermesSchedule = "${n}" AND ExecutionStatus = "Running"` })) {
+        await h.client.workflow
+          .getHandle(w.workflowId)
+          .terminate('test clean-up')
+          .catch(() => undefined);
+      }
+    }),
+  );
+  created.clear();
+});
+afterAll(async () => {
+  await h?.close();
+});
+
+/** A task name unique to this run, deleted after the test. */
+function taskName(what: string): string {
+  const name = `cli-${uid}-${what}`;
+  created.add(name);
+  return name;
+}
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** The real `hermes` command against the shared dev server, on the harness's task queue. */
+async function hermes(args: string[], opts: { cwd?: string } = {}): Promise<Run> {
+  try {
+    const r = await exec(process.execPath, [path.resolve('bin/hermes.js'), ...args], {
+      cwd: opts.cwd ?? process.cwd(),
+      env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: h.taskQueue },
+    });
+    return { code: 0, ...r };
+  } catch (err) {
+    const e = err as { code?: number; stdout?: string; stderr?: string };
+    if (typeof e.code !== 'number') throw err;
+    return { code: e.code, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
+async function ok(args: string[], opts?: { cwd?: string }): Promise<Run> {
+  const r = await hermes(args, opts);
+  expect(r.code, `hermes ${args.join(' ')}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`).toBe(0);
+  return r;
+}
+
+/** The stock `temporal` CLI against the same server. */
+async function temporal(...args: string[]): Promise<string> {
+  const cli = inject('temporalCliPath');
+  expect(cli, 'the test setup provides the temporal CLI').toBeTruthy();
+  return (await exec(cli, [...args, '--address', inject('temporalAddress')])).stdout;
+}
+
+async function temporalDescribe(name: string): Promise<{ schedule: { state: { paused?: boolean } } }> {
+  return JSON.parse(await temporal('schedule', 'describe', '--schedule-id', scheduleIdOf(name), '-o', 'json')) as {
+    schedule: { state: { paused?: boolean } };
+  };
+}
+
+const describeSchedule = (name: string) => h.client.schedule.getHandle(scheduleIdOf(name)).describe();
+const fireTimes = (times: Date[], tz: string) => times.slice(0, 3).map((t) => formatFireTime(t, tz));
+
+describe('hermes schedule', () => {
+  it('add, list, show, a firing started by `temporal schedule trigger`, runs, pause, resume and rm', async () => {
+    const name = taskName('cycle');
+    const tz = 'Europe/Paris';
+    // A relative --workspace is made absolute where it was typed.
+    const add = await ok(
+      [
+        'schedule',
+        'add',
+        name,
+        '--cron',
+        '*/5 * * * *',
+        '--tz',
+        tz,
+        '--workspace',
+        path.basename(h.workspace),
+        '--tools',
+        'files',
+        '--max-iterations',
+        '5',
+        '--description',
+        'nightly CI summary',
+        'Summarise last night’s CI runs',
+      ],
+      { cwd: path.dirname(h.workspace) },
+    );
+    expect(add.stdout).toContain(`registered task ${name} (schedule ${scheduleIdOf(name)}): */5 * * * * (${tz})`);
+    expect(add.stderr).toMatch(new RegExp(`firings run on the workers of task queue "${h.taskQueue}"`));
+    const registered = await describeSchedule(name);
+    for (const t of fireTimes(registered.info.nextActionTimes, tz)) expect(add.stdout).toContain(`  ${t}`);
+    expect(registered.action.args?.[0]).toMatchObject({
+      prompt: 'Summarise last night’s CI runs',
+      workspace: h.workspace,
+      tools: ['files'],
+      limits: { ...DEFAULT_LIMITS, maxIterations: 5 },
+      scheduled: true,
+      schedule: { name },
+    });
+    expect(registered.action.taskQueue).toBe(h.taskQueue);
+
+    // Both lists show it (schedule visibility is eventually consistent: wait until the server lists it).
+    await waitFor('the schedule in the visibility store', async () => (await h.hermes.schedules.list()).some((t) => t.name === name));
+    const [list, stockList] = await Promise.all([ok(['schedule', 'list']), temporal('schedule', 'list')]);
+    const line = list.stdout.split('\n').find((l) => l.startsWith(`${name} `));
+    expect(line).toMatch(new RegExp(`^${name}\\s+active\\s+\\*/5 \\* \\* \\* \\* \\(${tz}\\)\\s+next .*nightly CI summary$`));
+    expect(stockList).toContain(scheduleIdOf(name));
+
+    // show: the next 3 fire times are the server's, to the second (a 5-minute boundary may pass meanwhile).
+    const before = await describeSchedule(name);
+    const show = await ok(['schedule', 'show', name]);
+    const after = await describeSchedule(name);
+    const printed = show.stdout.split('\n').filter((l) => /^ {2}\w{3} \d{4}-/.test(l));
+    expect([fireTimes(before.info.nextActionTimes, tz), fireTimes(after.info.nextActionTimes, tz)]).toContainEqual(printed.map((l) => l.trim()));
+    expect(printed).toHaveLength(3);
+    expect(show.stdout).toContain(`run config: tools files · workspace ${h.workspace} · maxIterations 5`);
+
+    // The stock CLI fires it; the harness's worker runs the conversation with the task's run config.
+    const workflowId = await h.run(async () => {
+      await temporal('schedule', 'trigger', '--schedule-id', scheduleIdOf(name));
+      const id = await waitFor('the triggered firing', async () => (await describeSchedule(name)).info.recentActions[0]?.action.workflow.workflowId);
+      expect((await h.hermes.get(id).result()).status).toBe('completed');
+      return id;
+    });
+    expect(workflowId).toMatch(new RegExp(`^${scheduleIdOf(name)}-\\d{4}-\\d{2}-\\d{2}T`));
+    const request = h.mock.requests[0]!;
+    expect(request.messages.at(-1)).toMatchObject({ role: 'user', content: 'Summarise last night’s CI runs' });
+    expect(request.tools?.sort()).toEqual(['list_dir', 'patch', 'read_file', 'search_files', 'write_file']);
+
+    // runs: status, start time, workflow id and the answer's first line (the firing is found by HermesSchedule).
+    const listed = await waitFor('the firing in the visibility store', async () =>
+      (await h.hermes.schedules.runs(name)).find((r) => r.status === 'completed'),
+    );
+    expect(listed).toMatchObject({ workflowId, execution: 'COMPLETED', status: 'completed', answer: ANSWER });
+    const { stdout: runs } = await ok(['schedule', 'runs', name]);
+    expect(runs).toMatch(
+      new RegExp(`^completed\\s+\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z\\s+${workflowId}\\s+All 3 nightly builds passed\\.$`, 'm'),
+    );
+    expect(runs).not.toContain('Details');
+
+    // pause / resume / rm as the stock CLI sees them.
+    await ok(['schedule', 'pause', name, '--note', 'holiday week']);
+    expect((await temporalDescribe(name)).schedule.state).toMatchObject({ paused: true, notes: 'holiday week' });
+    await ok(['schedule', 'resume', name]);
+    expect((await temporalDescribe(name)).schedule.state.paused ?? false).toBe(false);
+    expect((await ok(['schedule', 'rm', name])).stdout).toContain(`deleted task ${name}`);
+    await expect(temporal('schedule', 'describe', '--schedule-id', scheduleIdOf(name))).rejects.toMatchObject({
+      stderr: expect.stringMatching(/not found/),
+    });
+    await expect(h.hermes.schedules.describe(name)).rejects.toThrow(`no task named "${name}"`);
+  });
+
+  it('a one-shot ("in 3s") fires exactly once, then has no actions left', async () => {
+    const name = taskName('once');
+    const add = await ok(['schedule', 'add', name, '--cron', 'in 3s', 'Say hello once']);
+    expect(add.stdout.match(/^ {2}\w{3} /gm)).toHaveLength(1);
+    const firstId = await h.run(async () => {
+      const d = await waitFor('the one-shot to fire', async () => {
+        const s = await describeSchedule(name);
+        return s.state.remainingActions === 0 && s.info.recentActions.length > 0 && s;
+      });
+      const id = d.info.recentActions[0]!.action.workflow.workflowId;
+      expect((await h.hermes.get(id).result()).status).toBe('completed');
+      return id;
+    });
+    const d = await describeSchedule(name);
+    expect(d.state.remainingActions).toBe(0);
+    expect(d.info.numActionsTaken).toBe(1);
+    expect(d.info.recentActions.map((a) => a.action.workflow.workflowId)).toEqual([firstId]);
+    expect(d.info.nextActionTimes).toEqual([]);
+    // show --json: the task as the CLI sees it, done.
+    const shown = JSON.parse((await ok(['schedule', 'show', name, '--json'])).stdout) as Record<string, unknown>;
+    expect(shown).toMatchObject({ name, paused: false, remainingActions: 0, nextRuns: [], recentRuns: [{ workflowId: firstId }] });
+  }, 30_000);
+
+  it('an existing name is an error unless --replace', async () => {
+    const name = taskName('dup');
+    await h.hermes.schedules.create({ name, when: '@daily', prompt: 'first prompt' });
+    const again = await hermes(['schedule', 'add', name, '--cron', '@hourly', 'second prompt']);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`a task named "${name}" already exists (@daily, registered by the client)`);
+    expect(again.stderr).toContain('--replace');
+    expect((await describeSchedule(name)).memo?.hermes).toMatchObject({ when: '@daily', prompt: 'first prompt' });
+
+    const replaced = JSON.parse((await ok(['schedule', 'add', name, '--cron', '@hourly', '--replace', '--json', 'second prompt'])).stdout) as {
+      when: string;
+      nextRuns: string[];
+    };
+    expect(replaced.when).toBe('@hourly');
+    expect(replaced.nextRuns).toHaveLength(3);
+    expect(new Date(replaced.nextRuns[1]!).getTime() - new Date(replaced.nextRuns[0]!).getTime()).toBe(3_600_000);
+    expect((await describeSchedule(name)).memo?.hermes).toMatchObject({ when: '@hourly', prompt: 'second prompt' });
+  });
+
+  it('invalid schedules are usage errors, found before connecting, and nothing is created', async () => {
+    const cases: Array<[string, string[], RegExp]> = [
+      [
+        taskName('bad1'),
+        ['--cron', '61 * * * *'],
+        /"61 \* \* \* \*" is not a valid cron expression .*got value 61 expected range 0-59.*e\.g\. "0 9 \* \* 1-5"/,
+      ],
+      [taskName('bad2'), ['--cron', 'every 0m'], /an interval must be at least 1 minute/],
+      [taskName('bad3'), ['--cron', 'in -5m'], /"in -5m" is not in the future/],
+      [taskName('bad4'), ['--cron', 'garbage'], /"garbage" is not a schedule: a cron expression has 5 fields/],
+      [taskName('bad5'), ['--cron', '0 9 * * *', '--tz', 'Mars/Base'], /unknown timezone "Mars\/Base"/],
+      [taskName('bad6'), ['--cron', '@daily', '--tools', 'files,no_such_tool'], /unknown tools or toolsets: no_such_tool/],
+      [taskName('bad7'), ['--cron', '@daily', '--max-iterations', '0'], /--max-iterations must be a positive whole number/],
+      [taskName('bad8'), [], /needs --cron/],
+      ['not-a-name!', ['--cron', '@daily'], /task name "not-a-name!": use 1-63 lowercase letters/],
+    ];
+    // In this process (bin/hermes.js turns a UsageError into exit code 2)…
+    for (const [name, opts, message] of cases) {
+      const err = await main(['schedule', 'add', name, ...opts, 'do something']).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err, `${name} ${opts.join(' ')}`).toBeInstanceOf(UsageError);
+      expect((err as Error).message).toMatch(message);
+    }
+    // …and two of them as real commands, against the cluster.
+    const real = await Promise.all([cases[0]!, cases[4]!].map(([name, opts]) => hermes(['schedule', 'add', name, ...opts, 'do something'])));
+    real.forEach((r, i) => {
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch([cases[0]!, cases[4]!][i]![2]);
+      expect(r.stdout).toBe('');
+    });
+    for (const [name] of cases) await expect(describeSchedule(name)).rejects.toBeInstanceOf(ScheduleNotFoundError);
+  });
+});
+
+describe('hermes.schedules (code)', () => {
+  it('create resolves a relative workspace; update keeps what it does not change, paused included; delete', async () => {
+    const name = taskName('code');
+    const schedules = h.hermes.schedules;
+    const rel = path.relative(process.cwd(), h.workspace);
+    const info = await schedules.create({
+      name,
+      when: '0 9 * * 1-5',
+      timezone: 'America/New_York',
+      prompt: 'Weekday report',
+      config: { workspace: rel, tools: ['files'], limits: { maxIterations: 7 }, approvalMode: 'allow' },
+      webhook: '$REPORT_URL',
+      overlap: 'buffer_one',
+    });
+    expect(info.nextRuns.slice(0, 3).map((t) => formatFireTime(t, 'America/New_York'))).toEqual([
+      expect.stringMatching(/^(Mon|Tue|Wed|Thu|Fri) \d{4}-\d{2}-\d{2} 09:00:00 America\/New_York \(1[34]:00:00 UTC\)$/),
+      expect.any(String),
+      expect.any(String),
+    ]);
+    expect((await describeSchedule(name)).memo?.hermes).toMatchObject({ registeredBy: { via: 'client' } });
+    await expect(schedules.create({ name, when: '@daily', prompt: 'x' })).rejects.toThrow(TaskError);
+
+    await schedules.pause(name, 'on hold');
+    const updated = await schedules.update(name, { prompt: 'Weekday report, short', config: { model: 'cheap', limits: { maxTokens: 5000 } } });
+    expect(updated).toMatchObject({
+      prompt: 'Weekday report, short',
+      paused: true,
+      note: 'on hold',
+      when: '0 9 * * 1-5',
+      timezone: 'America/New_York',
+    });
+    expect(await schedules.definition(name)).toEqual({
+      name,
+      when: '0 9 * * 1-5',
+      timezone: 'America/New_York',
+      prompt: 'Weekday report, short',
+      config: {
+        workspace: h.workspace,
+        tools: ['files'],
+        limits: { ...DEFAULT_LIMITS, maxIterations: 7, maxTokens: 5000 },
+        approvalMode: 'allow',
+        model: 'cheap',
+      },
+      webhook: '$REPORT_URL',
+      overlap: 'buffer_one',
+      catchupWindowSec: 600,
+    });
+    const d = await describeSchedule(name);
+    expect(d.policies.overlap).toBe('BUFFER_ONE');
+    expect(d.action.taskQueue).toBe(h.taskQueue);
+
+    await schedules.delete(name);
+    await expect(schedules.describe(name)).rejects.toThrow(`no task named "${name}"`);
+    await expect(schedules.update(name, { prompt: 'x' })).rejects.toThrow(TaskError);
+  });
+});
