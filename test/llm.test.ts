@@ -4,6 +4,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { describe, expect, it } from 'vitest';
 import { classifyModelError, retryAfterMs } from '../src/llm/errors';
 import { parseToolCallsFromText } from '../src/llm/parse-tool-calls';
+import { loadProfiles } from '../src/llm/profiles';
 
 const apiError = (status: number, message: string, headers: Record<string, string> = {}) =>
   APIError.generate(status, { error: { message } }, message, new Headers(headers));
@@ -60,6 +61,17 @@ describe('classifyModelError', () => {
     });
   }
 
+  it('names the endpoint, the first thing to check', () => {
+    const url = 'http://127.0.0.1:9/v1';
+    expect((classifyModelError(new APIConnectionError({ message: 'fetch failed' }), url) as Error).message).toBe(
+      `cannot reach the model endpoint ${url}: fetch failed`,
+    );
+    expect((classifyModelError(new APIConnectionTimeoutError(), url) as Error).message).toMatch(
+      `model request to ${url} timed out (raise HERMES_MODEL_TIMEOUT`,
+    );
+    expect((classifyModelError(apiError(500, 'oops'), url) as Error).message).toMatch(`model endpoint ${url} answered 500`);
+  });
+
   it('sets nextRetryDelay from Retry-After on 429', () => {
     const f = classifyModelError(apiError(429, 'slow', { 'retry-after': '7' })) as ApplicationFailure;
     expect(f.nextRetryDelay).toBe(7000);
@@ -74,5 +86,16 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs(new Headers({ 'retry-after': 'Sun, 29 Nov 2026 12:00:30 GMT' }), now)).toBe(30_000);
     expect(retryAfterMs(new Headers({ 'retry-after': '99999' }))).toBe(600_000);
     expect(retryAfterMs(new Headers({}))).toBeUndefined();
+  });
+});
+
+describe('the default profile from the environment', () => {
+  it('caps replies at 4,096 tokens unless HERMES_MAX_TOKENS says otherwise, and takes HERMES_MODEL_TIMEOUT in seconds', () => {
+    const env = { HERMES_CONFIG: '/nonexistent/hermes.config.json' };
+    expect(loadProfiles(env).profiles.default).toMatchObject({ maxTokens: 4_096, timeoutMs: 300_000 });
+    expect(loadProfiles({ ...env, HERMES_MAX_TOKENS: '512', HERMES_MODEL_TIMEOUT: '45' }).profiles.default).toMatchObject({
+      maxTokens: 512,
+      timeoutMs: 45_000,
+    });
   });
 });

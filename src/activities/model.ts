@@ -76,7 +76,7 @@ export function createModelActivities(deps: ModelDeps) {
     } catch (err) {
       // Cancelled (interrupt, workflow cancel): let Temporal see the cancellation, not a model failure.
       if (ctx.cancellationSignal.aborted) throw err;
-      const failure = classifyModelError(err);
+      const failure = classifyModelError(err, profile.baseURL);
       // An endpoint's error text can quote what it was sent; the failure is recorded in history.
       throw deps.redactor ? deps.redactor.error(failure) : failure;
     } finally {

@@ -6,16 +6,23 @@ import { FailureType } from '../shared/errors';
 
 const OVERFLOW = /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|reduce the length/i;
 
-export function classifyModelError(err: unknown): ApplicationFailure | Error {
+/** `endpoint` (the profile's base URL) is named in network errors: the first thing to check. */
+export function classifyModelError(err: unknown, endpoint?: string): ApplicationFailure | Error {
+  const at = endpoint ? ` ${endpoint}` : '';
   if (err instanceof ApplicationFailure) return err;
   if (err instanceof APIUserAbortError) return err; // cancellation: let Temporal see the abort as is
-  if (err instanceof APIConnectionTimeoutError) return failure(FailureType.ModelTimeout, `model request timed out`, err);
+  if (err instanceof APIConnectionTimeoutError)
+    return failure(
+      FailureType.ModelTimeout,
+      `model request to${at || ' the endpoint'} timed out (raise HERMES_MODEL_TIMEOUT or the profile's timeoutMs)`,
+      err,
+    );
   if (err instanceof APIConnectionError) {
-    return failure(FailureType.ModelNetwork, `cannot reach the model endpoint: ${causeText(err)}`, err);
+    return failure(FailureType.ModelNetwork, `cannot reach the model endpoint${at}: ${causeText(err)}`, err);
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const s = err.status;
-    const msg = `model endpoint answered ${s}: ${err.message}`;
+    const msg = `model endpoint${at} answered ${s}: ${err.message}`;
     if (s === 401 || s === 403) return failure(FailureType.ModelAuth, msg, err, true);
     if (s === 429) return failure(FailureType.RateLimited, msg, err, false, retryAfterMs(err.headers as Headers | undefined));
     if (s === 408) return failure(FailureType.ModelTimeout, msg, err);
@@ -27,7 +34,7 @@ export function classifyModelError(err: unknown): ApplicationFailure | Error {
   }
   if (err instanceof Error && err.name === 'AbortError') return err;
   const text = err instanceof Error ? err.message : String(err);
-  return failure(FailureType.ModelNetwork, `model call failed: ${text}`, err instanceof Error ? err : undefined);
+  return failure(FailureType.ModelNetwork, `model call to${at || ' the endpoint'} failed: ${text}`, err instanceof Error ? err : undefined);
 }
 
 function failure(type: string, message: string, cause?: Error, nonRetryable = false, nextRetryDelayMs?: number) {

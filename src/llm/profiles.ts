@@ -105,6 +105,9 @@ export function loadProfiles(env: NodeJS.ProcessEnv = process.env, cwd = process
         model: env.HERMES_MODEL ?? 'gpt-4o-mini',
         apiKeyEnv: 'OPENAI_API_KEY',
         contextWindow: env.HERMES_CONTEXT_WINDOW ? Number(env.HERMES_CONTEXT_WINDOW) : undefined,
+        // A cap on each reply, so a rambling model cannot run into the timeout on every paid retry.
+        maxTokens: env.HERMES_MAX_TOKENS ? Number(env.HERMES_MAX_TOKENS) : 4_096,
+        timeoutMs: env.HERMES_MODEL_TIMEOUT ? Number(env.HERMES_MODEL_TIMEOUT) * 1000 : undefined,
       }),
       name: 'default',
     },
