@@ -3,7 +3,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
 import { classifyModelError } from '../llm/errors';
-import { parseToolCallsFromText } from '../llm/parse-tool-calls';
+import { recoverToolCalls } from '../llm/parse-tool-calls';
 import { costOf, type ModelProfile, type ProfileSet } from '../llm/profiles';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
@@ -155,14 +155,20 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
         ]
       : [],
   );
-  // Tool calls written as text (fenced JSON, <tool_call> tags): the text itself is not an answer then.
-  const fromText =
-    toolCalls.length === 0 && content && input.tools.length ? parseToolCallsFromText(content, input.tools, `call_${input.step}_text`) : [];
-  if (fromText.length) toolCalls = fromText;
+  // Tool calls written as text (see recoverToolCalls): the text itself is not an answer then. Text that looks
+  // like an attempted call but yields none is flagged, so the workflow can ask again instead of ending the run.
+  const recovered =
+    toolCalls.length === 0 && content && input.tools.length ? recoverToolCalls(content, input.tools, `call_${input.step}_text`) : undefined;
+  const fromText = !!recovered?.calls.length;
+  if (recovered && fromText) {
+    toolCalls = recovered.calls.map((c) => ({ ...c, function: { ...c.function, arguments: argumentsText(c.function.arguments) } }));
+  }
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
   return {
-    message: { content: fromText.length ? null : content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+    message: { content: fromText ? null : content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+    ...(fromText ? { fromText: true as const } : {}),
+    ...(recovered?.unparsed ? { unparsedToolCall: recovered.unparsed } : {}),
     usage: {
       promptTokens: prompt,
       completionTokens: completion,
@@ -183,8 +189,16 @@ export function redactResult(r: ModelCallResult, redactor: Redactor): ModelCallR
     count += args.count;
     return { ...tc, function: { ...tc.function, arguments: args.text } };
   });
+  // The reason for an unrecovered call can quote the reply (a JSON parse error shows the text near the fault).
+  const unparsed = r.unparsedToolCall === undefined ? undefined : redactor.redact(r.unparsedToolCall);
+  count += unparsed?.count ?? 0;
   if (!count) return r;
-  return { ...r, message: { content: content?.text ?? null, ...(calls ? { tool_calls: calls } : {}) }, redactions: count };
+  return {
+    ...r,
+    message: { content: content?.text ?? null, ...(calls ? { tool_calls: calls } : {}) },
+    ...(unparsed ? { unparsedToolCall: unparsed.text } : {}),
+    redactions: count,
+  };
 }
 
 /**

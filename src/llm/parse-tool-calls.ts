@@ -1,38 +1,288 @@
 // Some models (small local ones especially) write tool calls as text instead of using the tool_calls field.
-// Recover the common shapes so the loop treats them as real calls.
+// Recover the shapes real models write, so the loop treats them as real calls:
+//   - markers: <tool_call>…</tool_call> (also unclosed), <|tool_call|>, <function_call>, <tools>…</tools>,
+//     Llama's <|python_tag|>{…}, Mistral's [TOOL_CALLS][…] and [TOOL_CALLS]name[ARGS]{…};
+//   - fenced JSON blocks;
+//   - a JSON object or array starting the reply or a line, trailing prose allowed;
+// with the key variants name/tool/tool_name, arguments/args/parameters/input, {"function": {…}}, arguments as an
+// object or a JSON string, doubled braces ({{…}}) and raw newlines inside strings repaired.
+// A JSON value outside a marker counts only when it is shaped like a call (only call keys), so ordinary JSON
+// answers stay answers; it is executed only when it names an offered tool. A reply that looks like an attempted
+// call but yields none is reported (`unparsed`) instead of passing for an answer.
 import type { ToolCall } from '../shared/wire';
 
-const TAGGED = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g;
-const FENCED = /```(?:json|tool_call|tool)?\s*\n?([\s\S]*?)```/g;
-
-export function parseToolCallsFromText(text: string, toolNames: string[], idPrefix: string): ToolCall[] {
-  const known = new Set(toolNames);
-  const found: ToolCall[] = [];
-  const add = (raw: string) => {
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      return;
-    }
-    for (const item of Array.isArray(value) ? value : [value]) {
-      const call = asCall(item);
-      if (call && known.has(call.name)) {
-        found.push({ id: `${idPrefix}_${found.length}`, type: 'function', function: call });
-      }
-    }
-  };
-  for (const m of text.matchAll(TAGGED)) add(m[1]!);
-  if (found.length === 0) for (const m of text.matchAll(FENCED)) add(m[1]!);
-  return found;
+export interface TextToolCalls {
+  /** Recovered calls, in reply order; empty when there are none. */
+  calls: ToolCall[];
+  /**
+   * Set only when `calls` is empty and the reply looks like an attempted tool call that could not be recovered:
+   * why, in one short sentence for a correction to the model.
+   */
+  unparsed?: string;
 }
 
-function asCall(v: unknown): { name: string; arguments: string } | undefined {
-  if (!v || typeof v !== 'object') return undefined;
-  const o = v as Record<string, unknown>;
-  const fn = (o.function && typeof o.function === 'object' ? o.function : o) as Record<string, unknown>;
-  const name = fn.name ?? fn.tool ?? fn.tool_name;
-  if (typeof name !== 'string') return undefined;
-  const args = fn.arguments ?? fn.parameters ?? fn.args ?? fn.input ?? {};
-  return { name, arguments: typeof args === 'string' ? args : JSON.stringify(args) };
+/** Calls recovered from a reply's text (see the file comment); ids are `${idPrefix}_${i}`. */
+export function recoverToolCalls(text: string, toolNames: string[], idPrefix: string): TextToolCalls {
+  const known = new Set(toolNames);
+  const found: Found = { items: [], problems: [] };
+  fromMarkers(text, found);
+  if (!found.items.length && !found.problems.length) fromFences(text, found);
+  if (!found.items.length && !found.problems.length) fromLines(text, found);
+
+  const calls = found.items.filter((i): i is CallItem => i.kind === 'call');
+  if (calls.some((c) => known.has(c.name))) {
+    // Calls to tools that are not offered go along: the workflow answers each with "unknown tool".
+    return { calls: calls.map((c, i) => ({ id: `${idPrefix}_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } })) };
+  }
+  const unknown = [...new Set(calls.map((c) => c.name))];
+  const reason =
+    found.problems[0] ??
+    (unknown.length ? `it names ${unknown.join(', ')}, which ${unknown.length > 1 ? 'are not tools' : 'is not a tool'} here` : undefined);
+  if (!reason) return { calls: [] };
+  const tools = toolNames.length ? `tools: ${toolNames.join(', ')}` : 'no tools are offered';
+  return { calls: [], unparsed: clip(`${reason}; ${tools}`, 600) };
+}
+
+/** Only the recovered calls (see recoverToolCalls). */
+export function parseToolCallsFromText(text: string, toolNames: string[], idPrefix: string): ToolCall[] {
+  return recoverToolCalls(text, toolNames, idPrefix).calls;
+}
+
+interface CallItem {
+  kind: 'call';
+  name: string;
+  arguments: string;
+}
+type Item = CallItem | { kind: 'other'; why: string };
+interface Found {
+  items: Item[];
+  problems: string[];
+}
+
+// Opening markers; what follows each is read as JSON up to the first thing that is not JSON (a closing tag, prose).
+const MARKERS = /<tool_call>|<\|tool_call\|>|<tool_calls>|<function_call>|<tools>|<\|python_tag\|>|\[TOOL_CALLS\]/g;
+// Mistral's newer form: [TOOL_CALLS]name[ARGS]{…} (optionally [CALL_ID]id before [ARGS]).
+const MISTRAL_NAMED = /^\s*([\w.-]+)\s*(?:\[CALL_ID\]\s*\S+?\s*)?\[ARGS\]/;
+
+function fromMarkers(text: string, found: Found): void {
+  // Bounded like fromLines: each marker's JSON may be read to the text's end.
+  for (const m of [...text.matchAll(MARKERS)].slice(0, 64)) {
+    const marker = m[0];
+    let rest = text.slice(m.index + marker.length);
+    let named: string | undefined;
+    if (marker === '[TOOL_CALLS]') {
+      const nm = MISTRAL_NAMED.exec(rest);
+      if (nm) {
+        named = nm[1];
+        rest = rest.slice(nm[0].length);
+      }
+    }
+    const read = readJsonValues(rest);
+    if (read.error !== undefined || !read.values.length) {
+      found.problems.push(read.error !== undefined ? `the JSON after ${marker} does not parse: ${read.error}` : `no JSON object follows ${marker}`);
+      continue;
+    }
+    if (named !== undefined) {
+      const args = read.values[0];
+      found.items.push({ kind: 'call', name: named, arguments: argumentsJson(args) });
+      continue;
+    }
+    for (const value of read.values.flatMap((v) => (Array.isArray(v) ? (v as unknown[]) : [v]))) {
+      const item = asCall(value, true);
+      if (item.kind === 'call') found.items.push(item);
+      else found.problems.push(`the JSON after ${marker} ${item.why}`);
+    }
+  }
+}
+
+const FENCED = /```[ \t]*(?:json|tool_call|tool|tools|function_call)?[ \t]*\r?\n?([\s\S]*?)```/g;
+
+function fromFences(text: string, found: Found): void {
+  for (const m of text.matchAll(FENCED)) fromJsonAt(m[1]!, 0, found);
+}
+
+/** JSON values that start the reply or a line; for a reply that is a bare call, maybe followed by prose. */
+function fromLines(text: string, found: Found): void {
+  const line = /^[ \t]*[[{]/gm;
+  let m: RegExpExecArray | null;
+  // Bounded: a value that never closes is read to the text's end.
+  for (let tries = 0; tries < 20 && (m = line.exec(text)); tries++) {
+    const start = m.index + m[0].length - 1;
+    const read = fromJsonAt(text, start, found);
+    // After a value that did not parse, go on at the next line: it may have swallowed a call below it.
+    line.lastIndex = read.ok ? read.end : start + 1;
+  }
+}
+
+/**
+ * Reads the JSON values at `start` of `text`, adds those shaped like calls (or a parse failure of something that
+ * looks like a call) to `found`; says whether it parsed and where reading stopped.
+ */
+function fromJsonAt(text: string, start: number, found: Found): { ok: boolean; end: number } {
+  const read = readJsonValues(text.slice(start));
+  if (read.error !== undefined) {
+    if (LOOKS_LIKE_CALL.test(text.slice(start, start + 2000))) {
+      found.problems.push(`the reply looks like a tool call, but its JSON does not parse: ${read.error}`);
+    }
+    return { ok: false, end: start + read.end };
+  }
+  const values = read.values.flatMap((v) => (Array.isArray(v) ? (v as unknown[]) : [v]));
+  for (const value of values) {
+    const item = asCall(value, false);
+    if (item.kind === 'call') found.items.push(item);
+  }
+  return { ok: true, end: start + read.end };
+}
+
+// Something with a name-ish key and an arguments-ish key: an attempted call even when its JSON is broken.
+const LOOKS_LIKE_CALL = /^\s*[[{]+\s*"(?:name|tool|tool_name|function)"\s*:[\s\S]*"(?:arguments|args|parameters|input)"\s*:/;
+
+const NAME_KEYS = ['name', 'tool', 'tool_name'] as const;
+const ARG_KEYS = ['arguments', 'args', 'parameters', 'input'] as const;
+const CALL_KEYS = new Set<string>([...NAME_KEYS, ...ARG_KEYS, 'function', 'id', 'type', 'call_id']);
+
+/**
+ * A call, when `value` is shaped like one. `lenient` (after a marker): any object with a name counts, its other
+ * keys taken as the arguments when there is no arguments key. Otherwise only call keys may appear, and an
+ * arguments key (or a nested "function") must.
+ */
+function asCall(value: unknown, lenient: boolean): Item {
+  if (!isObject(value)) return { kind: 'other', why: 'is not an object with a tool "name"' };
+  const fnValue = value.function;
+  const fn = isObject(fnValue) ? fnValue : value;
+  let name: unknown = NAME_KEYS.map((k) => fn[k]).find((v) => v !== undefined);
+  if (name === undefined && typeof fnValue === 'string') name = fnValue;
+  if (typeof name !== 'string' || !name) return { kind: 'other', why: 'has no tool "name"' };
+  const argKey = ARG_KEYS.find((k) => Object.hasOwn(fn, k));
+  const args = argKey ? fn[argKey] : undefined;
+  if (typeof fn.description === 'string' && argKey === 'parameters' && isObject(args) && ('properties' in args || args.type === 'object')) {
+    return { kind: 'other', why: `is the definition of ${name}, not a call to it` };
+  }
+  if (!lenient && (!Object.keys(value).every((k) => CALL_KEYS.has(k)) || (!argKey && fn === value))) {
+    return { kind: 'other', why: 'is not a tool call' };
+  }
+  if (!argKey && lenient && fn === value) {
+    const rest = Object.fromEntries(Object.entries(value).filter(([k]) => !CALL_KEYS.has(k)));
+    return { kind: 'call', name, arguments: JSON.stringify(rest) };
+  }
+  return { kind: 'call', name, arguments: argumentsJson(args) };
+}
+
+/** Arguments as JSON text: an object is written out; a string is taken as the JSON text it should be. */
+function argumentsJson(args: unknown): string {
+  if (args === undefined || args === null || args === '') return '{}';
+  if (typeof args === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(args);
+      return isObject(parsed) ? JSON.stringify(parsed) : args;
+    } catch {
+      return args; // the workflow answers malformed arguments with an error the model can read
+    }
+  }
+  return JSON.stringify(args);
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function clip(s: string, n: number): string {
+  return s.length <= n ? s : `${s.slice(0, n - 1)}…`;
+}
+
+interface ReadResult {
+  values: unknown[];
+  /** Why the first value that started did not parse. */
+  error?: string;
+  /** Index in the text where reading stopped. */
+  end: number;
+}
+
+/**
+ * JSON values (objects, arrays) at the start of `text`, separated by whitespace, commas or semicolons; reading
+ * stops at anything else (prose, a closing tag). A fence opener before and fence after are skipped.
+ */
+function readJsonValues(text: string): ReadResult {
+  const values: unknown[] = [];
+  let i = 0;
+  const skip = (re: RegExp) => {
+    re.lastIndex = i;
+    const m = re.exec(text);
+    if (m) i += m[0].length;
+  };
+  skip(/\s*(?:```[ \t]*\w*[ \t]*\r?\n)?/y);
+  for (;;) {
+    skip(values.length ? /[\s,;]*/y : /\s*/y);
+    const c = text[i];
+    if (c !== '{' && c !== '[') break;
+    const span = scan(text, i);
+    const parsed = parseRepaired(text.slice(i, span.end), span);
+    if ('error' in parsed) return { values, error: parsed.error, end: span.end };
+    values.push(parsed.value);
+    i = span.end;
+  }
+  return { values, end: i };
+}
+
+interface Span {
+  /** End (exclusive) of the balanced value, or the text's end when it never closes. */
+  end: number;
+  /** Closers missing at the text's end ('' when balanced). */
+  missing: string;
+  /** The value with raw control characters inside strings escaped (only when there were any). */
+  escaped?: string;
+}
+
+/** The extent of the JSON value starting at `start` (an opening bracket), by bracket depth outside strings. */
+function scan(text: string, start: number): Span {
+  const stack: string[] = [];
+  let inString = false;
+  let out = '';
+  let changed = false;
+  for (let i = start; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString) {
+      if (c === '\\') {
+        out += c + (text[i + 1] ?? '');
+        i++;
+        continue;
+      }
+      if (c === '"') inString = false;
+      else if (c === '\n' || c === '\r' || c === '\t') {
+        out += c === '\n' ? '\\n' : c === '\r' ? '\\r' : '\\t';
+        changed = true;
+        continue;
+      }
+      out += c;
+      continue;
+    }
+    out += c;
+    if (c === '"') inString = true;
+    else if (c === '{') stack.push('}');
+    else if (c === '[') stack.push(']');
+    else if (c === '}' || c === ']') {
+      stack.pop();
+      if (!stack.length) return { end: i + 1, missing: '', ...(changed ? { escaped: out } : {}) };
+    }
+  }
+  return { end: text.length, missing: stack.reverse().join(''), ...(changed ? { escaped: out } : {}) };
+}
+
+/** JSON.parse, then the repairs small models need: raw newlines in strings, doubled braces, missing closers. */
+function parseRepaired(raw: string, span: Span): { value: unknown } | { error: string } {
+  const base = span.escaped ?? raw;
+  const tries = [base];
+  if (base.startsWith('{{')) {
+    tries.push(base.slice(1, base.endsWith('}}') ? -1 : undefined), base.replace(/\{\{/g, '{').replace(/\}\}/g, '}'));
+  }
+  if (span.missing) tries.push(base.trimEnd() + span.missing);
+  let first: string | undefined;
+  for (const t of tries) {
+    try {
+      return { value: JSON.parse(t) };
+    } catch (err) {
+      first ??= err instanceof Error ? err.message : String(err);
+    }
+  }
+  return { error: clip(first ?? 'not JSON', 200) };
 }

@@ -75,6 +75,10 @@ export interface ModelCallResult {
   model: string;
   /** Secrets the redactor replaced in the reply. */
   redactions?: number;
+  /** The reply had no native tool_calls; message.tool_calls were recovered from its text (content then null). */
+  fromText?: true;
+  /** No calls, but the text looks like an attempted tool call that could not be recovered: why (content kept). */
+  unparsedToolCall?: string;
 }
 
 export interface ToolCallInput {

@@ -8,7 +8,8 @@ import { acts, modelCallOptions } from './activities';
 import type { ModelOutcome, TurnOutcome } from './outcomes';
 import type { Conversation } from './state';
 import { describeFailure, FALLBACK_TRIGGERS } from './failures';
-import { EMPTY_NUDGE } from './prompts';
+import { EMPTY_NUDGE, unparsedCallCorrection } from './prompts';
+import { MAX_INVALID_STREAK } from './limits';
 import { addUsage } from './usage';
 
 /** One model call with tools; classifies what the model wants next. */
@@ -44,6 +45,17 @@ export async function modelStep(c: Conversation): Promise<ModelOutcome> {
   }
   c.emptyStreak = 0;
   c.messages.push({ role: 'assistant', content: r.message.content, ...(calls.length ? { tool_calls: calls } : {}) });
+  if (r.unparsedToolCall) {
+    // A tool call the model wrote as text and we could not read: never its answer. It gets a correction,
+    // and counts like an invalid call (so a model that cannot produce one is stopped, not looped).
+    c.invalidStreak++;
+    c.messages.push({ role: 'user', content: unparsedCallCorrection(r.unparsedToolCall) });
+    c.note('model', `tool call written as text could not be read (${c.invalidStreak} in a row)`);
+    if (c.invalidStreak >= MAX_INVALID_STREAK) {
+      return { kind: 'invalid', detail: `${c.invalidStreak} tool calls in a row could not run, the last one unreadable` };
+    }
+    return { kind: 'again' };
+  }
   if (calls.length === 0) return { kind: 'answer', text: r.message.content ?? '' };
   return { kind: 'tools', calls };
 }
@@ -80,7 +92,11 @@ async function callModel(c: Conversation, tools: string[], summary: string): Pro
     c.note('budget', `maxCostUsd cannot be enforced: model profile ${c.profile ?? 'default'} has no prices`);
   }
   const names = r.message.tool_calls?.map((t) => t.function.name) ?? [];
-  const what = names.length ? `${names.length} tool call(s): ${names.join(', ')}` : 'answer';
+  const what = names.length
+    ? `${names.length} tool call(s)${r.fromText ? ' written as text' : ''}: ${names.join(', ')}`
+    : r.unparsedToolCall
+      ? 'unreadable tool call'
+      : 'answer';
   c.record({ kind: 'model', name: r.model, summary: what, ok: true, ...redacted(c, r.redactions) });
   c.publishProgress();
   return r;

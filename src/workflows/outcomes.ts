@@ -20,4 +20,9 @@ export interface TurnOutcome {
 
 /** What the model wants next, after one model step. */
 export type ModelOutcome =
-  { kind: 'answer'; text: string } | { kind: 'tools'; calls: ToolCall[] } | { kind: 'again' } | { kind: 'fail'; reason: string; error: string };
+  | { kind: 'answer'; text: string }
+  | { kind: 'tools'; calls: ToolCall[] }
+  | { kind: 'again' }
+  /** The model keeps making tool calls that cannot run: stop it with a summary. */
+  | { kind: 'invalid'; detail: string }
+  | { kind: 'fail'; reason: string; error: string };

@@ -77,3 +77,11 @@ export function approvalDenied(how: 'user' | 'timeout' | 'policy', reason: strin
 export function refused(reason: string): string {
   return `Error: refused: ${reason}. This command is never run; do not try to work around this.`;
 }
+
+/** The model wrote something that looks like a tool call but could not be read as one. */
+export function unparsedCallCorrection(why: string): string {
+  return (
+    `Your tool call could not be parsed: ${why}. To call a tool, reply with exactly one JSON object per call inside ` +
+    '<tool_call></tool_call> tags: <tool_call>{"name": "TOOL", "arguments": {...}}</tool_call> — or answer in plain text.'
+  );
+}

@@ -7,6 +7,7 @@ import { approvalVerdict, toolSpec } from '../tools/registry';
 import { acts, onceToolOptions, retryingToolOptions } from './activities';
 import { shortArgs, toolMessageContent } from './context-ops';
 import { describeFailure } from './failures';
+import { MAX_INVALID_STREAK } from './limits';
 import { redacted } from './model-step';
 import { approvalGate, askClarify } from './human';
 import { STOPPED } from './outcomes';
@@ -23,8 +24,6 @@ export interface ToolRoundVerdict {
   stop?: { why: 'repeating' | 'invalid'; detail: string };
 }
 
-/** Consecutive tool calls that named no offered tool or failed validation before the run is stopped. */
-export const MAX_INVALID_STREAK = 5;
 /** Patch id: a model stuck on invalid calls is stopped instead of burning the iteration budget. */
 export const STOP_INVALID_CALLS = 'stop-invalid-calls';
 

@@ -60,6 +60,8 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
         return { status: 'completed', answer: outcome.text };
       case 'again':
         continue;
+      case 'invalid':
+        return { ...(await grace(c, 'stopped_repeating', graceRequest('invalid', outcome.detail))), reason: 'InvalidToolCalls' };
       case 'fail':
         return { status: 'failed', answer: c.lastAssistantText(), reason: outcome.reason, error: outcome.error };
       case 'tools': {

@@ -1,0 +1,195 @@
+// Text tool-call recovery: the formats real models write, ordinary JSON answers left alone, broken attempts
+// reported; and the same through the real model activity against a scripted server.
+import type { Client } from '@temporalio/client';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createModelActivities } from '../src/activities/model';
+import type { ContextCache } from '../src/activities/context';
+import { recoverToolCalls } from '../src/llm/parse-tool-calls';
+import { loadProfiles } from '../src/llm/profiles';
+import type { ModelCallResult } from '../src/shared/wire';
+import { MockModel } from './helpers/mock-model';
+
+const TOOLS = ['read_file', 'write_file', 'list_dir', 'terminal'];
+const calls = (text: string, tools = TOOLS) => {
+  const r = recoverToolCalls(text, tools, 'c');
+  expect(r.unparsed).toBeUndefined();
+  return r.calls.map((c) => [c.function.name, JSON.parse(c.function.arguments)]);
+};
+const unparsed = (text: string, tools = TOOLS) => {
+  const r = recoverToolCalls(text, tools, 'c');
+  expect(r.calls).toEqual([]);
+  return r.unparsed;
+};
+const LS = [['list_dir', { path: '.' }]];
+
+describe('recoverToolCalls: formats', () => {
+  const cases: Array<[string, string, unknown[]]> = [
+    ['<tool_call> tags', '<tool_call>\n{"name": "list_dir", "arguments": {"path": "."}}\n</tool_call>', LS],
+    ['<tool_call> without a closing tag', 'Listing.\n<tool_call>\n{"name": "list_dir", "arguments": {"path": "."}}', LS],
+    ['<|tool_call|>', '<|tool_call|>{"name": "list_dir", "arguments": {"path": "."}}<|/tool_call|>', LS],
+    ['<function_call>', '<function_call>{"name": "list_dir", "arguments": {"path": "."}}</function_call>', LS],
+    ['<tools> wrapper', '<tools>\n{"name": "list_dir", "arguments": {"path": "."}}\n</tools>', LS],
+    ['a bare object as the whole reply', '{"name": "list_dir", "arguments": {"path": "."}}', LS],
+    ['a bare object with trailing prose', '{"name": "list_dir", "arguments": {"path": "."}}\nThis lists the directory.', LS],
+    ['a bare object after a line of prose', 'I will list the files.\n{"name": "list_dir", "arguments": {"path": "."}}', LS],
+    ['doubled outer braces', '{{"name": "list_dir", "arguments": {"path": "."}}}', LS],
+    ['all braces doubled', '{{"name": "list_dir", "arguments": {{"path": "."}}}}', LS],
+    ['Llama <|python_tag|>', '<|python_tag|>{"name": "list_dir", "parameters": {"path": "."}}<|eom_id|>', LS],
+    [
+      'Llama <|python_tag|> with two calls',
+      '<|python_tag|>{"name": "list_dir", "parameters": {"path": "."}}; {"name": "read_file", "parameters": {"path": "a"}}',
+      [...LS, ['read_file', { path: 'a' }]],
+    ],
+    [
+      'Mistral [TOOL_CALLS] array',
+      '[TOOL_CALLS] [{"name": "list_dir", "arguments": {"path": "."}}, {"name": "terminal", "arguments": {"command": "echo 42"}}]',
+      [...LS, ['terminal', { command: 'echo 42' }]],
+    ],
+    ['Mistral [TOOL_CALLS]name[ARGS]', '[TOOL_CALLS]list_dir[ARGS]{"path": "."}', LS],
+    [
+      'a JSON array of calls',
+      '[\n  {"name": "list_dir", "arguments": {"path": "."}},\n  {"name": "read_file", "arguments": {"path": "a"}}\n]',
+      [...LS, ['read_file', { path: 'a' }]],
+    ],
+    ['"tool" and "args"', '{"tool": "list_dir", "args": {"path": "."}}', LS],
+    ['"parameters"', '{"name": "list_dir", "parameters": {"path": "."}}', LS],
+    ['"input"', '{"name": "list_dir", "input": {"path": "."}}', LS],
+    ['"function": {name, arguments}', '{"type": "function", "function": {"name": "list_dir", "arguments": {"path": "."}}}', LS],
+    ['arguments as a JSON string', '{"name": "list_dir", "arguments": "{\\"path\\": \\".\\"}"}', LS],
+    ['a fenced block', 'Sure:\n```json\n{"name": "list_dir", "arguments": {"path": "."}}\n```', LS],
+    [
+      'raw newlines inside a string',
+      '<tool_call>{"name": "write_file", "arguments": {"path": "a", "content": "line 1\nline 2"}}</tool_call>',
+      [['write_file', { path: 'a', content: 'line 1\nline 2' }]],
+    ],
+    ['a missing closing brace', '{"name": "list_dir", "arguments": {"path": "."}', LS],
+    ['no arguments for a tool that takes none', '<tool_call>{"name": "list_dir"}</tool_call>', [['list_dir', {}]]],
+  ];
+  it.each(cases)('%s', (_, text, expected) => {
+    expect(calls(text)).toEqual(expected);
+  });
+
+  it('numbers the calls with the prefix, in reply order', () => {
+    const r = recoverToolCalls(
+      '<tool_call>{"name":"list_dir","arguments":{}}</tool_call><tool_call>{"name":"read_file","arguments":{"path":"a"}}</tool_call>',
+      TOOLS,
+      'p',
+    );
+    expect(r.calls.map((c) => [c.id, c.type, c.function.name, c.function.arguments])).toEqual([
+      ['p_0', 'function', 'list_dir', '{}'],
+      ['p_1', 'function', 'read_file', '{"path":"a"}'],
+    ]);
+  });
+
+  it('passes a call to a tool that is not offered along with real ones (the workflow answers it "unknown tool")', () => {
+    expect(calls('[{"name": "list_dir", "arguments": {}}, {"name": "list_files", "arguments": {}}]')).toEqual([
+      ['list_dir', {}],
+      ['list_files', {}],
+    ]);
+  });
+});
+
+describe('recoverToolCalls: ordinary answers stay answers', () => {
+  it.each([
+    ['an object with a "name" that is no tool', '{"name": "Alice", "age": 3}'],
+    ['an object with a "name" that IS a tool, but other keys', '{"name": "terminal", "kind": "vt100", "rows": 24}'],
+    ['a JSON array of numbers', '[1, 2, 3]'],
+    ['fenced JSON data', 'Here it is:\n```json\n{"a": 1, "b": [2, 3]}\n```'],
+    ['prose with brackets', 'See [the docs](https://example.com) and {curly} words.\n[1] a footnote'],
+    ['plain prose', 'The answer is 42.'],
+  ])('%s', (_, text) => {
+    expect(recoverToolCalls(text, TOOLS, 'c')).toEqual({ calls: [] });
+  });
+});
+
+describe('recoverToolCalls: broken attempts are reported, not answers', () => {
+  it('JSON after a marker that does not parse', () => {
+    expect(unparsed('<tool_call>{"name": "read_file", "arguments": {"path": "a",}}</tool_call>')).toMatch(
+      /^the JSON after <tool_call> does not parse: .+; tools: read_file, write_file, list_dir, terminal$/,
+    );
+  });
+
+  it('no JSON after a marker', () => {
+    expect(unparsed('<tool_call>\nlist_dir(path=".")\n</tool_call>')).toMatch(/^no JSON object follows <tool_call>;/);
+    expect(unparsed('<|python_tag|>brave_search.call(query="x")')).toMatch(/^no JSON object follows <\|python_tag\|>;/);
+  });
+
+  it('a marker with JSON that names no tool', () => {
+    expect(unparsed('<tool_call>{"path": "."}</tool_call>')).toMatch(/^the JSON after <tool_call> has no tool "name";/);
+  });
+
+  it('a call to a tool that is not offered', () => {
+    expect(unparsed('{"name": "list_files", "arguments": {"path": "."}}')).toBe(
+      'it names list_files, which is not a tool here; tools: read_file, write_file, list_dir, terminal',
+    );
+    expect(unparsed('<tool_call>{"name": "rm_everything", "arguments": {}}</tool_call>', ['read_file'])).toBe(
+      'it names rm_everything, which is not a tool here; tools: read_file',
+    );
+  });
+
+  it('a bare call whose JSON is broken', () => {
+    expect(unparsed('{"name": "write_file", "arguments": {"path": "a", "content": "x" "more"}}')).toMatch(
+      /^the reply looks like a tool call, but its JSON does not parse: /,
+    );
+  });
+
+  it('a tool definition echoed from the prompt', () => {
+    const def =
+      '<tools>{"type": "function", "function": {"name": "list_dir", "description": "List", "parameters": {"type": "object", "properties": {}}}}</tools>';
+    expect(unparsed(def)).toMatch(/^the JSON after <tools> is the definition of list_dir, not a call to it;/);
+  });
+});
+
+describe('the model activity recovers calls from text', () => {
+  let mock: MockModel;
+  // The context comes from the workflow by query; here a stub hands it over (the client is never used).
+  const cache = { get: () => Promise.resolve([{ role: 'user', content: 'go' }]), noteAssistant: () => {} } as unknown as ContextCache;
+  beforeAll(async () => {
+    mock = await MockModel.start();
+  });
+  afterAll(() => mock.close());
+
+  const call = async (content: string, tools = TOOLS) => {
+    mock.push({ content });
+    const profiles = loadProfiles({ HERMES_CONFIG: '/nonexistent/hermes.config.json', OPENAI_BASE_URL: mock.baseURL, HERMES_MODEL: 'm' });
+    const { callModel } = createModelActivities({ profiles, contextCache: cache });
+    return (await new MockActivityEnvironment(undefined, {
+      client: { withAbortSignal: <T>(_s: AbortSignal, fn: () => T) => fn() } as unknown as Client,
+    }).run(callModel, {
+      context: { version: 1, count: 1 },
+      tools,
+      step: 3,
+    })) as ModelCallResult;
+  };
+
+  it('marks recovered calls and drops the text', async () => {
+    const r = await call('{{"name": "list_dir", "arguments": {"path": "."}}}');
+    expect(r.message).toEqual({
+      content: null,
+      tool_calls: [{ id: 'call_3_text_0', type: 'function', function: { name: 'list_dir', arguments: '{"path":"."}' } }],
+    });
+    expect(r.fromText).toBe(true);
+    expect(r.unparsedToolCall).toBeUndefined();
+  });
+
+  it('keeps an ordinary JSON answer as the answer', async () => {
+    const r = await call('{"name": "Alice", "age": 3}');
+    expect(r.message).toEqual({ content: '{"name": "Alice", "age": 3}' });
+    expect(r).not.toHaveProperty('fromText');
+    expect(r).not.toHaveProperty('unparsedToolCall');
+  });
+
+  it('flags an attempted call it cannot recover, keeping the text', async () => {
+    const r = await call('<tool_call>{"name": "list_dir", "arguments": {"path": </tool_call>');
+    expect(r.message).toEqual({ content: '<tool_call>{"name": "list_dir", "arguments": {"path": </tool_call>' });
+    expect(r.unparsedToolCall).toMatch(/^the JSON after <tool_call> does not parse: /);
+    expect(r).not.toHaveProperty('fromText');
+  });
+
+  it('does not look for calls when no tools are offered', async () => {
+    const r = await call('<tool_call>{"name": "list_dir", "arguments": {}}</tool_call>', []);
+    expect(r.message.tool_calls).toBeUndefined();
+    expect(r).not.toHaveProperty('unparsedToolCall');
+  });
+});
