@@ -3,7 +3,9 @@
 //   const run = await hermes.start({ prompt: 'Fix the failing test' });
 //   console.log((await run.result()).answer);
 import { Client, Connection, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { dataConverter } from './codec';
 import { connectClient, resolveTemporal, type TemporalTarget } from './connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
@@ -22,6 +24,7 @@ import {
   type StateQueryArgs,
   type TurnResult,
 } from './shared/contract';
+import { completedModelSteps, fetchRunHistories } from './inspect';
 import { HermesSchedules } from './schedules/client';
 import { resolveTools } from './tools/registry';
 import type { conversationWorkflow } from './workflows';
@@ -31,6 +34,68 @@ export type { ConversationInput, ConversationResult, ConversationState, StartOpt
 export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
 
 const startOptions = startOptionsSchema();
+
+/**
+ * The largest prompt `start` accepts, in bytes of UTF-8. The server refuses a payload over 2 MiB (its blob size
+ * limit), and the prompt travels in the workflow's input next to the rest of the run config.
+ */
+export const MAX_PROMPT_BYTES = 1_500_000;
+/** The whole encoded input stays under this (a prompt of escapes grows when JSON-encoded). */
+const MAX_INPUT_BYTES = 1_900_000;
+
+/** The contract's own bound on a prompt, in characters (startOptionsSchema). */
+export const MAX_PROMPT_CHARS = 1_000_000;
+
+/** Why a prompt cannot be sent, or undefined when it can: the limit named, and what to do instead. */
+export function promptTooLarge(prompt: string): string | undefined {
+  const bytes = Buffer.byteLength(prompt, 'utf8');
+  const what =
+    bytes > MAX_PROMPT_BYTES
+      ? `${formatBytes(bytes)} of UTF-8, over the limit of ${formatBytes(MAX_PROMPT_BYTES)} (Temporal's payload limit is 2 MiB)`
+      : prompt.length > MAX_PROMPT_CHARS
+        ? `${prompt.length} characters, over the limit of ${MAX_PROMPT_CHARS} characters`
+        : undefined;
+  if (!what) return undefined;
+  return `the prompt is ${what}: put the text in a file in the workspace and ask for it to be read instead (e.g. "read notes.txt and …")`;
+}
+
+function formatBytes(n: number): string {
+  return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(2)} MB (${n} bytes)` : `${n} bytes`;
+}
+
+/** The workflow's status on the server: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, CONTINUED_AS_NEW. */
+export type TemporalStatus = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TERMINATED' | 'TIMED_OUT' | 'CONTINUED_AS_NEW' | 'UNKNOWN';
+
+/**
+ * True for errors that mean "the server cannot be reached right now" (gRPC UNAVAILABLE, a connection refused
+ * or reset, a deadline hit while it was down), as opposed to an answer from the server.
+ */
+export function isServerUnreachable(err: unknown): boolean {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 8;
+    e = e.cause as typeof e, depth++
+  ) {
+    if (e.code === 14 /* UNAVAILABLE */ || e.code === 4 /* DEADLINE_EXCEEDED */) return true;
+    if (
+      typeof e.message === 'string' &&
+      /UNAVAILABLE|ECONNREFUSED|ECONNRESET|No connection established|Connection dropped|connect failed/i.test(e.message)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+export interface ResultOptions {
+  /**
+   * Hears the first error of each outage (the server unreachable): default, one line on stderr. The wait goes on
+   * with backoff until the server answers again or `maxOutageMs` have passed.
+   */
+  onUnreachable?: (err: Error) => void;
+  /** How long one outage may last before result() gives up and throws. Default 10 minutes. */
+  maxOutageMs?: number;
+}
 const LIMIT_KEYS = Object.keys(limitsSchema().shape) as Array<keyof Limits>;
 
 export interface HermesConnectOptions {
@@ -94,6 +159,9 @@ export class Hermes {
    */
   async start(options: StartOptions): Promise<ConversationHandle> {
     const withPath = options.workspace ? { ...options, workspace: path.resolve(options.workspace) } : options;
+    // Before the contract's checks: a prompt too large is told so with the limit and what to do instead.
+    const tooLarge = typeof options.prompt === 'string' ? promptTooLarge(options.prompt) : undefined;
+    if (tooLarge) throw new Error(tooLarge);
     const parsed = startOptions.safeParse(withPath);
     if (!parsed.success) throw new Error(`invalid start options: ${issuesText(parsed.error)}`);
     const o = parsed.data;
@@ -119,6 +187,13 @@ export class Hermes {
       ...(o.system ? { system: o.system } : {}),
       limits,
     };
+    const inputBytes = Buffer.byteLength(JSON.stringify(input), 'utf8');
+    if (inputBytes > MAX_INPUT_BYTES) {
+      throw new Error(
+        `the conversation's input encodes to ${formatBytes(inputBytes)}, over the limit of ${formatBytes(MAX_INPUT_BYTES)} ` +
+          "(Temporal's payload limit is 2 MiB): put long text in a file in the workspace and ask for it to be read instead",
+      );
+    }
     const id = o.id ?? newConversationId();
     const handle = await this.client.workflow.start<typeof conversationWorkflow>('conversationWorkflow', {
       workflowId: id,
@@ -127,6 +202,19 @@ export class Hermes {
       staticSummary: `hermes ${o.mode ?? 'task'}: ${(o.prompt ?? '').slice(0, 120)}`,
     });
     return new ConversationHandle(handle);
+  }
+
+  /**
+   * Whether any worker polls this client's task queue for workflow tasks (DescribeTaskQueue): without one, a
+   * conversation is stored but nothing runs it.
+   */
+  async workerPolling(): Promise<boolean> {
+    return hasWorkflowPollers(this.client.workflowService, this.client.options.namespace, this.taskQueue);
+  }
+
+  /** The Temporal server address (host:port) this client talks to, when Hermes made the connection. */
+  get address(): string | undefined {
+    return this.owned?.target.connectionOptions.address;
   }
 
   /** A handle to an existing conversation by workflow id. */
@@ -164,8 +252,46 @@ export class ConversationHandle {
     return this.workflow.workflowId;
   }
 
-  /** Waits for the end of the conversation, across continue-as-new runs. Never throws for a failed run. */
-  async result(): Promise<ConversationResult> {
+  /**
+   * Waits for the end of the conversation, across continue-as-new runs. Never throws for a failed run. Rides
+   * out a server outage (the workflow survives one): while the server cannot be reached it retries with backoff,
+   * saying so once per outage, for up to `maxOutageMs` (default 10 minutes).
+   */
+  async result(opts: ResultOptions = {}): Promise<ConversationResult> {
+    const maxOutageMs = opts.maxOutageMs ?? 10 * 60_000;
+    const say = opts.onUnreachable ?? ((e: Error) => void process.stderr.write(`Temporal server unreachable, retrying… (${e.message})\n`));
+    let outageSince: number | undefined;
+    let backoffMs = 500;
+    for (;;) {
+      try {
+        return await this.resultOnce();
+      } catch (err) {
+        if (!isServerUnreachable(err)) throw err;
+        const now = Date.now();
+        if (outageSince === undefined) {
+          outageSince = now;
+          backoffMs = 500;
+          say(err as Error);
+        } else if (now - outageSince > maxOutageMs) {
+          throw new Error(`the Temporal server has been unreachable for ${Math.round((now - outageSince) / 1000)} s: ${(err as Error).message}`, {
+            cause: err,
+          });
+        }
+        await sleep(backoffMs);
+        backoffMs = Math.min(backoffMs * 2, 10_000);
+        // One quick call tells whether the outage is over; a long-poll that fails later is a new outage.
+        if (
+          await this.workflow.describe().then(
+            () => true,
+            () => false,
+          )
+        )
+          outageSince = undefined;
+      }
+    }
+  }
+
+  private async resultOnce(): Promise<ConversationResult> {
     try {
       return await this.workflow.result();
     } catch (err) {
@@ -175,7 +301,13 @@ export class ConversationHandle {
       return {
         status: cancelled ? 'cancelled' : 'failed',
         answer: '',
-        reason: cancelled ? 'Cancelled' : (cause?.name ?? 'WorkflowFailed'),
+        reason: cancelled
+          ? 'Cancelled'
+          : cause?.name === 'TerminatedFailure'
+            ? 'Terminated'
+            : cause?.name === 'TimeoutFailure'
+              ? 'TimedOut'
+              : (cause?.name ?? 'WorkflowFailed'),
         error: cause?.message ?? err.message,
         usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0, costUsd: 0 },
         iterations: 0,
@@ -184,6 +316,30 @@ export class ConversationHandle {
         runs: 0,
       };
     }
+  }
+
+  /** The workflow's status as the server has it (describe): closed states are known even with no worker. */
+  async temporalStatus(): Promise<TemporalStatus> {
+    const d = await this.workflow.describe();
+    return (d.status.name as TemporalStatus | undefined) ?? 'UNKNOWN';
+  }
+
+  /**
+   * Whether a worker polls the conversation's task queue (DescribeTaskQueue on the queue its workflow runs on).
+   */
+  async workerPolling(): Promise<boolean> {
+    const d = await this.workflow.describe();
+    const c = this.workflow.client;
+    return hasWorkflowPollers(c.workflowService, c.options.namespace, d.taskQueue);
+  }
+
+  /**
+   * The model-step numbers of the model calls that completed, oldest first (see completedModelSteps in
+   * src/inspect.ts): the numbers `inspect --step` takes, for the model step records of the state query.
+   */
+  async modelSteps(): Promise<number[]> {
+    const runs = await fetchRunHistories({ workflow: this.workflow.client }, this.id);
+    return completedModelSteps(runs.map((h) => h.events ?? []));
   }
 
   /** Live state (the `state` query): status, iteration, budgets left, usage, todo, pending question/approvals. */
@@ -257,6 +413,15 @@ async function unwrapUpdate<T>(p: Promise<T>): Promise<T> {
     if (err instanceof WorkflowUpdateFailedError && err.cause) throw new Error(err.cause.message, { cause: err });
     throw err;
   }
+}
+
+async function hasWorkflowPollers(service: Client['workflowService'], namespace: string, taskQueue: string): Promise<boolean> {
+  const r = await service.describeTaskQueue({
+    namespace,
+    taskQueue: { name: taskQueue, kind: temporal.api.enums.v1.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+  });
+  return (r.pollers?.length ?? 0) > 0;
 }
 
 function newConversationId(): string {

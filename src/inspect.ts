@@ -37,7 +37,7 @@ export interface StepRow {
  * namespace's retention are gone: the chain then starts at the oldest run left, and `onGone` hears which
  * run could not be fetched.
  */
-export async function fetchRunHistories(client: Client, workflowId: string, onGone?: (runId: string) => void): Promise<History[]> {
+export async function fetchRunHistories(client: Pick<Client, 'workflow'>, workflowId: string, onGone?: (runId: string) => void): Promise<History[]> {
   const runs: History[] = [];
   let runId: string | undefined;
   for (let guard = 0; guard < 10_000; guard++) {
@@ -92,6 +92,52 @@ async function decodePayloads(runs: HistoryEvent[][], codecs: PayloadCodec[], wo
   }
 }
 
+/**
+ * The model-step numbers (1 = the conversation's first model call, as `inspect --step` counts them) of the model
+ * calls that completed and whose completion the workflow has processed, oldest first: the i-th is the number of
+ * the i-th model step record (`run` and `status` lines). Reads event types only, so no payload key is needed.
+ */
+export function completedModelSteps(runs: HistoryEvent[][]): number[] {
+  const out: number[] = [];
+  let n = 0;
+  for (const events of runs) {
+    const numberOf = new Map<string, number>();
+    let unprocessed: number[] = [];
+    for (const e of events) {
+      const s = e.activityTaskScheduledEventAttributes;
+      if (s) {
+        if (s.activityType?.name === 'callModel') numberOf.set(String(e.eventId), ++n);
+        continue;
+      }
+      const done = e.activityTaskCompletedEventAttributes;
+      const k = done ? numberOf.get(String(done.scheduledEventId)) : undefined;
+      if (k !== undefined) unprocessed.push(k);
+      if (e.workflowTaskCompletedEventAttributes) {
+        out.push(...unprocessed);
+        unprocessed = [];
+      }
+    }
+  }
+  return out;
+}
+
+/**
+ * Model-step numbers for step records: `modelSteps` are the numbers of the completed model calls (from
+ * completedModelSteps), `before` how many model records came before `steps` (undefined: unknown, then the
+ * last model record is taken to be the latest call). An `empty` record belongs to the call just before it.
+ */
+export function modelStepNumbers(steps: Array<{ kind: string; name: string }>, modelSteps: number[], before?: number): Array<number | undefined> {
+  const calls = steps.filter((s) => s.kind === 'model' && s.name !== 'empty').length;
+  let i = before ?? modelSteps.length - calls;
+  let last: number | undefined;
+  return steps.map((s) => {
+    if (s.kind !== 'model') return undefined;
+    if (s.name !== 'empty') last = i >= 0 ? modelSteps[i] : undefined;
+    if (s.name !== 'empty') i++;
+    return last;
+  });
+}
+
 export function stepRows(runs: HistoryEvent[][]): StepRow[] {
   const rows: StepRow[] = [];
   let modelStep = 0;
@@ -110,7 +156,7 @@ export function stepRows(runs: HistoryEvent[][]): StepRow[] {
           step: modelStep,
           kind: isModel ? 'model' : 'tool',
           name: isModel
-            ? `model ${(input as ModelCallInput | undefined)?.profile ?? 'default'}`
+            ? `model (profile ${(input as ModelCallInput | undefined)?.profile ?? 'default'})`
             : String((input as ToolCallInput | undefined)?.name ?? s.activityType?.name),
           run: runIndex + 1,
           startedAt: time(e),
@@ -145,6 +191,9 @@ export function stepRows(runs: HistoryEvent[][]): StepRow[] {
         const result = e.activityTaskCompletedEventAttributes.result?.payloads?.[0];
         row.bytesOut = size(result);
         if (row.kind === 'tool' && result) row.output = decode(result);
+        // Named like run and status name it: by the model that answered (the profile until then).
+        const model = row.kind === 'model' && result ? (decode(result) as { model?: unknown } | undefined)?.model : undefined;
+        if (typeof model === 'string' && model) row.name = `model ${model}`;
       } else if (e.activityTaskFailedEventAttributes) row.status = 'failed';
       else if (e.activityTaskTimedOutEventAttributes) row.status = 'timed out';
       else row.status = 'cancelled';
@@ -168,6 +217,8 @@ export function clarifyAnswers(runs: HistoryEvent[][]): string[] {
 
 export interface ModelView {
   step: number;
+  /** The model that answered (as run and status name it), or the profile's when the call did not complete. */
+  name: string;
   profile: string;
   contextVersion: number;
   /** The step's context version had been rewritten by a prune; its messages were rebuilt from the history. */
@@ -186,7 +237,12 @@ export async function modelViewAt(client: Client, workflowId: string, step: numb
   const rows = stepRows(runs);
   const models = rows.filter((r) => r.kind === 'model');
   const index = models.findIndex((r) => r.step === step);
-  if (index < 0) throw new Error(`step ${step} not found: ${workflowId} has ${models.length} model step(s)`);
+  if (index < 0) {
+    throw new Error(
+      `model step ${step} not found: ${workflowId} has ${models.length} model step(s) (--step takes the model step number, ` +
+        'the "model step N" of the lines of run and status, and the step column of inspect)',
+    );
+  }
   const input = models[index]!.input as ModelCallInput;
   const { version, count, digest } = input.context;
   const handle = client.workflow.getHandle(workflowId);
@@ -214,6 +270,7 @@ export async function modelViewAt(client: Client, workflowId: string, step: numb
   }
   return {
     step,
+    name: models[index]!.name,
     profile: input.profile ?? 'default',
     contextVersion: version,
     rebuilt,

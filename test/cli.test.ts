@@ -62,9 +62,9 @@ describe('hermes run (embedded server)', () => {
     const id = /^conversation (\S+)/m.exec(r.stderr)?.[1];
     expect(id, why).toMatch(/^hermes-/);
     expect(r.stderr).toContain(`http://127.0.0.1:${uiPort}/namespaces/default/workflows/${id}`);
-    expect(r.stderr).toMatch(/\[\s*1\] model mock-model: 1 tool call\(s\): write_file/);
+    expect(r.stderr).toMatch(/\[\s*1\] model mock-model \(model step 1\): 1 tool call\(s\): write_file/);
     expect(r.stderr).toMatch(/\[\s*2\] tool\s+write_file: notes\/hello\.txt/);
-    expect(r.stderr).toMatch(/\[\s*3\] model mock-model: answer/);
+    expect(r.stderr).toMatch(/\[\s*3\] model mock-model \(model step 2\): answer/);
     expect(r.stderr).toContain('status: completed');
     expect(r.stderr).toContain(`workflow id: ${id}`);
 
@@ -133,8 +133,8 @@ describe('hermes run (embedded server)', () => {
     expect(reads, why).toHaveLength(8);
     const readFiles = reads.map((l) => /read_file: (\S+) → ok/.exec(l)?.[1]).sort();
     expect(readFiles, why).toEqual(files);
-    expect(r.stderr, why).toMatch(/\[\s*1\] model mock-model: 8 tool call\(s\)/);
-    expect(r.stderr, why).toMatch(/\[\s*10\] model mock-model: answer/);
+    expect(r.stderr, why).toMatch(/\[\s*1\] model mock-model \(model step 1\): 8 tool call\(s\)/);
+    expect(r.stderr, why).toMatch(/\[\s*10\] model mock-model \(model step 2\): answer/);
     expect(r.stderr).not.toContain('not shown');
   }, 120_000);
 });

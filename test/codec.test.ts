@@ -298,7 +298,7 @@ describe('keys', () => {
 
   it('hermes inspect decrypts with the key (API and CLI), and says the history is encrypted without it', async () => {
     const rows = stepRows(await fetchRuns(encClient, id));
-    expect(rows.map((r) => `${r.kind}:${r.name}`)).toEqual(['model:model default', 'tool:read_file', 'model:model default']);
+    expect(rows.map((r) => `${r.kind}:${r.name}`)).toEqual(['model:model mock-model', 'tool:read_file', 'model:model mock-model']);
     expect(JSON.stringify(rows[1]!.output)).toContain(`TOOLOUT-${MARK}`);
     await expect(fetchRuns(h.client, id)).rejects.toThrow(/is encrypted \(binary\/encrypted payloads\): set HERMES_PAYLOAD_KEY/);
 
@@ -306,7 +306,7 @@ describe('keys', () => {
     const ok = await spawnHermes(['inspect', id, '--json'], { env: { TEMPORAL_ADDRESS: address, HERMES_PAYLOAD_KEY: KEY } });
     expect(ok.stderr).toBe('');
     expect(ok.code).toBe(0);
-    expect((JSON.parse(ok.stdout) as Array<{ name: string }>).map((r) => r.name)).toEqual(['model default', 'read_file', 'model default']);
+    expect((JSON.parse(ok.stdout) as Array<{ name: string }>).map((r) => r.name)).toEqual(['model mock-model', 'read_file', 'model mock-model']);
     const without = await spawnHermes(['inspect', id], { env: { TEMPORAL_ADDRESS: address } });
     expect(without.code).toBe(1);
     expect(without.stderr).toContain('is encrypted');

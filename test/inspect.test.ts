@@ -50,13 +50,13 @@ describe('inspect', () => {
       expect(v.tools.map((t) => t.function.name)).toEqual(h.mock.requests[i]!.tools);
     });
     expect(rows.map((r) => `${r.step}:${r.kind}:${r.name}:${r.status}`)).toEqual([
-      '1:model:model default:completed',
+      '1:model:model mock-model:completed',
       '1:tool:read_file:completed',
-      '2:model:model default:completed',
+      '2:model:model mock-model:completed',
       '2:tool:write_file:completed',
-      '3:model:model default:completed',
+      '3:model:model mock-model:completed',
       '3:tool:list_dir:completed',
-      '4:model:model default:completed',
+      '4:model:model mock-model:completed',
     ]);
     // The 4 KB file went into history once (the tool result), never into a model input.
     const modelInputs = rows.filter((r) => r.kind === 'model').map((r) => r.bytesIn);

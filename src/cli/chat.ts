@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import readline from 'node:readline/promises';
 import { checkedWorkspace, maxIterationsOption, withHermes } from './common';
 import { follow } from './follow';
+import { watchWorker } from './pollers';
 
 export async function chat(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -36,9 +37,24 @@ export async function chat(args: string[]): Promise<number> {
           const line = await Promise.race([rl.question('you> '), closed.then(() => undefined)]);
           if (line === undefined || !line.trim()) break;
           turnRunning = true;
-          // Steps of earlier turns (or of a conversation joined with --id) are not shown again.
-          const after = (await handle.state()).lastStep?.step ?? 0;
-          const r = await follow(handle, handle.send(line), { log, rl, after, intervalMs: 200 });
+          // Steps of earlier turns (or of a conversation joined with --id) are not shown again. The first look
+          // waits for the conversation to start: without a worker, that is said within seconds.
+          const watch = new AbortController();
+          let started = false;
+          const watching = watchWorker(hermes, { started: () => started, signal: watch.signal });
+          const first = await handle.state().finally(() => {
+            started = true;
+            watch.abort();
+          });
+          await watching;
+          const after = first.lastStep?.step ?? 0;
+          // Model step lines carry the number inspect --step takes, counted from the calls made so far.
+          const before = await handle.modelSteps().then(
+            (n) => n.length,
+            () => undefined,
+          );
+          const numbering = before !== undefined ? { modelSteps: () => handle.modelSteps(), modelStepsBefore: before } : {};
+          const r = await follow(handle, handle.send(line), { log, rl, after, intervalMs: 200, ...numbering });
           turnRunning = false;
           process.stdout.write(`hermes> ${r.answer}\n`);
           if (r.status !== 'completed') process.stderr.write(`(turn ${r.turn}: ${r.status}${r.reason ? `, ${r.reason}` : ''})\n`);

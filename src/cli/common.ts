@@ -63,7 +63,12 @@ export function maxIterationsOption(raw: string | undefined): number | undefined
   return n;
 }
 
-export function formatStep(s: StepRecord): string {
+/**
+ * One step line. A model step also carries its model-step number (`modelStep`, counted over model calls only):
+ * the N that `hermes inspect --step N` takes and the step column of `inspect` shows.
+ */
+export function formatStep(s: StepRecord, modelStep?: number): string {
   const mark = s.ok ? ' ' : '!';
-  return `${mark} [${String(s.step).padStart(3)}] ${s.kind.padEnd(5)} ${s.name}: ${s.summary}`;
+  const ordinal = modelStep !== undefined && s.name !== 'empty' ? ` (model step ${modelStep})` : '';
+  return `${mark} [${String(s.step).padStart(3)}] ${s.kind.padEnd(5)} ${s.name}${ordinal}: ${s.summary}`;
 }

@@ -2,9 +2,11 @@
 // until a result arrives, and asks pending questions and approvals inline.
 import type readline from 'node:readline/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ConversationHandle } from '../client';
+import type { ConversationHandle, Hermes } from '../client';
+import { modelStepNumbers } from '../inspect';
 import type { ConversationState } from '../shared/contract';
 import { formatStep } from './common';
+import { watchWorker } from './pollers';
 import { promptPending } from './prompts';
 
 export interface FollowOptions {
@@ -16,6 +18,15 @@ export interface FollowOptions {
   after?: number;
   /** Milliseconds between two looks at the state query. Default 300. */
   intervalMs?: number;
+  /**
+   * The model-step numbers of the completed model calls (ConversationHandle.modelSteps): model step lines then
+   * carry the number `inspect --step` takes. Without it they carry none.
+   */
+  modelSteps?: () => Promise<number[]>;
+  /** How many model calls had completed before the cursor (default 0; counted from the cursor on). */
+  modelStepsBefore?: number;
+  /** Looks for a worker when the conversation has not started within 5 s, and says when there is none. */
+  worker?: { hermes: Hermes; onMissing?: () => void };
 }
 
 /**
@@ -31,6 +42,24 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
   let cursor = opts.after ?? 0;
   const asked = new Set<string>();
   const done = new AbortController();
+  let started = false;
+  // Index into the completed model calls of the next model record (undefined: unknown; align on the latest).
+  let modelIndex: number | undefined = opts.modelStepsBefore ?? 0;
+
+  /** The model-step number of each of `steps` (undefined for tool and note steps, or when unknown). */
+  const modelNumbers = async (s: ConversationState): Promise<Array<number | undefined>> => {
+    const calls = s.steps.filter((x) => x.kind === 'model' && x.name !== 'empty').length;
+    if (!opts.modelSteps || !calls) return [];
+    if (s.stepsMissed > 0) modelIndex = undefined;
+    try {
+      const completed = await opts.modelSteps();
+      return modelStepNumbers(s.steps, completed, modelIndex);
+    } catch {
+      return [];
+    } finally {
+      if (modelIndex !== undefined) modelIndex += calls;
+    }
+  };
 
   const showNewSteps = async (): Promise<ConversationState | undefined> => {
     let s: ConversationState;
@@ -39,14 +68,16 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
     } catch {
       return undefined; // The workflow may not have run its first task yet, or just finished.
     }
+    started = true;
+    s = { ...s, steps: s.steps.filter((step) => step.step > cursor) };
     if (s.stepsMissed > 0) {
       log?.(`  (${s.stepsMissed} step(s) not shown; hermes inspect ${handle.id} has them all)`);
     }
-    for (const step of s.steps) {
-      if (step.step <= cursor) continue;
-      log?.(formatStep(step));
+    const numbers = log ? await modelNumbers(s) : [];
+    s.steps.forEach((step, i) => {
+      log?.(formatStep(step, numbers[i]));
       cursor = step.step;
-    }
+    });
     return s;
   };
 
@@ -70,11 +101,15 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
   };
 
   const poller = poll();
+  const watcher = opts.worker
+    ? watchWorker(opts.worker.hermes, { started: () => started, signal: done.signal, onMissing: opts.worker.onMissing })
+    : undefined;
   try {
     return await finished;
   } finally {
     done.abort();
     await poller;
+    await watcher;
     // A fast run ends between two looks: show the steps not shown yet (a closed workflow still answers
     // queries while a worker polls its task queue; bounded in case none does).
     if (log) await Promise.race([showNewSteps(), sleep(3_000, undefined, { ref: false })]);

@@ -18,6 +18,7 @@ const HELP = `hermes — durable AI agent runtime on Temporal
 
 Usage:
   hermes run "<prompt>" [options]   start a conversation, show its steps, print the answer
+  hermes run - | --prompt-file F    the same with the prompt read from stdin or a file (up to 1.5 MB)
   hermes chat [--id ID]             interactive chat (clarify questions and approvals asked inline)
   hermes status <id> [--json]       show a conversation's live state (budgets, todo, pending questions)
   hermes interrupt <id> [--message M] [--reason R]
@@ -28,7 +29,8 @@ Usage:
   hermes cancel <id>                cancel the conversation (Temporal cancellation)
   hermes inspect <id> [--step N] [--json]
                                     table of every model and tool step from the history; with --step,
-                                    exactly what the model saw at model step N (messages and tools)
+                                    exactly what the model saw at model step N (messages and tools;
+                                    N as in the "(model step N)" of the lines of run and status)
   hermes replay <id>... | --query Q [--limit N] [--json]
                                     replay recorded conversations against this version's workflow code
                                     (all runs; --query is a visibility filter, "" for all, newest 100)
@@ -59,6 +61,8 @@ Options for run:
   --id ID              workflow id (default: generated)
   --json               print the result as JSON on stdout
   --quiet              no step-by-step progress
+  --prompt-file F      read the prompt from file F (- as the prompt reads stdin)
+  --no-wait            when no worker polls the task queue, exit 3 instead of waiting for one
 
 Options for schedule add (every schedule command takes --json):
   --cron WHEN          "0 9 * * 1-5" (6 fields: seconds first), @daily, "every 2h", "in 45m", an ISO time

@@ -1,10 +1,14 @@
 // `hermes run`: starts a conversation, shows its steps, prints the answer.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import readline from 'node:readline/promises';
-import type { ConversationHandle } from '../client';
+import { promptTooLarge, type ConversationHandle, type Hermes } from '../client';
 import type { ConversationResult } from '../shared/contract';
 import { checkedWorkspace, maxIterationsOption, UsageError, withHermes } from './common';
 import { follow } from './follow';
+
+/** Exit code of `run --no-wait` when no worker polls the task queue (the conversation stays queued). */
+const NO_WORKER = 3;
 
 export async function run(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -21,10 +25,14 @@ export async function run(args: string[]): Promise<number> {
       id: { type: 'string' },
       json: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
+      'prompt-file': { type: 'string' },
+      'no-wait': { type: 'boolean', default: false },
     },
   });
-  const prompt = positionals.join(' ');
-  if (!prompt.trim()) throw new UsageError('hermes run needs a prompt: hermes run "what to do"');
+  const prompt = await readPrompt(positionals, values['prompt-file']);
+  // Refused before anything is started (or connected to): the server would refuse it after a long wait.
+  const tooLarge = promptTooLarge(prompt);
+  if (tooLarge) throw new UsageError(tooLarge);
   const maxIterations = maxIterationsOption(values['max-iterations']);
   const workspace = checkedWorkspace(values.workspace);
   const sandbox = values.sandbox;
@@ -47,7 +55,18 @@ export async function run(args: string[]): Promise<number> {
       });
       const log = values.quiet ? undefined : (line: string) => void process.stderr.write(`${line}\n`);
       log?.(`conversation ${handle.id}${hermes.uiUrl ? ` — ${hermes.uiUrl}/namespaces/default/workflows/${handle.id}` : ''}`);
-      const result = await followToResult(handle, log);
+      let gaveUp!: () => void;
+      const noWorker = new Promise<typeof NO_WORKER>((resolve) => (gaveUp = () => resolve(NO_WORKER)));
+      const onMissing = values['no-wait']
+        ? () => {
+            process.stderr.write(`--no-wait: not waiting; ${handle.id} stays queued and runs once a worker polls\n`);
+            gaveUp();
+          }
+        : undefined;
+      const following = followToResult(hermes, handle, log, onMissing);
+      following.catch(() => undefined); // when --no-wait gave up, nobody waits for it any more
+      const result = await Promise.race([following, noWorker]);
+      if (result === NO_WORKER) return NO_WORKER;
       if (values.json) process.stdout.write(`${JSON.stringify({ id: handle.id, ...result }, null, 2)}\n`);
       else printResult(handle.id, result);
       return result.status === 'completed' ? 0 : result.status === 'failed' ? 1 : 3;
@@ -60,7 +79,12 @@ export async function run(args: string[]): Promise<number> {
  * Follows the conversation to its result. On a terminal, pending questions and approvals are asked inline,
  * and Ctrl-C interrupts the conversation (twice: detach, leaving it running).
  */
-function followToResult(handle: ConversationHandle, log?: (line: string) => void): Promise<ConversationResult> {
+function followToResult(
+  hermes: Hermes,
+  handle: ConversationHandle,
+  log?: (line: string) => void,
+  onMissing?: () => void,
+): Promise<ConversationResult> {
   const rl = process.stdin.isTTY ? readline.createInterface({ input: process.stdin, output: process.stderr }) : undefined;
   let interrupts = 0;
   const onSigint = () => {
@@ -78,7 +102,37 @@ function followToResult(handle: ConversationHandle, log?: (line: string) => void
     rl?.close();
     process.off('SIGINT', onSigint);
   });
-  return follow(handle, result, { log, rl });
+  return follow(handle, result, { log, rl, modelSteps: () => handle.modelSteps(), worker: { hermes, onMissing } });
+}
+
+/** The prompt: the arguments, `-` for stdin, or --prompt-file (for text too long for a command line). */
+async function readPrompt(positionals: string[], file: string | undefined): Promise<string> {
+  const fromStdin = positionals.length === 1 && positionals[0] === '-';
+  if (file !== undefined && positionals.length) throw new UsageError('give the prompt as arguments, as -, or with --prompt-file: not two of them');
+  let prompt: string;
+  if (file !== undefined) {
+    try {
+      prompt = readFileSync(file, 'utf8');
+    } catch (e) {
+      throw new UsageError(`--prompt-file ${file}: ${(e as Error).message}`);
+    }
+  } else if (fromStdin) {
+    if (process.stdin.isTTY) process.stderr.write('(reading the prompt from stdin; Ctrl-D ends it)\n');
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    prompt = Buffer.concat(chunks).toString('utf8');
+  } else prompt = positionals.join(' ');
+  if (file !== undefined || fromStdin) prompt = prompt.replace(/\r?\n$/, '');
+  if (!prompt.trim()) {
+    throw new UsageError(
+      fromStdin
+        ? 'hermes run -: stdin held no prompt'
+        : file !== undefined
+          ? `--prompt-file ${file} is empty`
+          : 'hermes run needs a prompt: hermes run "what to do"',
+    );
+  }
+  return prompt;
 }
 
 function printResult(id: string, r: ConversationResult): void {

@@ -1,20 +1,50 @@
-// `hermes status`: a conversation's live state (budgets, todo, pending questions, the last steps).
+// `hermes status`: a conversation's live state (budgets, todo, pending questions, the last steps). The server's
+// own word comes first: a workflow that ended without a result (cancelled, terminated, timed out, failed) is
+// reported so, whatever a replay of its state says; without a worker to answer the state query, that is said.
 import { parseArgs } from 'node:util';
+import type { ConversationHandle, Hermes, TemporalStatus } from '../client';
+import { modelStepNumbers } from '../inspect';
+import type { ConversationState } from '../shared/contract';
 import { formatStep, UsageError, withHermes } from './common';
+import { watchWorker } from './pollers';
+
+/** Temporal's closed states that end a conversation without its own result, as status names them. */
+const CLOSED: Partial<Record<TemporalStatus, string>> = {
+  CANCELLED: 'cancelled',
+  TERMINATED: 'terminated',
+  TIMED_OUT: 'timed_out',
+  FAILED: 'failed',
+};
 
 export async function status(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean' } } });
   const id = positionals[0];
   if (!id) throw new UsageError('hermes status needs a workflow id');
   return withHermes(async (hermes) => {
-    const s = await hermes.get(id).state();
+    const handle = hermes.get(id);
+    const temporalStatus = await handle.temporalStatus();
+    const closed = CLOSED[temporalStatus];
+    let s: ConversationState | undefined;
+    let queryError: Error | undefined;
+    try {
+      s = await stateWatched(hermes, handle, temporalStatus === 'RUNNING');
+    } catch (e) {
+      queryError = e as Error;
+    }
+    if (s && closed) s = { ...s, status: closed as ConversationState['status'] };
     if (values.json) {
-      process.stdout.write(`${JSON.stringify(s, null, 2)}\n`);
-      return 0;
+      const out = s ? { ...s, temporalStatus } : { id, status: closed ?? temporalStatus.toLowerCase(), temporalStatus, error: queryError?.message };
+      process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
+      return s ? 0 : 1;
+    }
+    if (!s) {
+      process.stdout.write(`${id}: ${closed ?? temporalStatus.toLowerCase()} (Temporal: ${temporalStatus})\n`);
+      process.stderr.write(`no state: the state query failed: ${queryError?.message}\n`);
+      return 1;
     }
     process.stdout.write(
-      `${id}: ${s.status} · iteration ${s.iteration}/${s.maxIterations} · tokens ${s.usage.totalTokens} · ` +
-        `tool calls ${s.toolCalls} · runs ${s.runs}\n`,
+      `${id}: ${s.status}${closed ? ` (Temporal: ${temporalStatus})` : ''} · iteration ${s.iteration}/${s.maxIterations} · ` +
+        `tokens ${s.usage.totalTokens} · tool calls ${s.toolCalls} · runs ${s.runs}\n`,
     );
     const b = s.budgets;
     const left = [
@@ -24,11 +54,30 @@ export async function status(args: string[]): Promise<number> {
       b.seconds ? `time left ${b.seconds.left} s` : '',
     ].filter(Boolean);
     process.stdout.write(`budgets: ${left.join(' · ')}\n`);
-    if (s.pendingQuestion) process.stdout.write(`question (${s.pendingQuestion.callId}): ${s.pendingQuestion.question}\n`);
-    for (const a of s.pendingApprovals) process.stdout.write(`approval ${a.callId}: ${a.tool} ${a.command} — ${a.reason}\n`);
+    if (!closed) {
+      if (s.pendingQuestion) process.stdout.write(`question (${s.pendingQuestion.callId}): ${s.pendingQuestion.question}\n`);
+      for (const a of s.pendingApprovals) process.stdout.write(`approval ${a.callId}: ${a.tool} ${a.command} — ${a.reason}\n`);
+    }
     for (const t of s.todo) process.stdout.write(`todo [${t.status}] ${t.id}. ${t.content}\n`);
-    // Without a cursor the state query returns the last 5 steps.
-    for (const step of s.steps) process.stdout.write(`${formatStep(step)}\n`);
+    // Without a cursor the state query returns the last 5 steps; model steps carry the number inspect --step takes.
+    const completed = await handle.modelSteps().catch(() => undefined);
+    const numbers = completed ? modelStepNumbers(s.steps, completed) : [];
+    s.steps.forEach((step, i) => process.stdout.write(`${formatStep(step, numbers[i])}\n`));
     return 0;
   });
+}
+
+/** The state query; while it goes unanswered for 5 s on a running conversation, the task queue's pollers are looked at. */
+async function stateWatched(hermes: Hermes, handle: ConversationHandle, running: boolean): Promise<ConversationState> {
+  if (!running) return handle.state();
+  const done = new AbortController();
+  let answered = false;
+  const watching = watchWorker(hermes, { started: () => answered, signal: done.signal });
+  try {
+    return await handle.state();
+  } finally {
+    answered = true;
+    done.abort();
+    await watching;
+  }
 }

@@ -1,0 +1,69 @@
+// The client rides out a server outage the workflow survives: a dev server of the test's own (a SQLite file),
+// a worker process and `hermes run` against it; the server is killed for 20 s while the model's reply is on its way
+// and started again on the same port and database; `hermes run` then exits 0 with the answer.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, inject, it } from 'vitest';
+import { startDevServer, type DevServer } from '../src/server/dev-server';
+import { MockModel } from './helpers/mock-model';
+import { cleanEnv, freePort, HERMES_BIN } from './helpers/spawn-hermes';
+import { waitFor } from './helpers/wait';
+import { killAllWorkers, startWorkerProcess } from './helpers/worker-process';
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  await killAllWorkers();
+  for (const fn of cleanups.splice(0).reverse()) {
+    try {
+      await fn();
+    } catch {
+      // best effort
+    }
+  }
+});
+
+describe('a server outage mid-run', () => {
+  it('hermes run exits 0 with the answer after the server is killed and restarted on the same database', async () => {
+    const home = mkdtempSync(path.join(os.tmpdir(), 'hermes-outage-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const [port, uiPort] = [await freePort(), await freePort()];
+    const executable = inject('temporalCliPath') || undefined;
+    const serve = () => startDevServer({ home, port, uiPort, ...(executable ? { executable } : {}), warn: () => undefined });
+    let server: DevServer = await serve();
+    cleanups.push(() => server.stop());
+    // The first reply waits long enough for the server to be killed and restarted meanwhile.
+    const mock = await MockModel.start([{ content: 'survived the outage', delayMs: 25_000 }, { content: 'survived the outage' }]);
+    cleanups.push(() => mock.close());
+    const env = {
+      TEMPORAL_ADDRESS: server.address,
+      OPENAI_BASE_URL: mock.baseURL,
+      OPENAI_API_KEY: 'test',
+      HERMES_MODEL: 'mock',
+      HERMES_WORKSPACE: home,
+      HERMES_SANDBOX: 'none',
+    };
+    const worker = startWorkerProcess(env, home);
+    await worker.ready;
+    const child = spawn(process.execPath, [HERMES_BIN, 'run', 'keep going'], { env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanups.push(() => child.exitCode === null && child.kill('SIGKILL'));
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.once('close', resolve));
+
+    await waitFor('the model call', () => mock.requests.length > 0, 30_000);
+    await server.stop();
+    await new Promise((r) => setTimeout(r, 20_000));
+    server = await serve();
+    expect(server.reused).toBe(false);
+
+    const code = await Promise.race([exited, new Promise<'slow'>((r) => setTimeout(() => r('slow'), 100_000))]);
+    expect(code, `${stderr}\nworker:\n${worker.output()}`).toBe(0);
+    expect(stdout).toContain('survived the outage');
+    // Said once, however many tries it took (20 s is longer than the SDK's own retries last).
+    expect(stderr.match(/Temporal server unreachable, retrying/g), stderr).toHaveLength(1);
+  }, 180_000);
+});
