@@ -5,24 +5,14 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { startDevServer, type DevServer } from '../src/server/dev-server';
 import { MockModel } from './helpers/mock-model';
 import { cleanEnv, freePort, HERMES_BIN } from './helpers/spawn-hermes';
 import { waitFor } from './helpers/wait';
-import { killAllWorkers, startWorkerProcess } from './helpers/worker-process';
+import { cleanupsAfterEach, startWorkerProcess } from './helpers/worker-process';
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  await killAllWorkers();
-  for (const fn of cleanups.splice(0).reverse()) {
-    try {
-      await fn();
-    } catch {
-      // best effort
-    }
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 describe('a server outage mid-run', () => {
   it('hermes run exits 0 with the answer after the server is killed and restarted on the same database', async () => {

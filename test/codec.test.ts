@@ -30,7 +30,7 @@ import { historiesOf, replayAll } from '../src/replay';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import { MockModel } from './helpers/mock-model';
 import { cleanEnv, HERMES_BIN, spawnHermes } from './helpers/spawn-hermes';
-import { killAllWorkers, startWorkerProcess } from './helpers/worker-process';
+import { killAllWorkers, startWorkerProcess, workerEnv } from './helpers/worker-process';
 
 const exec = promisify(execFile);
 const KEY = randomBytes(32).toString('base64');
@@ -148,16 +148,10 @@ describe('hermes worker with HERMES_PAYLOAD_KEY', () => {
       const taskQueue = `codec-${process.pid}-${Date.now().toString(36)}`;
       const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-codec-'));
       const w = startWorkerProcess(
-        {
-          TEMPORAL_ADDRESS: inject('temporalAddress'),
-          HERMES_TASK_QUEUE: taskQueue,
-          OPENAI_BASE_URL: mock.baseURL,
-          OPENAI_API_KEY: 'test',
-          HERMES_MODEL: 'mock',
-          HERMES_WORKSPACE: workspace,
-          HERMES_LOG_LEVEL: 'warn',
-          HERMES_PAYLOAD_KEY: Buffer.from(KEY, 'base64').toString('hex'),
-        },
+        workerEnv(
+          { address: inject('temporalAddress'), taskQueue, baseURL: mock.baseURL, workspace },
+          { HERMES_PAYLOAD_KEY: Buffer.from(KEY, 'base64').toString('hex') },
+        ),
         workspace,
       );
       await w.ready;

@@ -12,27 +12,15 @@ import { Client, Connection } from '@temporalio/client';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { Hermes } from '../src/client';
 import { answer, toolResult } from './helpers/harness';
 import { MockModel, type Reply } from './helpers/mock-model';
-import { killAllWorkers, startWorkerProcess, type WorkerProcess } from './helpers/worker-process';
+import { cleanupsAfterEach, startWorkerProcess, workerEnv, type WorkerProcess } from './helpers/worker-process';
 import { alive, waitFor } from './helpers/wait';
 
 let counter = 0;
-const cleanups: Array<() => unknown> = [];
-
-afterEach(async () => {
-  // Runs whether the test passed or not: no worker process, tool process, connection or mock outlives a test.
-  await killAllWorkers();
-  for (const fn of cleanups.splice(0).reverse()) {
-    try {
-      await fn();
-    } catch {
-      // best effort
-    }
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 const killGroup = (pid: number) => {
   try {
@@ -57,18 +45,14 @@ async function setup(script: Reply[]) {
   // Both worker processes of a test share it, as workers on one host do.
   const processDir = mkdtempSync(path.join(os.tmpdir(), 'hermes-crash-procs-'));
   cleanups.push(() => rmSync(processDir, { recursive: true, force: true }));
-  const env = {
-    TEMPORAL_ADDRESS: address,
-    HERMES_TASK_QUEUE: taskQueue,
-    OPENAI_BASE_URL: mock.baseURL,
-    OPENAI_API_KEY: 'test',
-    HERMES_MODEL: 'mock',
-    HERMES_WORKSPACE: workspace,
-    HERMES_LOG_LEVEL: 'warn',
-    HERMES_PROCESS_DIR: processDir,
-    // Host pids and the orphan sweep of unsandboxed commands (under bwrap they die with the worker anyway).
-    HERMES_SANDBOX: 'none',
-  };
+  const env = workerEnv(
+    { address, taskQueue, baseURL: mock.baseURL, workspace },
+    {
+      HERMES_PROCESS_DIR: processDir,
+      // Host pids and the orphan sweep of unsandboxed commands (under bwrap they die with the worker anyway).
+      HERMES_SANDBOX: 'none',
+    },
+  );
   const worker = (): WorkerProcess => startWorkerProcess(env, workspace);
   return { mock, hermes, workspace, worker };
 }

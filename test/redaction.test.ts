@@ -22,19 +22,9 @@ import { terminal } from '../src/tools/handlers';
 import { finishToolOutput } from '../src/tools/output';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { MockModel, type Reply } from './helpers/mock-model';
-import { killAllWorkers, startWorkerProcess } from './helpers/worker-process';
+import { cleanupsAfterEach, startWorkerProcess } from './helpers/worker-process';
 
-const cleanups: Array<() => unknown> = [];
-afterEach(async () => {
-  await killAllWorkers();
-  for (const fn of cleanups.splice(0).reverse()) {
-    try {
-      await fn();
-    } catch {
-      // best effort
-    }
-  }
-});
+const cleanups = cleanupsAfterEach();
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixtures: random secrets, so no test passes because a string happened to be absent anyway.

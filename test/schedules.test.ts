@@ -11,7 +11,7 @@ import { Hermes } from '../src/client';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { MockModel } from './helpers/mock-model';
 import { waitFor } from './helpers/wait';
-import { killAllWorkers, startWorkerProcess } from './helpers/worker-process';
+import { killAllWorkers, startWorkerProcess, workerEnv } from './helpers/worker-process';
 
 const exec = promisify(execFile);
 const temporal = (...args: string[]) => exec(inject('temporalCliPath'), [...args, '--address', inject('temporalAddress')]);
@@ -145,15 +145,7 @@ describe('a registered task outlives its worker', () => {
       answer('Disk is fine.'),
     ]);
     h = await createHarness([]);
-    const env = {
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      HERMES_TASK_QUEUE: h.taskQueue,
-      OPENAI_BASE_URL: mock.baseURL,
-      OPENAI_API_KEY: 'test',
-      HERMES_MODEL: 'mock',
-      HERMES_WORKSPACE: h.workspace,
-      HERMES_LOG_LEVEL: 'warn',
-    };
+    const env = workerEnv({ address: inject('temporalAddress'), taskQueue: h.taskQueue, baseURL: mock.baseURL, workspace: h.workspace });
     try {
       const first = startWorkerProcess(env, h.workspace);
       await first.ready;

@@ -1,6 +1,7 @@
 // `hermes worker` as a real child process (bin/hermes.js), so a test can SIGKILL it the way a machine dies.
 // Every process started here is remembered; killAllWorkers() ends the ones still alive.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { afterEach } from 'vitest';
 import { cleanEnv, HERMES_BIN } from './spawn-hermes';
 
 export interface WorkerProcess {
@@ -67,4 +68,40 @@ export async function killAllWorkers(): Promise<void> {
   const all = [...live];
   for (const w of all) w.child.kill('SIGKILL');
   await Promise.all(all.map((w) => w.exited));
+}
+
+/** The environment of a `hermes worker` process serving a test's task queue with a mock model. */
+export function workerEnv(
+  o: { address: string; taskQueue: string; baseURL: string; workspace: string },
+  extra: Record<string, string> = {},
+): Record<string, string> {
+  return {
+    TEMPORAL_ADDRESS: o.address,
+    HERMES_TASK_QUEUE: o.taskQueue,
+    OPENAI_BASE_URL: o.baseURL,
+    OPENAI_API_KEY: 'test',
+    HERMES_MODEL: 'mock',
+    HERMES_WORKSPACE: o.workspace,
+    HERMES_LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+/**
+ * Clean-ups a test file registers as it goes; after each test, whether it passed or not, every worker process
+ * is killed and they run newest first, so no worker, tool process, connection or mock outlives a test.
+ */
+export function cleanupsAfterEach(): Array<() => unknown> {
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    await killAllWorkers();
+    for (const fn of cleanups.splice(0).reverse()) {
+      try {
+        await fn();
+      } catch {
+        // best effort
+      }
+    }
+  });
+  return cleanups;
 }
