@@ -1,5 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
+import picomatch from 'picomatch';
 import { ToolError, type ToolContext, type ToolHandler } from '../spec';
 import type { searchFilesSpec } from '../specs/search_files';
 import { resolveInWorkspace } from '../workspace';
@@ -9,13 +10,20 @@ import { formatSize, isBinary, MAX_READ_BYTES, readDirOrNote, requireRegular, SK
 const DEFAULT_MAX_RESULTS = 100;
 const MAX_LINE_CHARS = 300;
 
-/** "*.ts" → /^.*\.ts$/ on the file name; only * and ? are wildcards. */
-function globToRegExp(glob: string): RegExp {
-  const body = glob
-    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
-    .replace(/\*/g, '.*')
-    .replace(/\?/g, '.');
-  return new RegExp(`^${body}$`);
+/**
+ * The file filter for a glob (picomatch: `*`, `?`, `**`, `[abc]`, `{a,b}`, extglobs). A glob without a slash
+ * matches the file name at any depth; one with a slash matches the path relative to the workspace or to the
+ * searched directory, so `src/*.ts` works whether the model searched "." or "src". Dot-files match like any other.
+ */
+function globFilter(glob: string, workspace: string, start: string): (abs: string) => boolean {
+  let isMatch: (p: string) => boolean;
+  try {
+    isMatch = picomatch(glob, { dot: true, basename: !glob.includes('/') });
+  } catch (err) {
+    throw new ToolError(`invalid glob ${JSON.stringify(glob)}: ${(err as Error).message}`);
+  }
+  const posix = (p: string) => p.split(path.sep).join('/');
+  return (abs) => isMatch(posix(path.relative(workspace, abs))) || isMatch(posix(path.relative(start, abs)));
 }
 
 export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (args, ctx) => {
@@ -30,7 +38,7 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
   const st = await statOrFail(start, shown);
   requireRegular(st, shown, true);
   const isDir = st.isDirectory();
-  const nameFilter = args.glob ? globToRegExp(args.glob) : undefined;
+  const fileFilter = args.glob ? globFilter(args.glob, ctx.workspace, isDir ? start : path.dirname(start)) : undefined;
   const max = args.max_results ?? DEFAULT_MAX_RESULTS;
   const hits: string[] = [];
   /** Directories that could not be read and files too large to search: said, not silently left out. */
@@ -61,7 +69,7 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
       const abs = path.join(dir, e.name);
       // Symlinks are not followed: they may lead outside the workspace or into cycles.
       if (e.isDirectory() && !SKIP_DIRS.has(e.name)) await walk(abs);
-      else if (e.isFile() && (!nameFilter || nameFilter.test(e.name))) await searchFile(abs);
+      else if (e.isFile() && (!fileFilter || fileFilter(abs))) await searchFile(abs);
     }
   };
   if (isDir) await walk(start);
@@ -71,6 +79,8 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
   const notes = skipped.length
     ? [`[not searched: ${skipped.slice(0, 20).join('; ')}${skipped.length > 20 ? `; and ${skipped.length - 20} more` : ''}]`]
     : [];
+  // Said apart from "no line matched": a glob that selects no file at all is most likely the wrong glob.
+  if (args.glob && isDir && files === 0) return [`No file in ${shown} matches the glob ${JSON.stringify(args.glob)}`, ...notes].join('\n');
   if (hits.length === 0) return [`No matches for /${args.pattern}/ in ${shown}${args.glob ? ` (files ${args.glob})` : ''}`, ...notes].join('\n');
   if (hits.length >= max) hits.push(`[reached max_results=${max}; there may be more — narrow the pattern, path or glob]`);
   return [...hits, ...notes].join('\n');
