@@ -54,12 +54,15 @@ export async function readDirOrNote(dir: string, root: string): Promise<Dirent[]
   }
 }
 
+let tmpCounter = 0;
+
 /**
  * Writes through a temporary file in the same directory and renames it over the target: a full disk or a crash
  * mid-write leaves the old file whole instead of truncated. Keeps an existing file's mode.
  */
 export async function writeAtomically(abs: string, text: string): Promise<void> {
-  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.hermes-${process.pid}-${Date.now().toString(36)}.tmp`);
+  // The counter keeps two writes in one millisecond apart (pid and clock alone collided: EEXIST).
+  const tmp = path.join(path.dirname(abs), `.${path.basename(abs)}.hermes-${process.pid}-${Date.now().toString(36)}-${++tmpCounter}.tmp`);
   const mode = (await stat(abs).catch(() => undefined))?.mode;
   try {
     await writeFile(tmp, text, { encoding: 'utf8', flag: 'wx' });

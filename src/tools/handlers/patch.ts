@@ -3,9 +3,15 @@ import { ToolError, type ToolHandler } from '../spec';
 import type { patchSpec } from '../specs/patch';
 import { resolveInWorkspace } from '../workspace';
 import { isBinary, MAX_READ_BYTES, requireRegular, statOrFail, writeAtomically } from './fs-util';
+import { withPathLock } from './path-lock';
 
 export const patch: ToolHandler<typeof patchSpec.schema> = async (args, ctx) => {
   const abs = await resolveInWorkspace(ctx.workspace, args.path);
+  // Read, replace and write under the file's lock: a concurrent patch or write_file must not be overwritten.
+  return withPathLock(abs, ctx.signal, () => patchFile(abs, args));
+};
+
+async function patchFile(abs: string, args: Parameters<typeof patch>[0]): Promise<string> {
   const st = await statOrFail(abs, args.path);
   if (st.isDirectory()) throw new ToolError(`${args.path} is a directory`);
   requireRegular(st, args.path);
@@ -36,4 +42,4 @@ export const patch: ToolHandler<typeof patchSpec.schema> = async (args, ctx) => 
   }
   await writeAtomically(abs, parts.join(newString));
   return `Replaced ${count} occurrence${count === 1 ? '' : 's'} in ${args.path}`;
-};
+}

@@ -4,9 +4,15 @@ import { ToolError, type ToolHandler } from '../spec';
 import type { writeFileSpec } from '../specs/write_file';
 import { resolveInWorkspace } from '../workspace';
 import { requireRegular, writeAtomically } from './fs-util';
+import { withPathLock } from './path-lock';
 
 export const writeFile: ToolHandler<typeof writeFileSpec.schema> = async (args, ctx) => {
   const abs = await resolveInWorkspace(ctx.workspace, args.path);
+  // Under the file's lock, so it lands between two patches instead of inside one's read-modify-write.
+  return withPathLock(abs, ctx.signal, () => writeTo(abs, args));
+};
+
+async function writeTo(abs: string, args: Parameters<typeof writeFile>[0]): Promise<string> {
   const existing = await stat(abs).catch(() => undefined);
   if (existing?.isDirectory()) throw new ToolError(`${args.path} is a directory`);
   if (existing) requireRegular(existing, args.path);
@@ -21,4 +27,4 @@ export const writeFile: ToolHandler<typeof writeFileSpec.schema> = async (args, 
   }
   await writeAtomically(abs, args.content);
   return `Wrote ${Buffer.byteLength(args.content, 'utf8')} bytes to ${args.path}`;
-};
+}
