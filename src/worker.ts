@@ -6,7 +6,7 @@ import { createActivities } from './activities';
 import type { ContextCache } from './activities/context';
 import { cachedWorkflowBundle, workflowsPath } from './bundle';
 import { dataConverter } from './codec';
-import { loadProfiles, loadSecurityConfig, type ProfileSet } from './llm/profiles';
+import { loadProfiles, loadSecurityConfig, loadWebConfig, type ProfileSet } from './llm/profiles';
 import { logger, setLogRedactor } from './logger';
 import { Redactor, type RedactConfig } from './security/redact';
 import { TASK_QUEUE } from './shared/defaults';
@@ -75,6 +75,7 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
   if (sandbox.warning) logger.warn({ setting: sandbox.setting }, sandbox.warning);
   // Secrets: what tools' processes may see, and the redactor every result, reply and log line passes through.
   const security = loadSecurityConfig({ passEnv: opts.passEnv, redact: opts.redact });
+  loadWebConfig(); // a bad HERMES_WEB_ALLOW_HOSTS fails the start, not every web_fetch call
   const redactor = new Redactor({ env: process.env, ...security.redact });
   setLogRedactor(redactor);
   const activities = createActivities({

@@ -187,6 +187,10 @@ describe.runIf(RECORD)('record replay corpus', () => {
   it('invalid calls stopped', () =>
     record('invalid-calls-stopped', [...Array.from({ length: 5 }, (_, i) => toolCall('launch_rockets', { n: i })), answer('stopped')], {}));
 
+  // After patched('web-fetch-by-default'): web_fetch is offered to a conversation that names no tools.
+  it('web_fetch by default', () =>
+    record('web-fetch-default', [toolCall('web_fetch', { url: 'http://127.0.0.1:9/' }), answer('refused, as it should be')], {}));
+
   it('budgets', () =>
     record('token-budget', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), toolCall('list_dir', { depth: 3 }), answer('s')], {
       maxTokens: 40,

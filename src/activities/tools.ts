@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolCallInput, ToolCallResult } from '../shared/wire';
-import { FILE_TOOL_HANDLERS } from '../tools/handlers';
+import { FILE_TOOL_HANDLERS, WEB_TOOL_HANDLERS } from '../tools/handlers';
 import { SCHEDULE_TOOL_HANDLERS } from '../tools/handlers/schedules';
 import { finishToolOutput } from '../tools/output';
 import { defaultProcessDir } from '../tools/orphans';
@@ -36,7 +36,7 @@ export interface ToolDeps {
 }
 
 export function createToolActivities(deps: ToolDeps) {
-  const handlers = deps.handlers ?? { ...FILE_TOOL_HANDLERS, ...SCHEDULE_TOOL_HANDLERS };
+  const handlers = deps.handlers ?? { ...FILE_TOOL_HANDLERS, ...SCHEDULE_TOOL_HANDLERS, ...WEB_TOOL_HANDLERS };
   const processDir = deps.processDir ?? defaultProcessDir();
   const roots = deps.workspaceRoots ?? workspaceRoots(deps.workspace);
 

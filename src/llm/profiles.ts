@@ -5,6 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { compilePattern, type RedactConfig } from '../security/redact';
 import { parseEnvList } from '../tools/env';
+import { validAllowEntry, type WebConfig } from '../tools/handlers/web-policy';
 
 const profileSchema = z.object({
   baseURL: z.string().url().describe('OpenAI-compatible endpoint, e.g. https://api.openai.com/v1'),
@@ -43,6 +44,18 @@ const configSchema = z.object({
     .object({
       patterns: z.array(pattern).optional().describe('Regular expressions (source or /source/flags) redacted as [REDACTED:pattern]'),
       values: z.array(z.string().min(1)).optional().describe('Literal values redacted as [REDACTED:value]'),
+    })
+    .strict()
+    .optional(),
+  web: z
+    .object({
+      allowPrivate: z.boolean().optional().describe('web_fetch may fetch loopback, private and link-local addresses'),
+      allowHosts: z
+        .array(z.string().refine(validAllowEntry, { message: 'a host name, *.domain, an IP address or a CIDR range' }))
+        .optional()
+        .describe('Hosts, *.domains, IP addresses and CIDR ranges web_fetch may fetch although they are not public'),
+      maxBytes: z.number().int().positive().optional().describe('Bytes of a response web_fetch reads at most (default 2 MB)'),
+      timeoutSec: z.number().positive().optional().describe('Time limit of one web_fetch call (default 20 s)'),
     })
     .strict()
     .optional(),
@@ -85,6 +98,26 @@ export function loadSecurityConfig(
       patterns: uniq(config?.redact?.patterns, extra.redact?.patterns),
       values: uniq(config?.redact?.values, extra.redact?.values),
     },
+  };
+}
+
+/**
+ * web_fetch's address policy and caps: the config file's `web` section plus HERMES_WEB_ALLOW_PRIVATE=1 and
+ * HERMES_WEB_ALLOW_HOSTS (comma-separated), which add to it.
+ */
+export function loadWebConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): WebConfig {
+  const web = readConfig(env, cwd)?.config.web;
+  const fromEnv = (env.HERMES_WEB_ALLOW_HOSTS ?? '')
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean);
+  const bad = fromEnv.find((h) => !validAllowEntry(h));
+  if (bad) throw new Error(`HERMES_WEB_ALLOW_HOSTS: ${JSON.stringify(bad)} is not a host name, *.domain, IP address or CIDR range`);
+  return {
+    allowPrivate: env.HERMES_WEB_ALLOW_PRIVATE === '1' || web?.allowPrivate === true,
+    allowHosts: [...(web?.allowHosts ?? []), ...fromEnv],
+    ...(web?.maxBytes ? { maxBytes: web.maxBytes } : {}),
+    ...(web?.timeoutSec ? { timeoutMs: web.timeoutSec * 1000 } : {}),
   };
 }
 

@@ -22,6 +22,16 @@ export const CHECK_SANDBOX = 'check-sandbox';
 /** Patch id: "all tools" includes the schedules toolset (runs recorded before it offered the others). */
 export const SCHEDULE_TOOLS_BY_DEFAULT = 'schedule-tools-by-default';
 const DEFAULT_TOOLS_BEFORE_SCHEDULES = ['files', 'terminal', 'agent'];
+/** Patch id: "all tools" includes web_fetch (runs recorded before it offered every tool but that one). */
+export const WEB_FETCH_BY_DEFAULT = 'web-fetch-by-default';
+/** Written out, not derived from the catalogue: a tool added later must not change what these runs replay with. */
+const DEFAULT_TOOLS_BEFORE_WEB = [...DEFAULT_TOOLS_BEFORE_SCHEDULES, 'schedules'];
+
+/** The tools a conversation that names none gets; each widening of the default is patched. */
+function defaultTools(): string[] | undefined {
+  if (patched(WEB_FETCH_BY_DEFAULT)) return undefined;
+  return patched(SCHEDULE_TOOLS_BY_DEFAULT) ? DEFAULT_TOOLS_BEFORE_WEB : DEFAULT_TOOLS_BEFORE_SCHEDULES;
+}
 
 /**
  * `input` is whatever a client sent — our client, the stock CLI, the Web UI, a Schedule — so it is parsed
@@ -91,7 +101,7 @@ function readStart(raw: unknown, carriedRaw: unknown): Start {
   // Every limit is written into the input the next run gets: a later change of a default must not change the
   // decisions of a conversation already running.
   const input = { ...parsed.input, limits: { ...DEFAULT_LIMITS, ...parsed.input.limits } };
-  const { tools, unknown } = resolveTools(input.tools ?? (patched(SCHEDULE_TOOLS_BY_DEFAULT) ? undefined : DEFAULT_TOOLS_BEFORE_SCHEDULES));
+  const { tools, unknown } = resolveTools(input.tools ?? defaultTools());
   // Nobody can answer a question in a scheduled run, and a schedule must not multiply itself unless it may.
   const offered = input.scheduled ? tools.filter((t) => t !== 'clarify' && (input.schedule?.allowSchedules || !SCHEDULE_TOOLS.includes(t))) : tools;
   return { config: { input, tools: offered }, ...(carried ? { carried } : {}), unknownTools: unknown };
