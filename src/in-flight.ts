@@ -91,7 +91,7 @@ export function inFlightLine(c: InFlightCall): string {
   const of = c.maxAttempts ? ` of ${c.maxAttempts}` : '';
   const what =
     c.state === 'waiting'
-      ? `waiting for attempt ${c.attempt}${of}${c.nextTryInSec !== undefined ? `, in ${c.nextTryInSec} s` : ` for ${c.runningSec} s`}`
+      ? `waiting for attempt ${c.attempt}${of}${c.nextTryInSec ? `, in ${c.nextTryInSec} s` : ` for ${c.runningSec} s (no worker has taken it yet)`}`
       : `${c.state === 'cancelling' ? 'cancelling, ' : ''}running ${c.runningSec} s${c.attempt > 1 ? ` (attempt ${c.attempt}${of})` : ''}`;
   return `  … ${callLabel(c)}: ${what}`;
 }

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { ConversationHandle, InFlightCall } from '../src/client';
 import { follow } from '../src/cli/follow';
 import type { ConversationState } from '../src/shared/contract';
-import { answer, createHarness, type Harness } from './helpers/harness';
+import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import { MockModel } from './helpers/mock-model';
 import { cleanEnv, freePort, HERMES_BIN, spawnHermes } from './helpers/spawn-hermes';
 
@@ -85,6 +85,28 @@ describe('the call in flight (cluster mode, a worker in the test process)', () =
     expect(retry[0]).toMatch(
       /^ {2}model step 1: attempt 1 failed — ModelUnavailable: model endpoint http:\/\/127\.0\.0\.1:\d+\/v1 answered 503: .*upstream overloaded.*; (retrying in \d+ s|attempt 2 running)$/,
     );
+  }, 60_000);
+});
+
+describe('a long tool call', () => {
+  it('is named by its tool in the status line (follow() with a log sink, a real worker)', async () => {
+    h = await createHarness([toolCall('terminal', { command: 'sleep 6' }, 't1'), answer('slept')]);
+    const drawn: string[] = [];
+    const lines: string[] = [];
+    const result = await h.run(async () => {
+      const handle = await h!.hermes.start({ prompt: 'sleep a bit' });
+      return follow(handle, handle.result(), {
+        log: (l) => lines.push(l),
+        inFlight: { afterMs: 2_000, everyMs: 1_000, redraw: (t) => drawn.push(t) },
+      });
+    });
+    expect(result.answer).toBe('slept');
+    expect(
+      drawn.some((t) => /^ {2}… tool terminal: running [2-6] s$/.test(t)),
+      drawn.join('\n'),
+    ).toBe(true);
+    expect(drawn.at(-1)).toBe(''); // cleared at the end
+    expect(lines.some((l) => /tool\s+terminal/.test(l))).toBe(true);
   }, 60_000);
 });
 

@@ -187,7 +187,8 @@ function inFlightDisplay(stepLog: (line: string) => void, o: { afterMs?: number;
         const retry = retryLine(c);
         if (retry) log(retry);
       }
-      if (!redraw && c.state !== 'waiting' && c.runningSec >= shown.nextSec) {
+      // A retry's backoff was said with the retry; a call no worker takes is said like a running one.
+      if (!redraw && !(c.state === 'waiting' && c.nextTryInSec) && c.runningSec >= shown.nextSec) {
         log(inFlightLine(c));
         while (shown.nextSec <= c.runningSec) shown.nextSec += REPEAT_SEC;
       }
