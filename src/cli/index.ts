@@ -20,7 +20,8 @@ Usage:
   hermes run "<prompt>" [options]   start a conversation, show its steps, print the answer
   hermes run - | --prompt-file F    the same with the prompt read from stdin or a file (up to 1.5 MB)
   hermes chat [--id ID]             interactive chat (clarify questions and approvals asked inline)
-  hermes status <id> [--json]       show a conversation's live state (budgets, todo, pending questions)
+  hermes status <id> [--json]       show a conversation's live state (budgets, todo, pending questions,
+                                    the model or tool call in flight)
   hermes interrupt <id> [--message M] [--reason R]
                                     stop the step in flight; with --message, go on with that message
   hermes answer <id> "<text>"       answer the pending clarify question
@@ -79,7 +80,8 @@ Environment:
   HERMES_SANDBOX       where terminal commands run: auto (bubblewrap when it works; default), bwrap
                        (required: the worker refuses to start without it), none
   HERMES_SANDBOX_NETWORK=1   sandboxed commands may use the network (a run's network option decides first)
-  HERMES_HOME          data directory for the embedded server (default <package>/.hermes)
+  HERMES_HOME          data directory for the embedded server and the in-process worker's log,
+                       worker.log (default <package>/.hermes)
   HERMES_TEMPORAL_PORT, HERMES_UI_PORT   embedded server ports (default 7233, 8233)
   HERMES_PAYLOAD_KEY   encrypt payloads (AES-256-GCM; 32 bytes base64 or hex); or HERMES_PAYLOAD_KEY_FILE
 `;

@@ -2,7 +2,8 @@
 // own word comes first: a workflow that ended without a result (cancelled, terminated, timed out, failed) is
 // reported so, whatever a replay of its state says; without a worker to answer the state query, that is said.
 import { parseArgs } from 'node:util';
-import type { ConversationHandle, Hermes, TemporalStatus } from '../client';
+import type { ConversationHandle, Hermes, InFlightCall, TemporalStatus } from '../client';
+import { inFlightSummary } from '../in-flight';
 import { modelStepNumbers } from '../inspect';
 import type { ConversationState } from '../shared/contract';
 import { formatStep, UsageError, withHermes } from './common';
@@ -32,14 +33,19 @@ export async function status(args: string[]): Promise<number> {
       queryError = e as Error;
     }
     if (s && closed) s = { ...s, status: closed as ConversationState['status'] };
+    // The model or tool call under way, from the server (also when no worker answers the state query).
+    const inFlight: InFlightCall[] = temporalStatus === 'RUNNING' ? await handle.inFlight().catch(() => []) : [];
     if (values.json) {
-      const out = s ? { ...s, temporalStatus } : { id, status: closed ?? temporalStatus.toLowerCase(), temporalStatus, error: queryError?.message };
+      const out = s
+        ? { ...s, temporalStatus, inFlight }
+        : { id, status: closed ?? temporalStatus.toLowerCase(), temporalStatus, inFlight, error: queryError?.message };
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return s ? 0 : 1;
     }
     if (!s) {
       process.stdout.write(`${id}: ${closed ?? temporalStatus.toLowerCase()} (Temporal: ${temporalStatus})\n`);
       process.stderr.write(`no state: the state query failed: ${queryError?.message}\n`);
+      for (const c of inFlight) process.stdout.write(`${inFlightSummary(c)}\n`);
       return 1;
     }
     process.stdout.write(
@@ -63,6 +69,7 @@ export async function status(args: string[]): Promise<number> {
     const completed = await handle.modelSteps().catch(() => undefined);
     const numbers = completed ? modelStepNumbers(s.steps, completed) : [];
     s.steps.forEach((step, i) => process.stdout.write(`${formatStep(step, numbers[i])}\n`));
+    for (const c of inFlight) process.stdout.write(`${inFlightSummary(c)}\n`);
     return 0;
   });
 }
