@@ -3,9 +3,9 @@
 // input and hands over: chat.ts (chat mode) → turn.ts (one turn) → model-step.ts / run-tools.ts → state.ts.
 import { isCancellation, patched } from '@temporalio/workflow';
 import { issuesText, parseConversationInput, type ConversationInput, type ConversationResult } from '../shared/contract';
-import { DEFAULT_LIMITS } from '../shared/defaults';
+import { DEFAULT_DELEGATION, DEFAULT_LIMITS } from '../shared/defaults';
 import { carriedStateSchema } from '../shared/wire';
-import { resolveTools } from '../tools/registry';
+import { DELEGATE_TASK, resolveTools, TOOL_SPECS } from '../tools/registry';
 import { SCHEDULE_TOOLS } from '../tools/specs/schedules';
 import { localActs, localActsOptions } from './activities';
 import { runChat } from './chat';
@@ -22,6 +22,8 @@ export const CHECK_SANDBOX = 'check-sandbox';
 /** Patch id: "all tools" includes the schedules toolset (runs recorded before it offered the others). */
 export const SCHEDULE_TOOLS_BY_DEFAULT = 'schedule-tools-by-default';
 const DEFAULT_TOOLS_BEFORE_SCHEDULES = ['files', 'terminal', 'agent'];
+/** Patch id: "all tools" includes delegate_task (the agents toolset). */
+export const DELEGATE_BY_DEFAULT = 'delegate-task-by-default';
 
 /**
  * `input` is whatever a client sent — our client, the stock CLI, the Web UI, a Schedule — so it is parsed
@@ -90,11 +92,24 @@ function readStart(raw: unknown, carriedRaw: unknown): Start {
   }
   // Every limit is written into the input the next run gets: a later change of a default must not change the
   // decisions of a conversation already running.
-  const input = { ...parsed.input, limits: { ...DEFAULT_LIMITS, ...parsed.input.limits } };
-  const { tools, unknown } = resolveTools(input.tools ?? (patched(SCHEDULE_TOOLS_BY_DEFAULT) ? undefined : DEFAULT_TOOLS_BEFORE_SCHEDULES));
+  const input = {
+    ...parsed.input,
+    limits: { ...DEFAULT_LIMITS, ...parsed.input.limits },
+    delegation: { ...DEFAULT_DELEGATION, ...parsed.input.delegation },
+  };
+  const { tools, unknown } = resolveTools(input.tools ?? defaultTools());
   // Nobody can answer a question in a scheduled run, and a schedule must not multiply itself unless it may.
-  const offered = input.scheduled ? tools.filter((t) => t !== 'clarify' && (input.schedule?.allowSchedules || !SCHEDULE_TOOLS.includes(t))) : tools;
+  let offered = input.scheduled ? tools.filter((t) => t !== 'clarify' && (input.schedule?.allowSchedules || !SCHEDULE_TOOLS.includes(t))) : tools;
+  // A conversation at the delegation depth limit is not offered delegate_task (a call gets an error result).
+  if ((input.parent?.depth ?? 0) >= input.delegation.maxDepth) offered = offered.filter((t) => t !== DELEGATE_TASK);
   return { config: { input, tools: offered }, ...(carried ? { carried } : {}), unknownTools: unknown };
+}
+
+/** The tools of a conversation that names none: all of them, as they were when the run started. */
+function defaultTools(): string[] | undefined {
+  if (!patched(SCHEDULE_TOOLS_BY_DEFAULT)) return DEFAULT_TOOLS_BEFORE_SCHEDULES;
+  if (!patched(DELEGATE_BY_DEFAULT)) return TOOL_SPECS.map((s) => s.name).filter((t) => t !== DELEGATE_TASK);
+  return undefined;
 }
 
 /** Ends a conversation whose input could not be read: its state query and result say why. */
