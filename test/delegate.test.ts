@@ -2,11 +2,12 @@
 // scripted model answers each conversation from its own queue (test/helpers/routed-model.ts).
 import { readFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { ConversationResult } from '../src/shared/contract';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import type { Reply } from './helpers/mock-model';
 import { routed } from './helpers/routed-model';
+import { spawnHermes } from './helpers/spawn-hermes';
 import { alive, stateWhen, waitFor } from './helpers/wait';
 
 let h: Harness | undefined;
@@ -242,4 +243,60 @@ describe('delegate_task', () => {
     const content = toolResult(r.requests['tight budget']![1]!.messages, 'd1')!;
     expect(content).toMatch(/^2 sub-agent\(s\): 2 cancelled/);
   }, 60_000);
+
+  it('cancelling the parent cancels its children', async () => {
+    const r = routed({
+      'cancel me': [toolCall('delegate_task', { tasks: [{ goal: 'waiter one' }, { goal: 'waiter two' }] }, 'd1')],
+      'waiter one': [{ content: 'never', delayMs: 30_000 }],
+      'waiter two': [{ content: 'never', delayMs: 30_000 }],
+    });
+    h = await createHarness(r.script);
+    const harness = h;
+    const id = await h.run(async () => {
+      const handle = await harness.hermes.start({ prompt: 'cancel me soon' });
+      await waitFor('both children asking the model', () => r.requests['waiter one']!.length + r.requests['waiter two']!.length === 2);
+      await harness.client.workflow.getHandle(handle.id).cancel();
+      await expect(harness.client.workflow.getHandle(handle.id).result()).rejects.toThrow();
+      return handle.id;
+    });
+    const ids = await childIds(harness, id);
+    expect(ids).toHaveLength(2);
+    for (const cid of ids) expect((await harness.client.workflow.getHandle(cid).describe()).status.name).toBe('CANCELLED');
+    // Their model requests were aborted, not left running.
+    expect(r.requests['waiter one']![0]!.aborted).toBe(true);
+    expect(r.requests['waiter two']![0]!.aborted).toBe(true);
+  }, 60_000);
+
+  it('hermes run shows sub-agents as indented lines; hermes status PARENT lists them; hermes inspect CHILD works', async () => {
+    const r = routed({
+      'cli parent': [toolCall('delegate_task', { tasks: [{ goal: 'cli child one' }, { goal: 'cli child two' }] }, 'd1'), answer('cli done')],
+      'cli child one': [toolCall('list_dir', {}), answer('one ok')],
+      'cli child two': [answer('two ok')],
+    });
+    h = await createHarness(r.script);
+    const harness = h;
+    const env = { TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: h.taskQueue, HERMES_WORKSPACE: h.workspace };
+    const run = await h.run(() => spawnHermes(['run', 'cli parent work'], { env }));
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe('cli done');
+    const id = /workflow id: (\S+)/.exec(run.stderr)![1]!;
+    const child1 = `${id}-agent1-d1-1`;
+    expect(run.stderr).toMatch(new RegExp(`\\[\\s*\\d+\\]       ↳ started ${child1}: cli child one`));
+    expect(run.stderr).toMatch(new RegExp(`\\[\\s*\\d+\\]       ↳ completed ${child1} \\(2 model calls, 30 tokens\\)`));
+    expect(run.stderr).toMatch(/tool\s+delegate_task: 2 sub-agent\(s\): 2 completed; 45 tokens in all\./);
+
+    const status = await h.run(() => spawnHermes(['status', id], { env }));
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain('sub-agents (latest delegate_task, 0 still running):');
+    expect(status.stdout).toContain(`  ↳ ${child1} [completed] iteration 2 · tokens 30 — cli child one`);
+    expect(status.stdout).toContain(`  ↳ ${id}-agent1-d1-2 [completed] iteration 1 · tokens 15 — cli child two`);
+
+    const inspect = await h.run(() => spawnHermes(['inspect', child1], { env }));
+    expect(inspect.code, inspect.stderr).toBe(0);
+    expect(inspect.stdout).toContain('list_dir');
+    // Its static summary names the parent and the goal (the Web UI shows it).
+    const d = await harness.client.workflow.getHandle(child1).describe();
+    expect(await d.staticSummary()).toBe(`Sub-agent of ${id}: cli child one`);
+    h.mock.assertDone();
+  }, 90_000);
 });
