@@ -299,4 +299,36 @@ describe('delegate_task', () => {
     expect(await d.staticSummary()).toBe(`Sub-agent of ${id}: cli child one`);
     h.mock.assertDone();
   }, 90_000);
+
+  it('a command that needs approval is denied in a child by default; with childApprovals the child asks and its parent shows it waiting', async () => {
+    const r = routed({
+      'approvals parent': [toolCall('delegate_task', { goal: 'remove the scratch dir' }, 'd1'), answer('parent done')],
+      'remove the scratch dir': [toolCall('terminal', { command: 'rm -rf scratch' }, 't1'), answer('could not remove it')],
+    });
+    h = await createHarness(r.script);
+    const harness = h;
+    const denied = await h.run(async () => (await harness.hermes.start({ prompt: 'approvals parent run', sandbox: 'none' })).result());
+    expect(denied.status).toBe('completed');
+    expect(toolResult(r.requests['remove the scratch dir']![1]!.messages, 't1')).toMatch(
+      /needs approval .* this run cannot ask for it, so it did not run/,
+    );
+
+    const r2 = routed({
+      'asking parent': [toolCall('delegate_task', { goal: 'remove the other dir' }, 'd2'), answer('parent done')],
+      'remove the other dir': [toolCall('terminal', { command: 'rm -rf other' }, 't2'), answer('removed')],
+    });
+    h.mock.push(...r2.script);
+    await h.run(async () => {
+      const handle = await harness.hermes.start({ prompt: 'asking parent run', sandbox: 'none', delegation: { childApprovals: true } });
+      const s = await stateWhen(handle, (x) => x.children?.[0]?.status === 'waiting');
+      const childId = s.children![0]!.workflowId;
+      const child = harness.hermes.get(childId);
+      const cs = await stateWhen(child, (x) => x.pendingApprovals.length === 1);
+      expect(cs.pendingApprovals[0]!.command).toBe('rm -rf other');
+      await child.approve(cs.pendingApprovals[0]!.callId, 'approve');
+      expect((await handle.result()).status).toBe('completed');
+    });
+    expect(toolResult(r2.requests['remove the other dir']![1]!.messages, 't2')).not.toMatch(/^Error/);
+    h.mock.assertDone();
+  }, 60_000);
 });

@@ -77,5 +77,8 @@ export function formatStep(s: StepRecord, modelStep?: number): string {
 
 /** One sub-agent of a conversation, indented under it: `hermes status` shows the children of its latest delegate_task call. */
 export function formatChild(c: ChildView): string {
-  return `  ↳ ${c.workflowId} [${c.status}] iteration ${c.iteration} · tokens ${c.totalTokens} — ${c.goal.split('\n')[0]!.slice(0, 100)}`;
+  const line = `  ↳ ${c.workflowId} [${c.status}] iteration ${c.iteration} · tokens ${c.totalTokens} — ${c.goal.split('\n')[0]!.slice(0, 100)}`;
+  return c.status === 'waiting'
+    ? `${line}\n      waiting for an approval: hermes status ${c.workflowId}, then hermes approve ${c.workflowId} CALL_ID`
+    : line;
 }

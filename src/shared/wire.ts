@@ -139,6 +139,8 @@ export interface ChildProgress {
   status: string;
   iteration: number;
   modelCalls: number;
+  /** Orders reports sent after the same model call (signals may arrive out of order). */
+  seq?: number;
   usage: Usage;
 }
 
@@ -148,6 +150,7 @@ export function childProgressSchema() {
     status: z.string(),
     iteration: z.number().int().min(0),
     modelCalls: z.number().int().min(0),
+    seq: z.number().int().min(0).optional(),
     usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number(), costUsd: z.number() }),
   });
 }

@@ -235,7 +235,10 @@ function resultText(outcomes: ChildOutcome[], limits: Limits): string {
 export function reportToParent(c: Conversation): void {
   const parent = c.input.parent;
   if (!parent) return;
-  const report = { workflowId: workflowInfo().workflowId, status: c.status, iteration: c.iteration, modelCalls: c.modelCalls, usage: c.usage };
+  const report = {
+    ...{ workflowId: workflowInfo().workflowId, status: c.status, iteration: c.iteration, modelCalls: c.modelCalls },
+    ...{ seq: ++c.reportsSent, usage: c.usage },
+  };
   // Not awaited (a round trip per model call), and not cancellable: a stop of this step must not drop it.
   CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflowId).signal(childProgressSignal, report)).catch(() => undefined);
 }

@@ -125,7 +125,9 @@ export class Conversation {
   /** Sub-agents of the current (or latest) delegate_task call, for the state query. */
   children: ChildView[] = [];
   /** What each sub-agent of this run has reported so far; `settled` once its result is counted. */
-  private readonly childTotals = new Map<string, { modelCalls: number; usage: Usage; settled: boolean }>();
+  private readonly childTotals = new Map<string, { modelCalls: number; seq: number; usage: Usage; settled: boolean }>();
+  /** Reports this conversation (as a sub-agent) sent to its parent in this run. */
+  reportsSent = 0;
   readonly modelCallsAtRunStart: number;
   readonly historyBytesAtRunStart: number;
   /** Runs recorded before STATUS_ATTRIBUTES published HermesStatus only on changes. */
@@ -333,7 +335,7 @@ export class Conversation {
 
   /** A sub-agent is about to start: its reports count from now on. */
   expectChild(workflowId: string): void {
-    this.childTotals.set(workflowId, { modelCalls: 0, usage: ZERO_USAGE, settled: false });
+    this.childTotals.set(workflowId, { modelCalls: 0, seq: -1, usage: ZERO_USAGE, settled: false });
   }
 
   /**
@@ -343,11 +345,13 @@ export class Conversation {
    */
   childReport(p: ChildProgress, settle = false): void {
     const t = this.childTotals.get(p.workflowId);
-    if (!t || t.settled || p.modelCalls < t.modelCalls) return;
+    const seq = p.seq ?? 0;
+    if (!t || t.settled || p.modelCalls < t.modelCalls || (p.modelCalls === t.modelCalls && seq <= t.seq && !settle)) return;
     const delta = subUsage(p.usage, t.usage);
     if (delta.totalTokens > 0 || delta.costUsd > 0) this.usage = addUsage(this.usage, delta);
     if (p.usage.totalTokens >= t.usage.totalTokens) t.usage = p.usage;
     t.modelCalls = p.modelCalls;
+    t.seq = seq;
     t.settled = settle;
     const view = this.children.find((v) => v.workflowId === p.workflowId);
     if (view) Object.assign(view, { iteration: p.iteration, totalTokens: p.usage.totalTokens, status: p.status });
