@@ -188,6 +188,7 @@ export class Hermes {
       ...(o.workspace ? { workspace: o.workspace } : {}),
       ...(o.tools ? { tools: o.tools } : {}),
       ...(o.system ? { system: o.system } : {}),
+      ...(o.delegation ? { delegation: o.delegation } : {}),
       limits,
     };
     const inputBytes = Buffer.byteLength(JSON.stringify(input), 'utf8');

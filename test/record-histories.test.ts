@@ -12,6 +12,7 @@ import { fetchRunHistories } from '../src/inspect';
 import { deleteTask } from '../src/schedules/tasks';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import type { Reply } from './helpers/mock-model';
+import { routed } from './helpers/routed-model';
 import { stateWhen } from './helpers/wait';
 
 const DIR = path.resolve('test/fixtures/histories');
@@ -195,4 +196,23 @@ describe.runIf(RECORD)('record replay corpus', () => {
     record('token-budget', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), toolCall('list_dir', { depth: 3 }), answer('s')], {
       maxTokens: 40,
     }));
+
+  // A parent that delegates two tasks (one child uses a tool), and the history of that child: child workflows,
+  // childProgress signals, usage rolled up. Children replay under their recorded ids.
+  it('delegate_task', () => {
+    const r = routed({
+      'scenario delegate': [
+        toolCall('delegate_task', { tasks: [{ goal: 'child one: list' }, { goal: 'child two: answer' }] }, 'd1'),
+        answer('both done'),
+      ],
+      'child one: list': [toolCall('list_dir', {}), answer('one listed')],
+      'child two: answer': [answer('two answered')],
+    });
+    return record('delegate', r.script, {}, async (handle) => {
+      await handle.result();
+      const child = `${handle.id}-agent1-d1-1`;
+      const runs = await fetchRunHistories(h.client, child);
+      writeFileSync(path.join(DIR, 'delegate-child.json'), historyToJSON(runs[0]!));
+    });
+  });
 });

@@ -51,6 +51,8 @@ describe('replay corpus', () => {
       'chat',
       'chat-patched',
       'token-budget',
+      'delegate',
+      'delegate-child',
     ]) {
       expect(files).toContain(`${name}.json`);
     }

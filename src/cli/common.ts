@@ -6,7 +6,7 @@ import { Hermes } from '../client';
 import { clusterConfigured, connectWorker } from '../connection';
 import { installRuntimeLogger, logToFile } from '../logger';
 import { hermesHome } from '../paths';
-import type { StepRecord } from '../shared/contract';
+import type { ChildView, StepRecord } from '../shared/contract';
 import { workspaceRoots } from '../tools/roots';
 import { createHermesWorker } from '../worker';
 
@@ -83,6 +83,16 @@ export function maxIterationsOption(raw: string | undefined): number | undefined
  */
 export function formatStep(s: StepRecord, modelStep?: number): string {
   const mark = s.ok ? ' ' : '!';
+  // A sub-agent starting or ending (delegate_task): indented under the call that started it.
+  if (s.kind === 'note' && s.name === 'agent') return `${mark} [${String(s.step).padStart(3)}]       ${s.summary}`;
   const ordinal = modelStep !== undefined && s.name !== 'empty' ? ` (model step ${modelStep})` : '';
   return `${mark} [${String(s.step).padStart(3)}] ${s.kind.padEnd(5)} ${s.name}${ordinal}: ${s.summary}`;
+}
+
+/** One sub-agent of a conversation, indented under it: `hermes status` shows the children of its latest delegate_task call. */
+export function formatChild(c: ChildView): string {
+  const line = `  ↳ ${c.workflowId} [${c.status}] iteration ${c.iteration} · tokens ${c.totalTokens} — ${c.goal.split('\n')[0]!.slice(0, 100)}`;
+  return c.status === 'waiting'
+    ? `${line}\n      waiting for an approval: hermes status ${c.workflowId}, then hermes approve ${c.workflowId} CALL_ID`
+    : line;
 }

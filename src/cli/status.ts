@@ -6,7 +6,7 @@ import type { ConversationHandle, Hermes, InFlightCall, TemporalStatus } from '.
 import { inFlightSummary } from '../in-flight';
 import { modelStepNumbers } from '../inspect';
 import type { ConversationState } from '../shared/contract';
-import { formatStep, UsageError, withHermes } from './common';
+import { formatChild, formatStep, UsageError, withHermes } from './common';
 import { watchWorker } from './pollers';
 
 /** Temporal's closed states that end a conversation without its own result, as status names them. */
@@ -60,6 +60,11 @@ export async function status(args: string[]): Promise<number> {
       b.seconds ? `time left ${b.seconds.left} s` : '',
     ].filter(Boolean);
     process.stdout.write(`budgets: ${left.join(' · ')}\n`);
+    if (s.children?.length) {
+      const running = s.children.filter((c) => c.status === 'running' || c.status === 'waiting' || c.status === 'queued').length;
+      process.stdout.write(`sub-agents (latest delegate_task, ${running} still running):\n`);
+      for (const c of s.children) process.stdout.write(`${formatChild(c)}\n`);
+    }
     if (!closed) {
       if (s.pendingQuestion) process.stdout.write(`question (${s.pendingQuestion.callId}): ${s.pendingQuestion.question}\n`);
       for (const a of s.pendingApprovals) process.stdout.write(`approval ${a.callId}: ${a.tool} ${a.command} — ${a.reason}\n`);

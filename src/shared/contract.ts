@@ -89,15 +89,36 @@ function inputFields() {
         allowSchedules: z.boolean().optional(),
       })
       .optional(),
+    /** Sub-agents (`delegate_task`): how many children run at once, how deep they nest, whether they may ask for approvals. */
+    delegation: delegationSchema().optional(),
   };
 }
+
+export function delegationSchema() {
+  return z.strictObject({
+    /** Children of one conversation running at once; more wait their turn. */
+    maxConcurrent: int(1, 20).optional(),
+    /** How deep sub-agents nest: 0 = no delegation, 1 = children only, 2 = grandchildren too. */
+    maxDepth: int(0, 5).optional(),
+    /** Children may ask for approvals (else a command that needs one is denied in the child). */
+    childApprovals: z.boolean().optional(),
+  });
+}
+export type Delegation = z.infer<ReturnType<typeof delegationSchema>>;
 
 const promptNeeded = (o: { mode?: string; prompt?: string }) => o.mode === 'chat' || Boolean(o.prompt?.trim());
 const PROMPT_NEEDED = { message: 'must not be empty (a task needs a prompt)', path: ['prompt'] };
 
 /** The workflow's input. Unknown keys are errors, so a misspelt field is named instead of ignored. */
 export function conversationInputSchema() {
-  return z.strictObject({ ...inputFields(), limits: limitsSchema().partial().optional() }).refine(promptNeeded, PROMPT_NEEDED);
+  return z
+    .strictObject({
+      ...inputFields(),
+      limits: limitsSchema().partial().optional(),
+      /** Set by the workflow on the sub-agents it starts (delegate_task): whom to report usage to, and how deep this one is. */
+      parent: z.strictObject({ workflowId: z.string().min(1).max(1_000), depth: int(1, 5) }).optional(),
+    })
+    .refine(promptNeeded, PROMPT_NEEDED);
 }
 export type ConversationInput = z.infer<ReturnType<typeof conversationInputSchema>>;
 export type ApprovalMode = NonNullable<ConversationInput['approvalMode']>;
@@ -301,8 +322,22 @@ export function conversationStateSchema() {
     steps: z.array(stepRecordSchema()),
     /** Steps after the cursor that are no longer kept (the conversation keeps the last 20). */
     stepsMissed: z.number().int(),
+    /** Sub-agents of the current (or latest) delegate_task call, as they last reported. */
+    children: z.array(childViewSchema()).optional(),
   });
 }
+
+function childViewSchema() {
+  return z.object({
+    workflowId: z.string(),
+    goal: z.string(),
+    /** queued until it starts; then the child's own status as it last reported it. */
+    status: z.enum(['queued', ...RUN_STATUSES]),
+    iteration: z.number().int(),
+    totalTokens: z.number(),
+  });
+}
+export type ChildView = z.infer<ReturnType<typeof childViewSchema>>;
 export type ConversationState = z.infer<ReturnType<typeof conversationStateSchema>>;
 
 /**

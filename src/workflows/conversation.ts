@@ -3,9 +3,9 @@
 // input and hands over: chat.ts (chat mode) → turn.ts (one turn) → model-step.ts / run-tools.ts → state.ts.
 import { isCancellation, patched } from '@temporalio/workflow';
 import { issuesText, parseConversationInput, type ConversationInput, type ConversationResult } from '../shared/contract';
-import { DEFAULT_LIMITS } from '../shared/defaults';
+import { DEFAULT_DELEGATION, DEFAULT_LIMITS } from '../shared/defaults';
 import { carriedStateSchema } from '../shared/wire';
-import { resolveTools } from '../tools/registry';
+import { DELEGATE_TASK, resolveTools } from '../tools/registry';
 import { SCHEDULE_TOOLS } from '../tools/specs/schedules';
 import { localActs, localActsOptions } from './activities';
 import { runChat } from './chat';
@@ -24,13 +24,27 @@ export const SCHEDULE_TOOLS_BY_DEFAULT = 'schedule-tools-by-default';
 const DEFAULT_TOOLS_BEFORE_SCHEDULES = ['files', 'terminal', 'agent'];
 /** Patch id: "all tools" includes web_fetch (runs recorded before it offered every tool but that one). */
 export const WEB_FETCH_BY_DEFAULT = 'web-fetch-by-default';
+/** Patch id: "all tools" includes delegate_task (the agents toolset). */
+export const DELEGATE_BY_DEFAULT = 'delegate-task-by-default';
 /** Written out, not derived from the catalogue: a tool added later must not change what these runs replay with. */
 const DEFAULT_TOOLS_BEFORE_WEB = [...DEFAULT_TOOLS_BEFORE_SCHEDULES, 'schedules'];
+/**
+ * Each later widening of the default: its patch and the toolset it added. These were built side by side, so a
+ * recorded run may carry any one of them; the order is the order of their markers in such runs (patch markers
+ * must come in the order they were recorded): schedules first, then these.
+ */
+const DEFAULT_TOOL_WIDENINGS: Array<[patch: string, toolset: string]> = [
+  [DELEGATE_BY_DEFAULT, 'agents'],
+  [WEB_FETCH_BY_DEFAULT, 'web'],
+];
 
-/** The tools a conversation that names none gets; each widening of the default is patched. */
+/** The tools a conversation that names none gets: all of them, as they were when the run started. */
 function defaultTools(): string[] | undefined {
-  if (patched(WEB_FETCH_BY_DEFAULT)) return undefined;
-  return patched(SCHEDULE_TOOLS_BY_DEFAULT) ? DEFAULT_TOOLS_BEFORE_WEB : DEFAULT_TOOLS_BEFORE_SCHEDULES;
+  const schedules = patched(SCHEDULE_TOOLS_BY_DEFAULT);
+  const added = DEFAULT_TOOL_WIDENINGS.filter(([patch]) => patched(patch)).map(([, toolset]) => toolset);
+  if (added.length === DEFAULT_TOOL_WIDENINGS.length) return undefined;
+  if (added.length) return [...DEFAULT_TOOLS_BEFORE_WEB, ...added];
+  return schedules ? DEFAULT_TOOLS_BEFORE_WEB : DEFAULT_TOOLS_BEFORE_SCHEDULES;
 }
 
 /**
@@ -100,10 +114,16 @@ function readStart(raw: unknown, carriedRaw: unknown): Start {
   }
   // Every limit is written into the input the next run gets: a later change of a default must not change the
   // decisions of a conversation already running.
-  const input = { ...parsed.input, limits: { ...DEFAULT_LIMITS, ...parsed.input.limits } };
+  const input = {
+    ...parsed.input,
+    limits: { ...DEFAULT_LIMITS, ...parsed.input.limits },
+    delegation: { ...DEFAULT_DELEGATION, ...parsed.input.delegation },
+  };
   const { tools, unknown } = resolveTools(input.tools ?? defaultTools());
   // Nobody can answer a question in a scheduled run, and a schedule must not multiply itself unless it may.
-  const offered = input.scheduled ? tools.filter((t) => t !== 'clarify' && (input.schedule?.allowSchedules || !SCHEDULE_TOOLS.includes(t))) : tools;
+  let offered = input.scheduled ? tools.filter((t) => t !== 'clarify' && (input.schedule?.allowSchedules || !SCHEDULE_TOOLS.includes(t))) : tools;
+  // A conversation at the delegation depth limit is not offered delegate_task (a call gets an error result).
+  if ((input.parent?.depth ?? 0) >= input.delegation.maxDepth) offered = offered.filter((t) => t !== DELEGATE_TASK);
   return { config: { input, tools: offered }, ...(carried ? { carried } : {}), unknownTools: unknown };
 }
 

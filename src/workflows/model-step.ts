@@ -7,6 +7,7 @@ import type { ModelCallResult } from '../shared/wire';
 import { acts, modelCallOptions } from './activities';
 import type { ModelOutcome, TurnOutcome } from './outcomes';
 import type { Conversation } from './state';
+import { reportToParent } from './delegate';
 import { describeFailure, FALLBACK_TRIGGERS } from './failures';
 import { EMPTY_NUDGE, unparsedCallCorrection } from './prompts';
 import { MAX_INVALID_STREAK } from './limits';
@@ -87,6 +88,8 @@ async function callModel(c: Conversation, tools: string[], summary: string): Pro
     { context: { version: c.contextVersion, count: c.messages.length, digest: c.digest() }, profile: c.profile, tools, step: c.modelCalls },
   ]);
   c.usage = addUsage(c.usage, r.usage);
+  // A sub-agent that goes on reports its totals now; a reply without tool calls ends it, and its result reports them.
+  if (r.message.tool_calls?.length) reportToParent(c);
   if (c.limits.maxCostUsd > 0 && r.usage.totalTokens > 0 && r.usage.costUsd === 0 && !c.warned.includes('unpriced')) {
     c.warned.push('unpriced');
     c.note('budget', `maxCostUsd cannot be enforced: model profile ${c.profile ?? 'default'} has no prices`);

@@ -85,3 +85,26 @@ export function unparsedCallCorrection(why: string): string {
     '<tool_call></tool_call> tags: <tool_call>{"name": "TOOL", "arguments": {...}}</tool_call> — or answer in plain text.'
   );
 }
+
+/** The system prompt text a sub-agent gets after the usual one; its goal is its first user message. */
+export function subAgentSystem(parentId: string, o: { overall?: string; context?: string; sharedContext?: string }): string {
+  const lines = [
+    `You are a sub-agent: another agent (conversation ${parentId}) handed you the task in the first user message.`,
+    'Work on your own: nobody can answer questions, and commands that need approval are denied unless stated otherwise.',
+    'When you are done, reply with a concise summary of what you did and what you found (files changed, results,',
+    'anything left open). That summary is all the other agent sees of your work.',
+  ];
+  if (o.overall) lines.push('', `The overall goal your task serves: ${o.overall}`);
+  const context = [o.sharedContext, o.context].filter(Boolean).join('\n\n');
+  if (context) lines.push('', 'Context:', context);
+  return lines.join('\n');
+}
+
+/** delegate_task called where it is not offered: at the depth limit, or with delegation off. */
+export function delegationRefused(depth: number, maxDepth: number): string {
+  const where = depth === 0 ? 'this conversation' : `this sub-agent (depth ${depth})`;
+  return (
+    `Error: delegate_task is not available: ${where} is at the delegation depth limit (delegation.maxDepth ${maxDepth}). ` +
+    'Do the work yourself with your own tools.'
+  );
+}

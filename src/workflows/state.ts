@@ -12,7 +12,9 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type {
+  ChildView,
   ConversationInput,
+  Delegation,
   ConversationResult,
   ConversationState,
   InterruptArgs,
@@ -27,12 +29,12 @@ import type {
 } from '../shared/contract';
 import { extendDigest } from '../shared/digest';
 import { HermesIterations, HermesModel, HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
-import type { ChatMessage, RepeatState } from '../shared/wire';
+import type { ChatMessage, ChildProgress, RepeatState } from '../shared/wire';
 import type { BudgetInput } from './budget';
 import { PRUNE_KEEP_TAIL, pruneToolOutputs } from './context-ops';
 import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
 import { systemPrompt } from './prompts';
-import { ZERO_USAGE } from './usage';
+import { addUsage, subUsage, ZERO_USAGE } from './usage';
 import { detailsText } from './view';
 
 const MAX_STEPS_KEPT = 20;
@@ -42,7 +44,7 @@ const PROGRESS_EVERY_MS = 5_000;
 
 /** A conversation's input once checked: limits complete, tools resolved. */
 export interface RunConfig {
-  input: ConversationInput & { limits: Limits };
+  input: ConversationInput & { limits: Limits; delegation?: Required<Delegation> };
   tools: string[];
 }
 
@@ -74,7 +76,7 @@ export type CarriedState = Pick<Conversation, CarriedKey> &
   Partial<Pick<Conversation, 'invalidStreak' | 'redactions' | 'turnInProgress' | 'turnStartMessage' | 'ended'> & { profile: string }>;
 
 export class Conversation {
-  readonly input: ConversationInput & { limits: Limits };
+  readonly input: RunConfig['input'];
   readonly limits: Limits;
   readonly tools: string[];
 
@@ -120,6 +122,12 @@ export class Conversation {
   pendingApprovals: PendingApproval[] = [];
   approvalDecisions = new Map<string, { decision: 'approve' | 'deny'; remember: boolean }>();
   waitingFor: ConversationState['waitingFor'] = null;
+  /** Sub-agents of the current (or latest) delegate_task call, for the state query. */
+  children: ChildView[] = [];
+  /** What each sub-agent of this run has reported so far; `settled` once its result is counted. */
+  private readonly childTotals = new Map<string, { modelCalls: number; seq: number; usage: Usage; settled: boolean }>();
+  /** Reports this conversation (as a sub-agent) sent to its parent in this run. */
+  reportsSent = 0;
   readonly modelCallsAtRunStart: number;
   readonly historyBytesAtRunStart: number;
   /** Runs recorded before STATUS_ATTRIBUTES published HermesStatus only on changes. */
@@ -318,6 +326,43 @@ export class Conversation {
       if (m.role === 'assistant' && m.content) return m.content;
     }
     return '';
+  }
+
+  /** How deep this conversation is among sub-agents: 0 for one a person or a schedule started. */
+  get depth(): number {
+    return this.input.parent?.depth ?? 0;
+  }
+
+  /** A sub-agent is about to start: its reports count from now on. */
+  expectChild(workflowId: string): void {
+    this.childTotals.set(workflowId, { modelCalls: 0, seq: -1, usage: ZERO_USAGE, settled: false });
+  }
+
+  /**
+   * A sub-agent's totals so far (its progress signal, or its result with `settle`): what is new is added to
+   * this conversation's usage, so budgets see children's spending as it happens. Reports of children this
+   * run did not start, of settled ones, or older than one already counted change nothing.
+   */
+  childReport(p: ChildProgress, settle = false): void {
+    const t = this.childTotals.get(p.workflowId);
+    const seq = p.seq ?? 0;
+    if (!t || t.settled || p.modelCalls < t.modelCalls || (p.modelCalls === t.modelCalls && seq <= t.seq && !settle)) return;
+    const delta = subUsage(p.usage, t.usage);
+    if (delta.totalTokens > 0 || delta.costUsd > 0) this.usage = addUsage(this.usage, delta);
+    if (p.usage.totalTokens >= t.usage.totalTokens) t.usage = p.usage;
+    t.modelCalls = p.modelCalls;
+    t.seq = seq;
+    t.settled = settle;
+    const view = this.children.find((v) => v.workflowId === p.workflowId);
+    if (view) Object.assign(view, { iteration: p.iteration, totalTokens: p.usage.totalTokens, status: p.status });
+  }
+
+  /** A sub-agent ended without a result (cancelled, failed to start): what it reported stays counted, nothing more. */
+  closeChild(workflowId: string, status: ChildView['status']): void {
+    const t = this.childTotals.get(workflowId);
+    if (t) t.settled = true;
+    const view = this.children.find((v) => v.workflowId === workflowId);
+    if (view) view.status = status;
   }
 
   /** HermesStatus / HermesWaitingFor make conversations filterable in the Web UI and `temporal workflow list`. */
