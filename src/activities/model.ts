@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { classifyModelError } from '../llm/errors';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
 import { costOf, fallbackChain, type ModelProfile, type ProfileSet } from '../llm/profiles';
-import { rejectsTools, toTextMode } from '../llm/text-mode';
+import { rejectsTools, TOOL_RESPONSE_STOP, toTextMode } from '../llm/text-mode';
 import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
@@ -67,6 +67,8 @@ export function createModelActivities(deps: ModelDeps) {
             model: profile.model,
             messages: (mode === 'text' ? toTextMode(messages, input.tools) : messages) as OpenAI.Chat.ChatCompletionMessageParam[],
             tools: mode === 'native' && input.tools.length ? toolDefinitions(input.tools) : undefined,
+            // Small models go on to invent the tool's result after their call (seen with Qwen2.5-Coder-1.5B): stop there.
+            ...(mode === 'text' && input.tools.length ? { stop: [TOOL_RESPONSE_STOP] } : {}),
             temperature: profile.temperature,
             ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
           },

@@ -10,6 +10,9 @@ import { CONVERSATION_HEADING } from '../workflows/prompts';
 
 type Definition = ReturnType<typeof toolDefinitions>[number];
 
+/** Sent as a stop sequence in text mode: a reply ends where the model would start writing a result itself. */
+export const TOOL_RESPONSE_STOP = '<tool_response';
+
 /** The tool descriptions and the call format, as inserted into the system prompt. */
 export function toolInstructions(defs: Definition[]): string {
   const lines = defs.map((d) => JSON.stringify({ name: d.function.name, description: d.function.description, parameters: d.function.parameters }));
