@@ -51,6 +51,8 @@ describe('replay corpus', () => {
       'chat',
       'chat-patched',
       'token-budget',
+      'prompt-order',
+      'fallback-chain',
     ]) {
       expect(files).toContain(`${name}.json`);
     }

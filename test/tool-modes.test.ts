@@ -97,7 +97,6 @@ describe('tool-call modes', () => {
     expect(h.mock.requests).toHaveLength(3);
     for (const r of h.mock.requests) {
       expect(r.body.tools).toBeUndefined();
-      expect(r.body.stop).toEqual(['<tool_response']);
       expect(r.raw).not.toMatch(/"role":"tool"|"tool_calls"/);
     }
     const last = h.mock.requests[2]!;
@@ -106,6 +105,23 @@ describe('tool-call modes', () => {
     expect(last.messages[5].content).toMatch(
       /^<tool_response id="call_2_text_0" name="read_file">[\s\S]*<\/tool_response>\n\n<tool_response id="call_2_text_1" name="list_dir">/,
     );
+  });
+
+  it('text: a reply that invents a tool result instead of calling the tool is corrected, not the answer', async () => {
+    h = await createHarness(
+      [
+        // What Qwen2.5-Coder-1.5B wrote in text mode (shortened): an announcement and a made-up result.
+        answer('I\'ll use the `list_dir` tool.\n\n<tool_response id="1" name="list_dir">a.txt</tool_response>\n\nThere is 1 file.'),
+        answer('<tool_call>{"name": "list_dir", "arguments": {}}</tool_call>'),
+        answer('The workspace is empty.'),
+      ],
+      withMode('text'),
+    );
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'how many files?' })).result());
+    expect(result).toMatchObject({ status: 'completed', answer: 'The workspace is empty.' });
+    const correction = h.mock.requests[1]!.messages.at(-1)!;
+    expect(correction.role).toBe('user');
+    expect(String(correction.content)).toMatch(/^Your tool call could not be parsed: the reply contains a <tool_response> but no <tool_call>/);
   });
 
   it('native: sends tools and still recovers calls written as text', async () => {

@@ -5,7 +5,7 @@ import OpenAI from 'openai';
 import { classifyModelError } from '../llm/errors';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
 import { costOf, fallbackChain, type ModelProfile, type ProfileSet } from '../llm/profiles';
-import { rejectsTools, TOOL_RESPONSE_STOP, toTextMode } from '../llm/text-mode';
+import { inventedResult, rejectsTools, toTextMode } from '../llm/text-mode';
 import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
@@ -67,8 +67,6 @@ export function createModelActivities(deps: ModelDeps) {
             model: profile.model,
             messages: (mode === 'text' ? toTextMode(messages, input.tools) : messages) as OpenAI.Chat.ChatCompletionMessageParam[],
             tools: mode === 'native' && input.tools.length ? toolDefinitions(input.tools) : undefined,
-            // Small models go on to invent the tool's result after their call (seen with Qwen2.5-Coder-1.5B): stop there.
-            ...(mode === 'text' && input.tools.length ? { stop: [TOOL_RESPONSE_STOP] } : {}),
             temperature: profile.temperature,
             ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
           },
@@ -195,13 +193,14 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
   if (recovered && fromText) {
     toolCalls = recovered.calls.map((c) => ({ ...c, function: { ...c.function, arguments: argumentsText(c.function.arguments) } }));
   }
+  const unparsed = recovered?.unparsed ?? (mode === 'text' && recovered && !fromText && content ? inventedResult(content, input.tools) : undefined);
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
   return {
     message: { content: fromText ? null : content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
     ...(fromText ? { fromText: true as const } : {}),
     ...(mode === 'text' ? { toolMode: 'text' as const } : {}),
-    ...(recovered?.unparsed ? { unparsedToolCall: recovered.unparsed } : {}),
+    ...(unparsed ? { unparsedToolCall: unparsed } : {}),
     usage: {
       promptTokens: prompt,
       completionTokens: completion,

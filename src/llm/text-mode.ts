@@ -10,8 +10,15 @@ import { CONVERSATION_HEADING } from '../workflows/prompts';
 
 type Definition = ReturnType<typeof toolDefinitions>[number];
 
-/** Sent as a stop sequence in text mode: a reply ends where the model would start writing a result itself. */
-export const TOOL_RESPONSE_STOP = '<tool_response';
+/**
+ * A text-mode reply without a call that writes a <tool_response> itself: the model invented a tool's result (seen
+ * with Qwen2.5-Coder-1.5B: "I'll use list_dir" followed by a made-up result). Not an answer: why, for the correction.
+ * (A `stop` sequence at <tool_response would save the tokens but leave "I'll use list_dir" looking like an answer.)
+ */
+export function inventedResult(text: string, tools: string[]): string | undefined {
+  if (!text.includes('<tool_response')) return undefined;
+  return `the reply contains a <tool_response> but no <tool_call>: results come from running the tool, so write the call and wait for its result; tools: ${tools.join(', ')}`;
+}
 
 /** The tool descriptions and the call format, as inserted into the system prompt. */
 export function toolInstructions(defs: Definition[]): string {
