@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { APIError } from 'openai';
+import { fetchRuns, stepRows } from '../src/inspect';
 import { defineProfile, type ToolCallMode } from '../src/llm/profiles';
 import { rejectsTools, toTextMode } from '../src/llm/text-mode';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
@@ -92,8 +93,14 @@ describe('tool-call modes', () => {
       ],
       withMode('text'),
     );
-    const result = await h.run(async () => (await h.hermes.start({ prompt: 'write and read b.txt' })).result());
+    const { result, rows } = await h.run(async () => {
+      const run = await h.hermes.start({ prompt: 'write and read b.txt' });
+      const result = await run.result();
+      return { result, rows: stepRows(await fetchRuns(h.client, run.id)) };
+    });
     expect(result).toMatchObject({ status: 'completed', answer: 'done' });
+    // `hermes inspect` names the mode.
+    expect(rows.filter((r) => r.kind === 'model').map((r) => r.name)).toEqual(Array.from({ length: 3 }, () => 'model mock-model (text mode)'));
     expect(h.mock.requests).toHaveLength(3);
     for (const r of h.mock.requests) {
       expect(r.body.tools).toBeUndefined();
