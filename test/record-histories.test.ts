@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterEach, describe, it } from 'vitest';
 import type { ConversationHandle, StartOptions } from '../src/client';
 import { fetchRunHistories } from '../src/inspect';
+import { defineProfile, type ProfileSet } from '../src/llm/profiles';
 import { deleteTask } from '../src/schedules/tasks';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import type { Reply } from './helpers/mock-model';
@@ -28,8 +29,9 @@ async function record(
   options: Partial<StartOptions> | ((h: Harness) => Partial<StartOptions>),
   drive?: (handle: ConversationHandle) => Promise<void>,
   rawInput?: unknown,
+  profiles?: (baseURL: string) => ProfileSet,
 ) {
-  h = await createHarness(script);
+  h = await createHarness(script, profiles);
   await h.run(async () => {
     const id = `replay-${name}-${Date.now()}`;
     const handle =
@@ -191,6 +193,38 @@ describe.runIf(RECORD)('record replay corpus', () => {
   // After patched('web-fetch-by-default'): web_fetch is offered to a conversation that names no tools.
   it('web_fetch by default', () =>
     record('web-fetch-default', [toolCall('web_fetch', { url: 'http://127.0.0.1:9/' }), answer('refused, as it should be')], {}));
+
+  // After patched('prompt-cache-order'): the workspace sits behind "## This conversation", after the tool list.
+  it('prompt order for prefix caching', () =>
+    record('prompt-order', [toolCall('write_file', { path: 'a.txt', content: 'A' }), answer('done')], (harness) => ({
+      workspace: harness.workspace,
+      system: 'Be brief.',
+    })));
+
+  // After patched('fallback-chains'): primary and fb1 stay unavailable (503 twice each), the turn ends on fb2 and the
+  // next turn goes back to the primary; each fallthrough asked the worker for the chain (a local activity).
+  it('fallback chain', () => {
+    const unavailable: Reply = { status: 503 };
+    return record(
+      'fallback-chain',
+      [unavailable, unavailable, unavailable, unavailable, answer('from fb2'), answer('from the primary')],
+      { mode: 'chat', modelMaxAttempts: 2 },
+      async (handle) => {
+        await stateWhen(handle, (s) => s.status === 'idle');
+        await handle.send('second');
+        await handle.end();
+      },
+      undefined,
+      (baseURL) => ({
+        defaultName: 'primary',
+        profiles: {
+          primary: defineProfile('primary', { baseURL, model: 'primary-model', fallbacks: ['fb1', 'fb2'] }),
+          fb1: defineProfile('fb1', { baseURL, model: 'fb1-model' }),
+          fb2: defineProfile('fb2', { baseURL, model: 'fb2-model' }),
+        },
+      }),
+    );
+  });
 
   it('budgets', () =>
     record('token-budget', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), toolCall('list_dir', { depth: 3 }), answer('s')], {

@@ -53,6 +53,8 @@ describe('replay corpus', () => {
       'token-budget',
       'delegate',
       'delegate-child',
+      'prompt-order',
+      'fallback-chain',
     ]) {
       expect(files).toContain(`${name}.json`);
     }

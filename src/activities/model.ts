@@ -4,7 +4,9 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
 import { classifyModelError } from '../llm/errors';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
-import { costOf, type ModelProfile, type ProfileSet } from '../llm/profiles';
+import { costOf, fallbackChain, type ModelProfile, type ProfileSet } from '../llm/profiles';
+import { inventedResult, rejectsTools, toTextMode } from '../llm/text-mode';
+import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
 import type { ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
@@ -24,6 +26,7 @@ export interface ModelDeps {
 export function createModelActivities(deps: ModelDeps) {
   const clients = new Map<string, OpenAI>();
   const env = deps.env ?? process.env;
+  const modes = new ToolModes();
 
   function clientFor(p: ModelProfile): OpenAI {
     let c = clients.get(p.name);
@@ -58,19 +61,38 @@ export function createModelActivities(deps: ModelDeps) {
     try {
       const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
       ctx.cancellationSignal.throwIfAborted();
-      const tools = input.tools.length ? toolDefinitions(input.tools) : undefined;
-      const res = await clientFor(profile).chat.completions.create(
-        {
-          model: profile.model,
-          messages: messages as OpenAI.Chat.ChatCompletionMessageParam[],
-          tools,
-          temperature: profile.temperature,
-          ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
-        },
-        { signal: ctx.cancellationSignal },
-      );
+      const send = (mode: WireMode) =>
+        clientFor(profile).chat.completions.create(
+          {
+            model: profile.model,
+            messages: (mode === 'text' ? toTextMode(messages, input.tools) : messages) as OpenAI.Chat.ChatCompletionMessageParam[],
+            tools: mode === 'native' && input.tools.length ? toolDefinitions(input.tools) : undefined,
+            temperature: profile.temperature,
+            ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
+          },
+          { signal: ctx.cancellationSignal },
+        );
+      let mode = modes.modeOf(profile);
+      let res: OpenAI.Chat.ChatCompletion;
+      try {
+        res = await send(mode);
+      } catch (err) {
+        // auto: a server without tool support answers the same request in text mode, at once and from now on.
+        if (mode !== 'native' || !input.tools.length || ctx.cancellationSignal.aborted || !rejectsTools(err) || !modes.rejected(profile)) throw err;
+        ctx.log.info('model endpoint rejected tools: text tool-call mode from now on', { profile: profile.name, error: (err as Error).message });
+        mode = 'text';
+        res = await send(mode);
+      }
+      const raw = toResult(res, profile, input, mode);
+      if (
+        mode === 'native' &&
+        input.tools.length &&
+        modes.observe(profile, Boolean(raw.message.tool_calls?.length && !raw.fromText), Boolean(raw.fromText))
+      ) {
+        ctx.log.info('model writes its tool calls as text and never natively: text tool-call mode from now on', { profile: profile.name });
+      }
       // Redacted before the cache sees it: the cache must hold exactly what the workflow records.
-      const result = deps.redactor ? redactResult(toResult(res, profile, input), deps.redactor) : toResult(res, profile, input);
+      const result = deps.redactor ? redactResult(raw, deps.redactor) : raw;
       deps.contextCache.noteAssistant(workflowId, result);
       return result;
     } catch (err) {
@@ -84,7 +106,15 @@ export function createModelActivities(deps: ModelDeps) {
     }
   }
 
-  return { callModel };
+  /**
+   * Local activity, asked only when a model step falls through: the profiles after `primary` it may continue on.
+   * The workflow cannot read the worker's config; the answer is recorded (a marker), so replay does not ask.
+   */
+  async function modelFallbacks(args: { primary?: string; runFallback?: string }): Promise<{ chain: string[] }> {
+    return { chain: fallbackChain(deps.profiles, args.primary, args.runFallback) };
+  }
+
+  return { callModel, modelFallbacks };
 }
 
 /** Text content; some servers send an array of text parts instead of a string. */
@@ -127,7 +157,7 @@ function capText(text: string | null): string | null {
   return `${text.slice(0, MAX_REPLY_CHARS)}\n[... reply cut: ${text.length - MAX_REPLY_CHARS} more characters]`;
 }
 
-function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input: ModelCallInput): ModelCallResult {
+function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input: ModelCallInput, mode: WireMode): ModelCallResult {
   const choice = res.choices?.[0];
   if (!choice) {
     throw ApplicationFailure.retryable('model response has no choices', FailureType.ModelUnavailable);
@@ -163,12 +193,14 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
   if (recovered && fromText) {
     toolCalls = recovered.calls.map((c) => ({ ...c, function: { ...c.function, arguments: argumentsText(c.function.arguments) } }));
   }
+  const unparsed = recovered?.unparsed ?? (mode === 'text' && recovered && !fromText && content ? inventedResult(content, input.tools) : undefined);
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
   return {
     message: { content: fromText ? null : content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
     ...(fromText ? { fromText: true as const } : {}),
-    ...(recovered?.unparsed ? { unparsedToolCall: recovered.unparsed } : {}),
+    ...(mode === 'text' ? { toolMode: 'text' as const } : {}),
+    ...(unparsed ? { unparsedToolCall: unparsed } : {}),
     usage: {
       promptTokens: prompt,
       completionTokens: completion,

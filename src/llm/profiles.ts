@@ -7,6 +7,9 @@ import { compilePattern, type RedactConfig } from '../security/redact';
 import { parseEnvList } from '../tools/env';
 import { validAllowEntry, type WebConfig } from '../tools/handlers/web-policy';
 
+export const TOOL_CALL_MODES = ['native', 'text', 'auto'] as const;
+export type ToolCallMode = (typeof TOOL_CALL_MODES)[number];
+
 const profileSchema = z.object({
   baseURL: z.string().url().describe('OpenAI-compatible endpoint, e.g. https://api.openai.com/v1'),
   model: z.string().min(1).describe('Model name sent to the endpoint'),
@@ -17,6 +20,16 @@ const profileSchema = z.object({
   timeoutMs: z.number().int().positive().default(300_000).describe('HTTP timeout of one model call'),
   inputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million prompt tokens'),
   outputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million completion tokens'),
+  toolCallMode: z
+    .enum(TOOL_CALL_MODES)
+    .default('auto')
+    .describe(
+      'native: send `tools`; text: describe the tools in the system prompt and parse calls from the text; auto: native, text once the server rejects or ignores `tools`',
+    ),
+  fallbacks: z
+    .array(z.string().min(1))
+    .optional()
+    .describe('Profiles to continue on, in order, when this one stays unavailable (5xx, 429, timeouts) after its retries'),
 });
 export type ModelProfile = z.infer<typeof profileSchema> & { name: string };
 
@@ -141,6 +154,7 @@ export function loadProfiles(env: NodeJS.ProcessEnv = process.env, cwd = process
         // A cap on each reply, so a rambling model cannot run into the timeout on every paid retry.
         maxTokens: env.HERMES_MAX_TOKENS ? Number(env.HERMES_MAX_TOKENS) : 4_096,
         timeoutMs: env.HERMES_MODEL_TIMEOUT ? Number(env.HERMES_MODEL_TIMEOUT) * 1000 : undefined,
+        toolCallMode: env.HERMES_TOOL_CALL_MODE || undefined,
       }),
       name: 'default',
     },
@@ -153,11 +167,26 @@ export function loadProfiles(env: NodeJS.ProcessEnv = process.env, cwd = process
   }
   if (env.HERMES_PROFILE) defaultName = env.HERMES_PROFILE;
   if (!profiles[defaultName]) throw new Error(`default model profile "${defaultName}" is not defined`);
+  for (const p of Object.values(profiles)) {
+    const unknown = (p.fallbacks ?? []).filter((f) => !profiles[f]);
+    if (unknown.length) throw new Error(`model profile "${p.name}" names undefined fallback profile(s): ${unknown.join(', ')}`);
+  }
   return { defaultName, profiles };
 }
 
 export function defineProfile(name: string, p: z.input<typeof profileSchema>): ModelProfile {
   return { ...profileSchema.parse(p), name };
+}
+
+/**
+ * The profiles a step may continue on when `primary` (undefined = the default) stays unavailable: its `fallbacks`,
+ * then the run's `fallbackModel` when it names another one. The first entry is the primary itself.
+ */
+export function fallbackChain(set: ProfileSet, primary: string | undefined, runFallback?: string): string[] {
+  const name = primary ?? set.defaultName;
+  const chain = [name, ...(set.profiles[name]?.fallbacks ?? [])];
+  if (runFallback && !chain.includes(runFallback)) chain.push(runFallback);
+  return chain;
 }
 
 export function costOf(p: ModelProfile, promptTokens: number, completionTokens: number): number {

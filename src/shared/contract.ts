@@ -311,6 +311,8 @@ export function conversationStateSchema() {
     /** Secrets replaced by the redactor so far (tool outputs and model replies). */
     redactions: z.number().int(),
     mode: z.enum(['task', 'chat']),
+    /** The model profile the next model step uses, when one is named (a fallback while the primary is unavailable). */
+    profile: z.string().optional(),
     turn: z.number().int(),
     waitingFor: z.enum(['clarify', 'approval', 'message']).nullable(),
     budgets: z.object({ iterations: budget, tokens: budget.nullable(), costUsd: budget.nullable(), seconds: budget.nullable() }),

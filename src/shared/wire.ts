@@ -79,6 +79,8 @@ export interface ModelCallResult {
   fromText?: true;
   /** No calls, but the text looks like an attempted tool call that could not be recovered: why (content kept). */
   unparsedToolCall?: string;
+  /** The call was made in text tool-call mode (no `tools` sent; src/llm/text-mode.ts). Absent: native. */
+  toolMode?: 'text';
 }
 
 export interface ToolCallInput {

@@ -40,6 +40,8 @@ import { detailsText } from './view';
 const MAX_STEPS_KEPT = 20;
 /** Patch id: HermesStatus is published from the first workflow task and on cancel, with HermesModel and HermesIterations. */
 export const STATUS_ATTRIBUTES = 'status-attributes';
+/** Patch id: the system prompt puts the per-conversation parts last (prefix caching, prompts.ts). */
+export const PROMPT_CACHE_ORDER = 'prompt-cache-order';
 const PROGRESS_EVERY_MS = 5_000;
 
 /** A conversation's input once checked: limits complete, tools resolved. */
@@ -73,7 +75,9 @@ type CarriedKey =
  * ones are optional because runs recorded before they existed did not carry them.
  */
 export type CarriedState = Pick<Conversation, CarriedKey> &
-  Partial<Pick<Conversation, 'invalidStreak' | 'redactions' | 'turnInProgress' | 'turnStartMessage' | 'ended'> & { profile: string }>;
+  Partial<
+    Pick<Conversation, 'invalidStreak' | 'redactions' | 'turnInProgress' | 'turnStartMessage' | 'ended'> & { profile: string; fallbackTurn: number }
+  >;
 
 export class Conversation {
   readonly input: RunConfig['input'];
@@ -97,6 +101,8 @@ export class Conversation {
   redactions: number;
   repeat: RepeatState;
   profile: string | undefined;
+  /** The turn in which `profile` became a fallback (model-step.ts); the next turn goes back to the primary. */
+  fallbackTurn: number | undefined;
   todo: TodoItem[];
   approvedPatterns: string[];
   warned: string[];
@@ -143,7 +149,10 @@ export class Conversation {
     const c = carried;
     const firstPrompt = input.prompt?.trim() ? [{ role: 'user' as const, content: input.prompt }] : [];
     this.messages = c?.messages ?? [
-      { role: 'system', content: systemPrompt({ workspace: input.workspace, tools, extra: input.system, schedule: input.schedule }) },
+      {
+        role: 'system',
+        content: systemPrompt({ workspace: input.workspace, tools, extra: input.system, schedule: input.schedule }, patched(PROMPT_CACHE_ORDER)),
+      },
       ...firstPrompt,
     ];
     this.contextVersion = c?.contextVersion ?? 0;
@@ -158,6 +167,7 @@ export class Conversation {
     this.redactions = c?.redactions ?? 0;
     this.repeat = c?.repeat ?? { recent: [], warned: false };
     this.profile = c?.profile ?? input.model;
+    this.fallbackTurn = c?.fallbackTurn;
     this.todo = c?.todo ?? [];
     this.approvedPatterns = c?.approvedPatterns ?? [];
     this.warned = c?.warned ?? [];
@@ -185,6 +195,7 @@ export class Conversation {
       ...{ messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, invalidStreak, redactions },
       ...{ todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended },
       ...(profile !== undefined ? { profile } : {}),
+      ...(this.fallbackTurn !== undefined ? { fallbackTurn: this.fallbackTurn } : {}),
       turnInProgress: this.turnInProgress,
     };
   }

@@ -22,6 +22,7 @@ export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationSt
     redactions: c.redactions,
     runs: c.runs,
     mode: c.input.mode ?? 'task',
+    ...(c.profile ? { profile: c.profile } : {}),
     turn: c.turn,
     waitingFor: c.waitingFor,
     budgets: budgetViews(c.budgetInput()),
