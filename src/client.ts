@@ -25,6 +25,7 @@ import {
   type TurnResult,
 } from './shared/contract';
 import { completedModelSteps, fetchRunHistories } from './inspect';
+import { MemoryClient, type MemoryLimits } from './memory/client';
 import { HermesSchedules } from './schedules/client';
 import { resolveTools } from './tools/registry';
 import type { conversationWorkflow } from './workflows';
@@ -32,6 +33,7 @@ import type { HermesWorkerOptions } from './worker';
 
 export type { ConversationInput, ConversationResult, ConversationState, StartOptions } from './shared/contract';
 export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
+export { MemoryClient, MemoryError, type MemoryView, type MemoryWrite, type MemoryWriteResult } from './memory/client';
 
 const startOptions = startOptionsSchema();
 
@@ -185,6 +187,7 @@ export class Hermes {
       ...(o.workspace ? { workspace: o.workspace } : {}),
       ...(o.tools ? { tools: o.tools } : {}),
       ...(o.system ? { system: o.system } : {}),
+      ...(o.memoryScope ? { memoryScope: o.memoryScope } : {}),
       limits,
     };
     const inputBytes = Buffer.byteLength(JSON.stringify(input), 'utf8');
@@ -227,6 +230,14 @@ export class Hermes {
     return (this.scheduleClient ??= new HermesSchedules(this.client, this.taskQueue));
   }
   private scheduleClient?: HermesSchedules;
+
+  /**
+   * The durable memory of a scope (default `default`, the scope of conversations on the default profile):
+   * `read()`, `write({ action, store, text?, match? })`, `clear(store?)`. `limits` apply if this call creates it.
+   */
+  memory(scope = 'default', opts: { limits?: Partial<MemoryLimits> } = {}): MemoryClient {
+    return MemoryClient.checked(this.client, scope, { taskQueue: this.taskQueue, ...opts });
+  }
 
   /** Web UI address when running against the embedded dev server. */
   get uiUrl(): string | undefined {

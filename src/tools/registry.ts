@@ -1,11 +1,17 @@
 // The tool catalogue the workflow and the model activity share. Workflow-safe (specs only, no handlers).
 import { z } from 'zod';
 import { INTERNAL_TOOL_SPECS } from './internal';
+import { memorySpec } from './specs/memory';
 import { SCHEDULE_TOOL_SPECS, SCHEDULE_TOOLS } from './specs/schedules';
 import { classifyCommand, FILE_TOOL_SPECS, type CommandVerdict } from './specs';
 import type { ToolSpec } from './spec';
 
-export const TOOL_SPECS: ToolSpec[] = [...FILE_TOOL_SPECS, ...(INTERNAL_TOOL_SPECS as ToolSpec[]), ...(SCHEDULE_TOOL_SPECS as ToolSpec[])];
+export const TOOL_SPECS: ToolSpec[] = [
+  ...FILE_TOOL_SPECS,
+  ...(INTERNAL_TOOL_SPECS as ToolSpec[]),
+  ...(SCHEDULE_TOOL_SPECS as ToolSpec[]),
+  memorySpec as ToolSpec,
+];
 
 const byName = new Map(TOOL_SPECS.map((s) => [s.name, s]));
 
@@ -19,6 +25,7 @@ export const TOOLSETS: Record<string, string[]> = {
   terminal: ['terminal'],
   agent: ['todo', 'clarify'],
   schedules: SCHEDULE_TOOLS,
+  memory: ['memory'],
 };
 
 /** Tools whose arguments can need a human's approval, and the rule that decides. */

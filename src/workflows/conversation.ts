@@ -12,6 +12,7 @@ import { runChat } from './chat';
 import { deliverResult } from './delivery';
 import { describeFailure } from './failures';
 import { registerHandlers } from './handlers';
+import { MEMORY, recallMemory } from './memory-recall';
 import { Conversation, type CarriedState, type RunConfig } from './state';
 import { runTurn } from './turn';
 
@@ -22,6 +23,7 @@ export const CHECK_SANDBOX = 'check-sandbox';
 /** Patch id: "all tools" includes the schedules toolset (runs recorded before it offered the others). */
 export const SCHEDULE_TOOLS_BY_DEFAULT = 'schedule-tools-by-default';
 const DEFAULT_TOOLS_BEFORE_SCHEDULES = ['files', 'terminal', 'agent'];
+const DEFAULT_TOOLS_BEFORE_MEMORY = ['files', 'terminal', 'agent', 'schedules'];
 
 /**
  * `input` is whatever a client sent — our client, the stock CLI, the Web UI, a Schedule — so it is parsed
@@ -64,6 +66,8 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
       .catch((err) => `the sandbox could not be checked: ${describeFailure(err).message}`);
     if (missing) return c.finish({ status: 'failed', answer: '', reason: 'SandboxUnavailable', error: missing });
   }
+  // Memory shared by the conversations of a scope, recalled into the system prompt (recorded: replays see the same).
+  if (!start.carried && c.tools.includes('memory') && patched(MEMORY)) await recallMemory(c);
   c.startClock();
   if (start.config.input.mode === 'chat') return runChat(c);
   const result = c.finish(await runTurn(c));
@@ -91,10 +95,16 @@ function readStart(raw: unknown, carriedRaw: unknown): Start {
   // Every limit is written into the input the next run gets: a later change of a default must not change the
   // decisions of a conversation already running.
   const input = { ...parsed.input, limits: { ...DEFAULT_LIMITS, ...parsed.input.limits } };
-  const { tools, unknown } = resolveTools(input.tools ?? (patched(SCHEDULE_TOOLS_BY_DEFAULT) ? undefined : DEFAULT_TOOLS_BEFORE_SCHEDULES));
+  const { tools, unknown } = resolveTools(input.tools ?? defaultTools());
   // Nobody can answer a question in a scheduled run, and a schedule must not multiply itself unless it may.
   const offered = input.scheduled ? tools.filter((t) => t !== 'clarify' && (input.schedule?.allowSchedules || !SCHEDULE_TOOLS.includes(t))) : tools;
   return { config: { input, tools: offered }, ...(carried ? { carried } : {}), unknownTools: unknown };
+}
+
+/** "All tools" as the run's recorded patches define it (runs recorded before a toolset joined the default keep theirs). */
+function defaultTools(): string[] | undefined {
+  if (patched(MEMORY)) return undefined;
+  return patched(SCHEDULE_TOOLS_BY_DEFAULT) ? DEFAULT_TOOLS_BEFORE_MEMORY : DEFAULT_TOOLS_BEFORE_SCHEDULES;
 }
 
 /** Ends a conversation whose input could not be read: its state query and result say why. */
