@@ -51,6 +51,8 @@ describe('replay corpus', () => {
       'chat',
       'chat-patched',
       'token-budget',
+      'memory-chat',
+      'memory-store',
     ]) {
       expect(files).toContain(`${name}.json`);
     }
