@@ -125,10 +125,8 @@ export class MemoryClient {
     try {
       return await fn();
     } catch (err) {
+      // A rejected update (its validator threw) and a failed one both arrive as WorkflowUpdateFailedError.
       if (err instanceof WorkflowUpdateFailedError) throw new MemoryError(reasonOf(err));
-      // A rejected update (its validator threw) may also surface as the failure itself.
-      if (err instanceof Error && /ApplicationFailure|Update.*rejected/i.test(err.name + err.message) && err.message)
-        throw new MemoryError(err.message);
       throw err;
     }
   }
