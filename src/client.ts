@@ -27,6 +27,7 @@ import {
 } from './shared/contract';
 import { completedModelSteps, fetchRunHistories } from './inspect';
 import { callNames, inFlightCalls, type InFlightCall } from './in-flight';
+import { MemoryClient, type MemoryLimits } from './memory/client';
 import { HermesSchedules } from './schedules/client';
 import { resolveTools } from './tools/registry';
 import type { conversationWorkflow } from './workflows';
@@ -35,6 +36,7 @@ import type { HermesWorkerOptions } from './worker';
 export type { ConversationInput, ConversationResult, ConversationState, StartOptions } from './shared/contract';
 export type { InFlightCall } from './in-flight';
 export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
+export { MemoryClient, MemoryError, type MemoryView, type MemoryWrite, type MemoryWriteResult } from './memory/client';
 
 const startOptions = startOptionsSchema();
 
@@ -189,6 +191,7 @@ export class Hermes {
       ...(o.tools ? { tools: o.tools } : {}),
       ...(o.system ? { system: o.system } : {}),
       ...(o.delegation ? { delegation: o.delegation } : {}),
+      ...(o.memoryScope ? { memoryScope: o.memoryScope } : {}),
       limits,
     };
     const inputBytes = Buffer.byteLength(JSON.stringify(input), 'utf8');
@@ -231,6 +234,14 @@ export class Hermes {
     return (this.scheduleClient ??= new HermesSchedules(this.client, this.taskQueue));
   }
   private scheduleClient?: HermesSchedules;
+
+  /**
+   * The durable memory of a scope (default `default`, the scope of conversations on the default profile):
+   * `read()`, `write({ action, store, text?, match? })`, `clear(store?)`. `limits` apply if this call creates it.
+   */
+  memory(scope = 'default', opts: { limits?: Partial<MemoryLimits> } = {}): MemoryClient {
+    return MemoryClient.checked(this.client, scope, { taskQueue: this.taskQueue, ...opts });
+  }
 
   /** Web UI address when running against the embedded dev server. */
   get uiUrl(): string | undefined {

@@ -55,6 +55,8 @@ describe('replay corpus', () => {
       'delegate-child',
       'prompt-order',
       'fallback-chain',
+      'memory-chat',
+      'memory-store',
     ]) {
       expect(files).toContain(`${name}.json`);
     }

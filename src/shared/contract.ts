@@ -51,6 +51,12 @@ function isAbsolutePath(p: string): boolean {
   return p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p);
 }
 
+const MEMORY_SCOPE = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/;
+export const MEMORY_SCOPE_RULE = 'use letters, digits and . _ : / - (up to 100, starting with a letter or digit), e.g. "default" or "project-x"';
+export function isMemoryScope(s: string): boolean {
+  return MEMORY_SCOPE.test(s);
+}
+
 function inputFields() {
   return {
     /** The task (task mode) or the first message (chat mode). */
@@ -79,6 +85,8 @@ function inputFields() {
     sandbox: z.enum(['bwrap', 'none']).optional(),
     /** Sandboxed commands may use the network. */
     network: z.boolean().optional(),
+    /** Memory scope of the memory tool and the recalled memory (src/workflows/memory.ts); default: the model profile, else `default`. */
+    memoryScope: z.string().refine(isMemoryScope, MEMORY_SCOPE_RULE).optional(),
     /** Set on the runs a Hermes task schedule starts (src/schedules/tasks.ts). */
     schedule: z
       .strictObject({

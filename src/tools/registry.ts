@@ -1,6 +1,7 @@
 // The tool catalogue the workflow and the model activity share. Workflow-safe (specs only, no handlers).
 import { z } from 'zod';
 import { DELEGATE_TASK, INTERNAL_TOOL_SPECS } from './internal';
+import { memorySpec } from './specs/memory';
 import { SCHEDULE_TOOL_SPECS, SCHEDULE_TOOLS } from './specs/schedules';
 import { classifyCommand, FILE_TOOL_SPECS, type CommandVerdict } from './specs';
 import { WEB_TOOL_SPECS, WEB_TOOLS } from './specs/web_fetch';
@@ -13,6 +14,7 @@ export const TOOL_SPECS: ToolSpec[] = [
   ...(INTERNAL_TOOL_SPECS as ToolSpec[]),
   ...(SCHEDULE_TOOL_SPECS as ToolSpec[]),
   ...WEB_TOOL_SPECS,
+  memorySpec as ToolSpec,
 ];
 
 const byName = new Map(TOOL_SPECS.map((s) => [s.name, s]));
@@ -29,6 +31,7 @@ export const TOOLSETS: Record<string, string[]> = {
   schedules: SCHEDULE_TOOLS,
   web: WEB_TOOLS,
   agents: [DELEGATE_TASK],
+  memory: ['memory'],
 };
 
 /** Tools whose arguments can need a human's approval, and the rule that decides. */

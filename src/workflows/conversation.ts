@@ -1,7 +1,7 @@
 // The agent loop as a workflow: the model decides one step, the runtime executes it, the result goes back to
 // the model, until it answers. Deterministic code only: all I/O happens in activities. This entry checks the
 // input and hands over: chat.ts (chat mode) → turn.ts (one turn) → model-step.ts / run-tools.ts → state.ts.
-import { isCancellation, patched } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import { issuesText, parseConversationInput, type ConversationInput, type ConversationResult } from '../shared/contract';
 import { DEFAULT_DELEGATION, DEFAULT_LIMITS } from '../shared/defaults';
 import { carriedStateSchema } from '../shared/wire';
@@ -12,8 +12,10 @@ import { runChat } from './chat';
 import { deliverResult } from './delivery';
 import { describeFailure } from './failures';
 import { registerHandlers } from './handlers';
+import { MEMORY, recallMemory } from './memory-recall';
 import { Conversation, type CarriedState, type RunConfig } from './state';
 import { runTurn } from './turn';
+import { since } from './release';
 
 /** Patch id: a conversation that names a workspace asks the worker whether it may use it, before any step. */
 export const CHECK_WORKSPACE = 'check-workspace';
@@ -36,12 +38,13 @@ const DEFAULT_TOOLS_BEFORE_WEB = [...DEFAULT_TOOLS_BEFORE_SCHEDULES, 'schedules'
 const DEFAULT_TOOL_WIDENINGS: Array<[patch: string, toolset: string]> = [
   [DELEGATE_BY_DEFAULT, 'agents'],
   [WEB_FETCH_BY_DEFAULT, 'web'],
+  [MEMORY, 'memory'],
 ];
 
 /** The tools a conversation that names none gets: all of them, as they were when the run started. */
 function defaultTools(): string[] | undefined {
-  const schedules = patched(SCHEDULE_TOOLS_BY_DEFAULT);
-  const added = DEFAULT_TOOL_WIDENINGS.filter(([patch]) => patched(patch)).map(([, toolset]) => toolset);
+  const schedules = since(SCHEDULE_TOOLS_BY_DEFAULT);
+  const added = DEFAULT_TOOL_WIDENINGS.filter(([patch]) => since(patch)).map(([, toolset]) => toolset);
   if (added.length === DEFAULT_TOOL_WIDENINGS.length) return undefined;
   if (added.length) return [...DEFAULT_TOOLS_BEFORE_WEB, ...added];
   return schedules ? DEFAULT_TOOLS_BEFORE_WEB : DEFAULT_TOOLS_BEFORE_SCHEDULES;
@@ -75,19 +78,21 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
     });
   }
   const { workspace } = start.config.input;
-  if (workspace && !start.carried && patched(CHECK_WORKSPACE)) {
+  if (workspace && !start.carried && since(CHECK_WORKSPACE)) {
     const refused = await localActs.checkWorkspace
       .executeWithOptions({ ...localActsOptions, summary: `check the workspace ${workspace}` }, [workspace])
       .catch((err) => `workspace ${workspace} could not be checked: ${describeFailure(err).message}`);
     if (refused) return c.finish({ status: 'failed', answer: '', reason: 'BadInput', error: refused });
   }
   // Never a silent downgrade: a run that asks for the sandbox and cannot have it fails before it starts.
-  if (start.config.input.sandbox === 'bwrap' && !start.carried && patched(CHECK_SANDBOX)) {
+  if (start.config.input.sandbox === 'bwrap' && !start.carried && since(CHECK_SANDBOX)) {
     const missing = await localActs.checkSandbox
       .executeWithOptions({ ...localActsOptions, summary: 'check the bubblewrap sandbox' }, [])
       .catch((err) => `the sandbox could not be checked: ${describeFailure(err).message}`);
     if (missing) return c.finish({ status: 'failed', answer: '', reason: 'SandboxUnavailable', error: missing });
   }
+  // Memory shared by the conversations of a scope, recalled into the system prompt (recorded: replays see the same).
+  if (!start.carried && c.tools.includes('memory') && since(MEMORY)) await recallMemory(c);
   c.startClock();
   if (start.config.input.mode === 'chat') return runChat(c);
   const result = c.finish(await runTurn(c));

@@ -27,6 +27,9 @@ import { delegationRefused, subAgentSystem } from './prompts';
 import type { Conversation } from './state';
 import { ZERO_USAGE } from './usage';
 
+/** Never offered to a sub-agent: nobody answers its questions, and what is remembered is the parent's call. */
+const NOT_FOR_SUB_AGENTS = ['clarify', 'memory'];
+
 export interface DelegateArgs {
   goal?: string;
   context?: string;
@@ -71,10 +74,12 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
     if (resolved.unknown.length) {
       return { content: `Error: unknown tools or toolsets: ${resolved.unknown.join(', ')}. Nothing was started.`, cut: false };
     }
-    // Never more than the parent has; never clarify (nobody answers a sub-agent) nor schedules; delegate_task
-    // only when the child's own children would still be within the depth limit.
+    // Never more than the parent has; never clarify (nobody answers a sub-agent), schedules nor memory (what is
+    // remembered is the parent's call); delegate_task only when the child's own children would still be within
+    // the depth limit.
     const tools = resolved.tools.filter(
-      (n) => c.tools.includes(n) && n !== 'clarify' && !SCHEDULE_TOOLS.includes(n) && (n !== DELEGATE_TASK || c.depth + 2 <= d.maxDepth),
+      (n) =>
+        c.tools.includes(n) && !NOT_FOR_SUB_AGENTS.includes(n) && !SCHEDULE_TOOLS.includes(n) && (n !== DELEGATE_TASK || c.depth + 2 <= d.maxDepth),
     );
     const workflowId = `${parentId}-agent${c.modelCalls}-${callId}-${i + 1}`;
     const system = subAgentSystem(parentId, {

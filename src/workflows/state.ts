@@ -5,7 +5,6 @@ import {
   CancellationScope,
   CancelledFailure,
   isCancellation,
-  patched,
   setCurrentDetails,
   sleep,
   upsertSearchAttributes,
@@ -36,6 +35,7 @@ import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
 import { systemPrompt } from './prompts';
 import { addUsage, subUsage, ZERO_USAGE } from './usage';
 import { detailsText } from './view';
+import { since } from './release';
 
 const MAX_STEPS_KEPT = 20;
 /** Patch id: HermesStatus is published from the first workflow task and on cancel, with HermesModel and HermesIterations. */
@@ -151,7 +151,7 @@ export class Conversation {
     this.messages = c?.messages ?? [
       {
         role: 'system',
-        content: systemPrompt({ workspace: input.workspace, tools, extra: input.system, schedule: input.schedule }, patched(PROMPT_CACHE_ORDER)),
+        content: systemPrompt({ workspace: input.workspace, tools, extra: input.system, schedule: input.schedule }, since(PROMPT_CACHE_ORDER)),
       },
       ...firstPrompt,
     ];
@@ -182,7 +182,7 @@ export class Conversation {
     this.turnInProgress = c ? Boolean(c.turnInProgress) : firstPrompt.length > 0;
     this.modelCallsAtRunStart = this.modelCalls;
     this.historyBytesAtRunStart = workflowInfo().historySize;
-    this.fullAttributes = input.searchAttributes !== false && patched(STATUS_ATTRIBUTES);
+    this.fullAttributes = input.searchAttributes !== false && since(STATUS_ATTRIBUTES);
     if (this.fullAttributes) this.publishStatus();
   }
 
