@@ -226,6 +226,17 @@ describe('HTTP tool errors', () => {
     expect(err.message).toContain('timed out after 200 ms');
   });
 
+  it('a refused connection throws a retryable failure', async () => {
+    const closed = http.createServer();
+    await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const { gone } = tools([{ name: 'gone', description: 'x', endpoint: `http://127.0.0.1:${port}/x` }]);
+    const err = await failure(gone.run({}, ctx()));
+    expect(err).toMatchObject({ type: 'HttpToolNetwork', nonRetryable: false });
+    expect(err.message).toContain('ECONNREFUSED');
+  });
+
   it('a bad definition fails naming the field', () => {
     const bad = [
       { name: 'ok', description: 'x', endpoint: `${base}/a` },
@@ -233,11 +244,11 @@ describe('HTTP tool errors', () => {
     ];
     let message = '';
     try {
-      createHttpTools(bad, env);
+      createHttpTools(bad, env, { where: '/srv/hermes.config.json: httpTools' });
     } catch (e) {
       message = (e as Error).message;
     }
-    expect(message).toContain('Invalid HTTP tool definitions');
+    expect(message).toContain('Invalid HTTP tool definitions in /srv/hermes.config.json: httpTools:');
     expect(message).toMatch(/at \[1\]\.name/);
     expect(message).toMatch(/expected an http or https URL\s+→ at \[1\]\.endpoint/);
     expect(message).toMatch(/at \[1\]\.method/);

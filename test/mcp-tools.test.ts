@@ -61,6 +61,7 @@ describe('MCP over stdio', () => {
       required: ['text'],
     });
     expect(t.fixture_sleep.readOnly).toBe(false);
+    expect(echo.parameters).not.toHaveProperty('$schema'); // the SDK's draft-07 marker; Ajv 2020 would not know it
   });
 
   it('calls a tool; tool errors and bad arguments come back as ToolResultErrors; content blocks become text', async () => {

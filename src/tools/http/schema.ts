@@ -109,8 +109,8 @@ export const httpToolsSchema = z.array(httpToolSchema).superRefine((defs, ctx) =
 export type HttpToolDef = z.output<typeof httpToolSchema>;
 export type HttpToolInput = z.input<typeof httpToolSchema>;
 
-/** Parsed definitions, or an Error naming every bad field (`where` prefixes the paths, e.g. "hermes.config.json: http"). */
-export function parseHttpTools(input: unknown, where = 'http'): HttpToolDef[] {
+/** Parsed definitions, or an Error naming every bad field (`where` prefixes the paths, e.g. "hermes.config.json: httpTools"). */
+export function parseHttpTools(input: unknown, where = 'httpTools'): HttpToolDef[] {
   const parsed = httpToolsSchema.safeParse(input);
   if (parsed.success) return parsed.data;
   throw new Error(`Invalid HTTP tool definitions in ${where}:\n${z.prettifyError(parsed.error)}`);

@@ -29,19 +29,21 @@ const MAX_RETRY_AFTER_MS = 300_000;
 export interface HttpToolsOptions {
   /** Circuit breakers (default: the worker process's). */
   circuits?: Circuits;
+  /** Where the definitions come from, for errors (e.g. "/srv/hermes.config.json: httpTools"). */
+  where?: string;
 }
 
 /** ExternalTools for the definitions (raw config or parsed); throws naming the bad field when one is invalid. */
 export function createHttpTools(defs: unknown, env: NodeJS.ProcessEnv = process.env, options: HttpToolsOptions = {}): ExternalTool[] {
   const circuits = options.circuits ?? workerCircuits;
-  return parseHttpTools(defs).map((def) => httpTool(def, env, circuits.get(def.name, def.circuit)));
+  return parseHttpTools(defs, options.where).map((def) => httpTool(def, env, circuits.get(def.name, def.circuit)));
 }
 
 function httpTool(def: HttpToolDef, env: NodeJS.ProcessEnv, circuit: Circuit): ExternalTool {
   return {
     name: def.name,
     description: def.description,
-    parameters: def.parameters,
+    parameters: withoutSchemaKey(def.parameters),
     readOnly: def.readOnly ?? def.method === 'GET',
     timeoutMs: def.timeoutMs + ACTIVITY_MARGIN_MS,
     source: 'http',
@@ -112,6 +114,12 @@ async function call(
     else if (verdict === 'failure') circuit.failure(failure);
     else circuit.neutral();
   }
+}
+
+/** Parameters without `$schema`: the model API and the argument validator need no dialect marker (and may reject one). */
+function withoutSchemaKey(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema;
+  return rest;
 }
 
 function isSuccess(def: HttpToolDef, status: number): boolean {

@@ -19,6 +19,8 @@ export interface McpToolsetsOptions {
   /** Where relative `cwd`s start (default: the worker's cwd; the loader passes the config file's directory). */
   baseDir?: string;
   log?: McpLog;
+  /** Where the definitions come from, for errors (e.g. "/srv/hermes.config.json: mcpServers"). */
+  where?: string;
 }
 
 export interface McpServerStatus extends ConnectionStatus {
@@ -43,7 +45,7 @@ export class McpToolsets {
   /** `servers`: the config's `mcpServers` (raw or parsed); throws naming the bad field when invalid. */
   constructor(servers: unknown, options: McpToolsetsOptions = {}) {
     this.log = options.log ?? defaultLog;
-    for (const [name, config] of Object.entries(parseMcpServers(servers))) {
+    for (const [name, config] of Object.entries(parseMcpServers(servers, options.where))) {
       this.connections.set(
         name,
         new McpConnection(name, config, { env: options.env ?? process.env, baseDir: options.baseDir ?? process.cwd(), log: this.log }),
@@ -98,7 +100,7 @@ export class McpToolsets {
     return {
       name: mcpToolName(conn.server, tool.name),
       description: tool.description ?? tool.title ?? tool.name,
-      parameters: tool.inputSchema as Record<string, unknown>,
+      parameters: withoutSchemaKey(tool.inputSchema),
       readOnly: Array.isArray(ro) ? ro.includes(tool.name) : (ro ?? tool.annotations?.readOnlyHint === true),
       timeoutMs: conn.config.timeoutMs,
       source: `mcp:${conn.server}`,
@@ -106,6 +108,15 @@ export class McpToolsets {
       run: (args, ctx) => callTool(conn, tool.name, args, ctx),
     };
   }
+}
+
+/**
+ * The input schema without its `$schema` (the SDK's servers declare draft-07): the tool list carries the schema to
+ * the model API and to the argument validator, which need no dialect marker and may not know that dialect's URI.
+ */
+function withoutSchemaKey(schema: Tool['inputSchema']): Record<string, unknown> {
+  const { $schema: _dialect, ...rest } = schema as Record<string, unknown>;
+  return rest;
 }
 
 async function callTool(conn: McpConnection, tool: string, args: Record<string, unknown>, ctx: ExternalToolContext): Promise<string> {
