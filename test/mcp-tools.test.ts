@@ -53,7 +53,7 @@ describe('MCP over stdio', () => {
       source: 'mcp:fixture',
       description: 'Echoes the text back.',
       readOnly: true,
-      timeoutMs: 60_000,
+      timeoutMs: 65_000,
     });
     expect(echo.parameters).toMatchObject({
       type: 'object',

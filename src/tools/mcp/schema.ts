@@ -42,7 +42,7 @@ export const mcpServerSchema = z
       )
       .optional()
       .describe('streamable HTTP: request headers; ${NAME} is replaced by the worker variable NAME'),
-    timeoutMs: z.number().int().min(1).max(3_600_000).default(60_000).describe('one tool call (progress notifications extend it)'),
+    timeoutMs: z.number().int().min(1).max(3_600_000).default(60_000).describe('one tool call; progress notifications heartbeat the activity'),
     readOnly: z
       .union([z.boolean(), z.array(z.string())])
       .optional()

@@ -28,6 +28,8 @@ export interface McpServerStatus extends ConnectionStatus {
   tools: string[];
 }
 
+const ACTIVITY_MARGIN_MS = 5_000;
+
 const defaultLog: McpLog = (msg, meta) => logger.info(meta ?? {}, msg);
 
 /** `<server>_<tool>` with characters outside [a-zA-Z0-9_-] replaced; over 64 characters, shortened with a hash. */
@@ -102,7 +104,8 @@ export class McpToolsets {
       description: tool.description ?? tool.title ?? tool.name,
       parameters: withoutSchemaKey(tool.inputSchema),
       readOnly: Array.isArray(ro) ? ro.includes(tool.name) : (ro ?? tool.annotations?.readOnlyHint === true),
-      timeoutMs: conn.config.timeoutMs,
+      // The SDK's own timeout fires first, so the failure says what happened.
+      timeoutMs: conn.config.timeoutMs + ACTIVITY_MARGIN_MS,
       source: `mcp:${conn.server}`,
       toolset: conn.server,
       run: (args, ctx) => callTool(conn, tool.name, args, ctx),
@@ -126,7 +129,6 @@ async function callTool(conn: McpConnection, tool: string, args: Record<string, 
     result = (await client.callTool({ name: tool, arguments: args }, undefined, {
       signal: ctx.signal,
       timeout: conn.config.timeoutMs,
-      resetTimeoutOnProgress: true,
       onprogress: (p) => ctx.heartbeat(p),
     })) as McpCallResult;
   } catch (err) {
@@ -135,7 +137,7 @@ async function callTool(conn: McpConnection, tool: string, args: Record<string, 
   }
   const text = flattenContent(result);
   if (result.isError) throw new ToolResultError(text || `The MCP tool ${tool} reported an error.`);
-  return text;
+  return text || '(no output)';
 }
 
 /** What a failed call becomes: the server's answer is a result; a broken connection or timeout a retryable failure. */
