@@ -3,13 +3,22 @@
 // Temporal activity — and the circuit breaker.
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ToolResultError, type ExternalTool, type ExternalToolContext } from '../src/tools/catalog';
-import { Circuits, createHttpTools, httpCircuitStates, type HttpToolInput } from '../src/tools/http';
+import {
+  Circuits,
+  createHttpTools,
+  httpCircuitStates,
+  publishCircuitStates,
+  readPublishedCircuitStates,
+  type HttpToolInput,
+} from '../src/tools/http';
 import { installRuntimeLogger } from '../src/logger';
 import { callToolWorkflow } from './fixtures/tool-retry-workflow';
 
@@ -49,7 +58,7 @@ beforeAll(async () => {
       if (p === '/echo-auth') return reply(res, 401, `bad credentials: ${String(req.headers.authorization)}`);
       if (p.startsWith('/flaky'))
         return hits.get(p) === 1 ? reply(res, 503, 'try later', { 'retry-after': '0' }) : reply(res, 200, { ok: true, attempt: hits.get(p) });
-      if (p === '/down') return downHealthy ? reply(res, 200, { ok: true }) : reply(res, 503, 'maintenance');
+      if (p.startsWith('/down')) return downHealthy ? reply(res, 200, { ok: true }) : reply(res, 503, 'maintenance');
       if (p === '/slow') return void setTimeout(() => reply(res, 200, 'late'), 2_000);
       if (p === '/big') return reply(res, 200, 'x'.repeat(5_000));
       if (p === '/redirect') return reply(res, 302, '', { location: 'http://elsewhere.example/' });
@@ -292,6 +301,33 @@ describe('HTTP tool circuit breaker', () => {
     expect(httpCircuitStates(circuits)[0]).toMatchObject({ state: 'closed', failures: 0 });
     await status_page.run({}, ctx());
     expect(hits.get('/down')).toBe(6);
+  });
+
+  it("publishes the worker's circuit states for other processes (hermes tools) and removes them when stopped", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'hermes-circuits-'));
+    // A file left by a worker that has exited is not shown.
+    const gone = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid!;
+    writeFileSync(path.join(dir, `http-circuits-${gone}.json`), JSON.stringify({ pid: gone, updatedAt: '', states: [] }));
+    const circuits = new Circuits();
+    const stop = publishCircuitStates(dir, circuits);
+    const { status_api } = tools(
+      [{ name: 'status_api', description: 'x', endpoint: `${base}/down-published`, circuit: { failures: 2, cooldownMs: 200 } }],
+      circuits,
+    );
+    expect(readPublishedCircuitStates(dir)).toEqual([
+      { pid: process.pid, updatedAt: expect.any(String), states: [expect.objectContaining({ tool: 'status_api', state: 'closed', failures: 0 })] },
+    ]);
+    downHealthy = false;
+    for (let i = 0; i < 2; i++) await failure(status_api.run({}, ctx()));
+    expect(readPublishedCircuitStates(dir)[0].states[0]).toMatchObject({ state: 'open', failures: 2, lastError: 'HTTP 503 Service Unavailable' });
+    await new Promise((r) => setTimeout(r, 250));
+    expect(readPublishedCircuitStates(dir)[0].states[0]).toMatchObject({ state: 'half-open' });
+    downHealthy = true;
+    await status_api.run({}, ctx());
+    expect(readPublishedCircuitStates(dir)[0].states[0]).toMatchObject({ state: 'closed', failures: 0 });
+    stop();
+    expect(readPublishedCircuitStates(dir)).toEqual([]);
+    expect(readdirSync(dir)).toEqual([`http-circuits-${gone}.json`]);
   });
 
   it('4xx results do not count as failures', async () => {

@@ -32,6 +32,8 @@ export class Circuit {
     readonly tool: string,
     public options: CircuitOptions,
     private readonly now: () => number = Date.now,
+    /** Called after every change of the counted state (to publish it). */
+    private readonly changed: () => void = () => undefined,
   ) {}
 
   /** Undefined when a call may go ahead (and, half-open, marks it as the trial); else why it is skipped. */
@@ -50,10 +52,12 @@ export class Circuit {
   }
 
   success(): void {
+    const was = this.failures > 0 || this.openedAt !== undefined;
     this.failures = 0;
     this.openedAt = undefined;
     this.trialInFlight = false;
     this.lastError = undefined;
+    if (was) this.changed();
   }
 
   failure(error: string): void {
@@ -62,6 +66,7 @@ export class Circuit {
     // A failed trial re-opens at once; a closed circuit opens at the threshold.
     if (this.trialInFlight || this.failures >= this.options.failures) this.openedAt = this.now();
     this.trialInFlight = false;
+    this.changed();
   }
 
   /** The call ended without a verdict on the API (a 4xx, an abort): a trial slot is given back. */
@@ -81,13 +86,26 @@ export class Circuit {
 /** The circuits of one worker process, by tool name (kept across re-creations of the tools, e.g. a reload). */
 export class Circuits {
   private readonly byTool = new Map<string, Circuit>();
+  private readonly listeners = new Set<() => void>();
   constructor(private readonly now: () => number = Date.now) {}
 
   get(tool: string, options: CircuitOptions): Circuit {
     let c = this.byTool.get(tool);
-    if (!c) this.byTool.set(tool, (c = new Circuit(tool, options, this.now)));
-    else c.options = options;
+    if (!c) {
+      this.byTool.set(tool, (c = new Circuit(tool, options, this.now, () => this.notify())));
+      this.notify();
+    } else c.options = options;
     return c;
+  }
+
+  /** Calls fn after every change (a tool added, a failure, a recovery); returns the unsubscribe function. */
+  onChange(fn: () => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  }
+
+  private notify(): void {
+    for (const fn of this.listeners) fn();
   }
 
   states(): CircuitState[] {
