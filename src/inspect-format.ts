@@ -37,6 +37,10 @@ export function formatModelView(v: ModelView): string {
     if (m.content) out.push(m.content);
     if (m.role === 'assistant') for (const c of m.tool_calls ?? []) out.push(`→ ${c.id} ${c.function.name}(${c.function.arguments})`);
   });
+  if (v.reasoning) {
+    const excerpt = v.reasoning.text.length < v.reasoning.chars ? `excerpt of ${v.reasoning.chars} characters` : `${v.reasoning.chars} characters`;
+    out.push(`--- reasoning of the reply to this step (${v.reasoning.tokens} tokens, ${excerpt}; never sent back to the model)`, v.reasoning.text);
+  }
   out.push('');
   return out.join('\n');
 }

@@ -9,7 +9,7 @@ import { isEncrypted } from './codec/aes';
 import { contextQuery } from './shared/messages';
 import { rebuildContext } from './inspect-rebuild';
 import { extendDigest } from './shared/digest';
-import type { ChatMessage, ModelCallInput, ToolCallInput, ToolCallResult } from './shared/wire';
+import type { ChatMessage, ModelCallInput, ModelCallResult, ToolCallInput, ToolCallResult } from './shared/wire';
 import { toolDefinitions } from './tools/registry';
 
 type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
@@ -30,6 +30,8 @@ export interface StepRow {
   input: unknown;
   /** The decoded result of a completed tool activity (inspect rebuilds pruned contexts from them). */
   output?: unknown;
+  /** A model step's reasoning (never sent back to the model): tokens, and the excerpt the activity kept. */
+  reasoning?: { tokens: number; chars: number; text: string };
 }
 
 /**
@@ -192,8 +194,12 @@ export function stepRows(runs: HistoryEvent[][]): StepRow[] {
         row.bytesOut = size(result);
         if (row.kind === 'tool' && result) row.output = decode(result);
         // Named like run and status name it: by the model that answered (the profile until then).
-        const out = row.kind === 'model' && result ? (decode(result) as { model?: unknown; toolMode?: unknown } | undefined) : undefined;
+        const out = row.kind === 'model' && result ? (decode(result) as Partial<ModelCallResult> | undefined) : undefined;
         if (typeof out?.model === 'string' && out.model) row.name = `model ${out.model}${out.toolMode === 'text' ? ' (text mode)' : ''}`;
+        if (out?.reasoning) {
+          row.reasoning = { tokens: out.usage?.reasoningTokens ?? 0, chars: out.reasoning.chars, text: out.reasoning.text };
+          row.name += ` (reasoning ${row.reasoning.tokens} tokens)`;
+        }
       } else if (e.activityTaskFailedEventAttributes) row.status = 'failed';
       else if (e.activityTaskTimedOutEventAttributes) row.status = 'timed out';
       else row.status = 'cancelled';
@@ -225,6 +231,8 @@ export interface ModelView {
   rebuilt: boolean;
   tools: ReturnType<typeof toolDefinitions>;
   messages: ChatMessage[];
+  /** What the model thought before its reply at this step (not part of any context). */
+  reasoning?: StepRow['reasoning'];
 }
 
 /**
@@ -276,6 +284,7 @@ export async function modelViewAt(client: Client, workflowId: string, step: numb
     rebuilt,
     tools: toolDefinitions(input.tools),
     messages,
+    ...(models[index]!.reasoning ? { reasoning: models[index]!.reasoning } : {}),
   };
 }
 

@@ -57,6 +57,7 @@ describe('replay corpus', () => {
       'fallback-chain',
       'memory-chat',
       'memory-store',
+      'system-prompt',
     ]) {
       expect(files).toContain(`${name}.json`);
     }

@@ -193,7 +193,10 @@ describe('system prompt prefix', () => {
       expect(r2!.slice(0, cut)).toBe(r1!.slice(0, cut));
       const system = h.mock.requests[0]!.messages[0].content as string;
       expect(system.indexOf('Tools: ')).toBeLessThan(system.indexOf('## This conversation'));
-      expect(system.slice(system.indexOf('## This conversation'))).toMatch(/^## This conversation\nWorkspace: \//);
+      // The memory block first (the default tools offer memory), then the workspace (system-prompt.ts).
+      expect(system.slice(system.indexOf('## This conversation'))).toMatch(
+        /^## This conversation\n<memory-context [^]*\nDate: [\d-]+\. Workspace: \//,
+      );
       // In text mode the tool descriptions are part of the shared prefix.
       if (mode === 'text') expect(r1!.slice(0, cut)).toContain('## Tools');
     });

@@ -6,6 +6,7 @@ import { ContextCache } from './context';
 import { createDeliverActivities } from './deliver';
 import { createMemoryActivities } from './memory';
 import { createModelActivities } from './model';
+import { createPromptActivities } from './prompt';
 import { createToolActivities, type ToolDeps } from './tools';
 
 export interface ActivityDeps extends ToolDeps {
@@ -25,5 +26,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createToolActivities({ ...deps, contextCache, redactor }),
     ...createDeliverActivities({ env: deps.env }),
     ...createMemoryActivities(),
+    ...createPromptActivities({ workspace: deps.workspace, redactor }),
   };
 }

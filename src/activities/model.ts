@@ -4,6 +4,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
 import { classifyModelError } from '../llm/errors';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
+import { reasoningExcerpt, reasoningField, splitThinking } from '../llm/reasoning';
 import { costOf, fallbackChain, type ModelProfile, type ProfileSet } from '../llm/profiles';
 import { inventedResult, rejectsTools, toTextMode } from '../llm/text-mode';
 import { ToolModes, type WireMode } from '../llm/tool-modes';
@@ -162,7 +163,10 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
   if (!choice) {
     throw ApplicationFailure.retryable('model response has no choices', FailureType.ModelUnavailable);
   }
-  const content = capText(textOf(choice.message?.content));
+  // Thinking is split off first: it must not become the answer, nor be read for tool calls written as text.
+  const split = splitThinking(textOf(choice.message?.content));
+  const thinking = [reasoningField(choice.message), split.thinking].filter(Boolean).join('\n\n');
+  const content = capText(split.content);
   const seen = new Set<string>();
   // Ids must be unique within a message: tool results are paired with calls by id.
   const uniqueId = (id: string | undefined, i: number) => {
@@ -196,6 +200,9 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
   const unparsed = recovered?.unparsed ?? (mode === 'text' && recovered && !fromText && content ? inventedResult(content, input.tools) : undefined);
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
+  // Reported by OpenAI, DeepSeek, OpenRouter, vLLM; otherwise estimated from the text (~4 characters a token).
+  const reported = res.usage?.completion_tokens_details?.reasoning_tokens;
+  const reasoningTokens = typeof reported === 'number' && reported > 0 ? reported : thinking ? Math.ceil(thinking.length / 4) : 0;
   return {
     message: { content: fromText ? null : content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
     ...(fromText ? { fromText: true as const } : {}),
@@ -206,7 +213,9 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
       completionTokens: completion,
       totalTokens: res.usage?.total_tokens ?? prompt + completion,
       costUsd: costOf(profile, prompt, completion),
+      ...(reasoningTokens ? { reasoningTokens } : {}),
     },
+    ...(thinking ? { reasoning: { text: reasoningExcerpt(thinking), chars: thinking.length } } : {}),
     model: res.model ?? profile.model,
   };
 }
@@ -224,11 +233,15 @@ export function redactResult(r: ModelCallResult, redactor: Redactor): ModelCallR
   // The reason for an unrecovered call can quote the reply (a JSON parse error shows the text near the fault).
   const unparsed = r.unparsedToolCall === undefined ? undefined : redactor.redact(r.unparsedToolCall);
   count += unparsed?.count ?? 0;
+  // The reasoning excerpt is recorded in history too.
+  const reasoning = r.reasoning ? redactor.redact(r.reasoning.text) : undefined;
+  count += reasoning?.count ?? 0;
   if (!count) return r;
   return {
     ...r,
     message: { content: content?.text ?? null, ...(calls ? { tool_calls: calls } : {}) },
     ...(unparsed ? { unparsedToolCall: unparsed.text } : {}),
+    ...(r.reasoning && reasoning ? { reasoning: { ...r.reasoning, text: reasoning.text } } : {}),
     redactions: count,
   };
 }

@@ -20,6 +20,9 @@ const HELP = `hermes — durable AI agent runtime on Temporal
 Usage:
   hermes run "<prompt>" [options]   start a conversation, show its steps, print the answer
   hermes run - | --prompt-file F    the same with the prompt read from stdin or a file (up to 1.5 MB)
+  hermes run --show-prompt [options]
+                                    print the system prompt a conversation with these options would get
+                                    (project context file, memory, date, workspace), without starting one
   hermes chat [--id ID]             interactive chat (clarify questions and approvals asked inline)
   hermes status <id> [--json]       show a conversation's live state (budgets, todo, pending questions,
                                     the model or tool call in flight)
@@ -73,6 +76,8 @@ Options for run:
   --quiet              no step-by-step progress
   --prompt-file F      read the prompt from file F (- as the prompt reads stdin)
   --no-wait            when no worker polls the task queue, exit 3 instead of waiting for one
+  --show-prompt        print the system prompt instead of running (--workspace, --tools, --model and
+                       --memory-scope apply; the workspace as this machine sees it)
 
 Options for schedule add (every schedule command takes --json):
   --cron WHEN          "0 9 * * 1-5" (6 fields: seconds first), @daily, "every 2h", "in 45m", an ISO time

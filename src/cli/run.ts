@@ -6,6 +6,7 @@ import { promptTooLarge, type ConversationHandle, type Hermes } from '../client'
 import type { ConversationResult } from '../shared/contract';
 import { checkedWorkspace, maxIterationsOption, UsageError, withHermes } from './common';
 import { follow } from './follow';
+import { showPrompt } from './show-prompt';
 
 /** Exit code of `run --no-wait` when no worker polls the task queue (the conversation stays queued). */
 const NO_WORKER = 3;
@@ -28,8 +29,17 @@ export async function run(args: string[]): Promise<number> {
       quiet: { type: 'boolean', default: false },
       'prompt-file': { type: 'string' },
       'no-wait': { type: 'boolean', default: false },
+      'show-prompt': { type: 'boolean', default: false },
     },
   });
+  if (values['show-prompt']) {
+    return showPrompt({
+      workspace: checkedWorkspace(values.workspace),
+      tools: toolsOption(values.tools),
+      ...(values.model ? { model: values.model } : {}),
+      ...(values['memory-scope'] ? { memoryScope: values['memory-scope'] } : {}),
+    });
+  }
   const prompt = await readPrompt(positionals, values['prompt-file']);
   // Refused before anything is started (or connected to): the server would refuse it after a long wait.
   const tooLarge = promptTooLarge(prompt);
@@ -46,10 +56,7 @@ export async function run(args: string[]): Promise<number> {
         model: values.model,
         fallbackModel: values['fallback-model'],
         workspace,
-        tools: values.tools
-          ?.split(',')
-          .map((t) => t.trim())
-          .filter(Boolean),
+        tools: toolsOption(values.tools),
         id: values.id,
         ...(values['memory-scope'] ? { memoryScope: values['memory-scope'] } : {}),
         ...(sandbox ? { sandbox } : {}),
@@ -107,6 +114,13 @@ function followToResult(
   return follow(handle, result, { log, rl, modelSteps: () => handle.modelSteps(), worker: { hermes, onMissing } });
 }
 
+function toolsOption(raw: string | undefined): string[] | undefined {
+  return raw
+    ?.split(',')
+    .map((t) => t.trim())
+    .filter(Boolean);
+}
+
 /** The prompt: the arguments, `-` for stdin, or --prompt-file (for text too long for a command line). */
 async function readPrompt(positionals: string[], file: string | undefined): Promise<string> {
   const fromStdin = positionals.length === 1 && positionals[0] === '-';
@@ -142,7 +156,7 @@ function printResult(id: string, r: ConversationResult): void {
   const tail = [
     `status: ${r.status}${r.reason ? ` (${r.reason})` : ''}`,
     `iterations: ${r.iterations}`,
-    `tokens: ${r.usage.totalTokens}`,
+    `tokens: ${r.usage.totalTokens}${r.usage.reasoningTokens ? ` (${r.usage.reasoningTokens} reasoning)` : ''}`,
     r.usage.costUsd ? `cost: $${r.usage.costUsd.toFixed(4)}` : '',
     `workflow id: ${id}`,
   ].filter(Boolean);

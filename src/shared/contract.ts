@@ -244,7 +244,14 @@ export const RUN_STATUSES = [
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 function usageSchema() {
-  return z.object({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number(), costUsd: z.number() });
+  return z.object({
+    promptTokens: z.number(),
+    completionTokens: z.number(),
+    totalTokens: z.number(),
+    costUsd: z.number(),
+    /** Of completionTokens, spent thinking (reasoning models; reported by the server, else estimated). Absent: none. */
+    reasoningTokens: z.number().optional(),
+  });
 }
 export type Usage = z.infer<ReturnType<typeof usageSchema>>;
 

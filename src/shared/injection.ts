@@ -1,6 +1,7 @@
 // Prompt-injection and exfiltration patterns. Text that matches one must not enter the model's system prompt:
 // a memory entry is recalled into every later conversation of its scope, so one poisoned write (from a web page
-// or a file the model read) would steer all of them. Pure (workflow-safe): the memory workflow's update validator
+// or a file the model read) would steer all of them; a project context file (HERMES.md, AGENTS.md, CLAUDE.md) comes
+// from whoever wrote the repository. Pure (workflow-safe): the memory workflow's update validator
 // checks every write with it, whichever client sent it. A guard rail, not a proof: it catches the usual phrasings.
 
 export interface InjectionFinding {
@@ -67,9 +68,14 @@ const PATTERNS: Pattern[] = [
     test: /(?:~|\$HOME|\/root|\/home\/\w+)\/\.(?:ssh|aws|gnupg|netrc|pgpass|npmrc|pypirc|docker\/config)|\bauthorized_keys\b|\bid_(?:rsa|ed25519|ecdsa)\b/i,
   },
   {
+    id: 'pipe-to-shell',
+    reason: 'it tells the model to download a script and run it (curl or wget piped into a shell or interpreter)',
+    test: /\b(?:curl|wget)\b[^\n|]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|da|k|fi)?sh\b|\b(?:curl|wget)\b[^\n|]*\|\s*(?:sudo\s+)?(?:python[\d.]*|perl|ruby|node)\b|\b(?:ba|z)?sh\s+(?:-c\s+)?["']?\$\(\s*(?:curl|wget)\b/i,
+  },
+  {
     id: 'fence-break',
-    reason: 'it contains the marker that closes the recalled-memory block in the system prompt',
-    test: /<\/?\s*memory-context\b/i,
+    reason: 'it contains a marker that opens or closes a block of the system prompt (recalled memory or project context)',
+    test: /<\/?\s*(?:memory|project)-context\b/i,
   },
 ];
 

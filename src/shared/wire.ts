@@ -81,6 +81,11 @@ export interface ModelCallResult {
   unparsedToolCall?: string;
   /** The call was made in text tool-call mode (no `tools` sent; src/llm/text-mode.ts). Absent: native. */
   toolMode?: 'text';
+  /**
+   * What a reasoning model thought before it replied (src/llm/reasoning.ts): never in message.content, never sent
+   * back. `text` is an excerpt (head and tail, REASONING_KEEP_CHARS) for `hermes inspect`; `chars` the full length.
+   */
+  reasoning?: { text: string; chars: number };
 }
 
 export interface ToolCallInput {

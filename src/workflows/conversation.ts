@@ -1,7 +1,7 @@
 // The agent loop as a workflow: the model decides one step, the runtime executes it, the result goes back to
 // the model, until it answers. Deterministic code only: all I/O happens in activities. This entry checks the
 // input and hands over: chat.ts (chat mode) → turn.ts (one turn) → model-step.ts / run-tools.ts → state.ts.
-import { isCancellation } from '@temporalio/workflow';
+import { isCancellation, patched } from '@temporalio/workflow';
 import { issuesText, parseConversationInput, type ConversationInput, type ConversationResult } from '../shared/contract';
 import { DEFAULT_DELEGATION, DEFAULT_LIMITS } from '../shared/defaults';
 import { carriedStateSchema } from '../shared/wire';
@@ -13,6 +13,7 @@ import { deliverResult } from './delivery';
 import { describeFailure } from './failures';
 import { registerHandlers } from './handlers';
 import { MEMORY, recallMemory } from './memory-recall';
+import { buildSystemPrompt, SYSTEM_PROMPT_BUILDER } from './prompt-step';
 import { Conversation, type CarriedState, type RunConfig } from './state';
 import { runTurn } from './turn';
 import { since } from './release';
@@ -91,8 +92,12 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
       .catch((err) => `the sandbox could not be checked: ${describeFailure(err).message}`);
     if (missing) return c.finish({ status: 'failed', answer: '', reason: 'SandboxUnavailable', error: missing });
   }
-  // Memory shared by the conversations of a scope, recalled into the system prompt (recorded: replays see the same).
-  if (!start.carried && c.tools.includes('memory') && since(MEMORY)) await recallMemory(c);
+  if (!start.carried) {
+    // The system prompt's per-conversation parts (project context file, memory, date) from one recorded local activity.
+    if (patched(SYSTEM_PROMPT_BUILDER)) await buildSystemPrompt(c);
+    // Before it: memory shared by the conversations of a scope, recalled into the system prompt (recorded too).
+    else if (c.tools.includes('memory') && since(MEMORY)) await recallMemory(c);
+  }
   c.startClock();
   if (start.config.input.mode === 'chat') return runChat(c);
   const result = c.finish(await runTurn(c));

@@ -7,12 +7,15 @@ import type { ChatMessage } from '../shared/wire';
 import { localActs, localActsOptions } from './activities';
 import type { Conversation } from './state';
 import { since } from './release';
+import { CONVERSATION_HEADING } from './prompts';
+import { emptyMemoryBlock } from './system-prompt';
 
 /** Patch id: the memory tool is in the default tools, and conversations that offer it recall their memory scope. */
 export const MEMORY = 'memory';
 
 const BLOCK_START = '\n\n<memory-context ';
 const BLOCK_END = '</memory-context>';
+const BUILT_BLOCK_START = `\n\n${CONVERSATION_HEADING}\n<memory-context `;
 
 /** Start of a conversation (not a continued run: its system prompt is carried). */
 export async function recallMemory(c: Conversation): Promise<void> {
@@ -24,7 +27,7 @@ export async function recallMemory(c: Conversation): Promise<void> {
 export async function refreshMemoryAfterWrite(c: Conversation): Promise<void> {
   if (!wroteMemory(c.messages, c.turnStartMessage) || !since(MEMORY)) return;
   const block = await snapshot(c);
-  if (setMemoryBlock(c.messages, block)) {
+  if (setMemoryBlock(c.messages, block, memoryScopeOf(c.input))) {
     // An earlier message changed: workers must drop the context they cached.
     c.contextVersion++;
     c.note('memory', 'the system prompt has the memory written in the last turn');
@@ -43,11 +46,25 @@ async function snapshot(c: Conversation): Promise<string> {
   }
 }
 
-/** Puts the block at the end of the system prompt, replacing an earlier one. Returns whether anything changed. */
-export function setMemoryBlock(messages: ChatMessage[], block: string): boolean {
+/**
+ * Puts the block into the system prompt, replacing an earlier one. A built prompt (system-prompt.ts) has its block
+ * right after CONVERSATION_HEADING, replaced in place (by the empty-scope block when memory is now empty), so the
+ * caller's text stays last; older prompts have it at the end. Returns whether anything changed.
+ */
+export function setMemoryBlock(messages: ChatMessage[], block: string, scope?: string): boolean {
   const system = messages[0];
   if (system?.role !== 'system') return false;
   let text = system.content;
+  const built = text.indexOf(BUILT_BLOCK_START);
+  if (built >= 0 && scope !== undefined) {
+    const from = built + BUILT_BLOCK_START.length - BLOCK_START.trimStart().length;
+    const end = text.indexOf(BLOCK_END, from);
+    if (end < 0) return false;
+    text = text.slice(0, from) + (block || emptyMemoryBlock(scope)) + text.slice(end + BLOCK_END.length);
+    if (text === system.content) return false;
+    messages[0] = { role: 'system', content: text };
+    return true;
+  }
   const at = text.lastIndexOf(BLOCK_START);
   const end = at >= 0 ? text.indexOf(BLOCK_END, at) : -1;
   if (at >= 0 && end >= 0) text = text.slice(0, at) + text.slice(end + BLOCK_END.length);

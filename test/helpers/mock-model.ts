@@ -16,6 +16,10 @@ export interface SuccessReply {
   content?: string | null;
   toolCalls?: ToolCallReply[];
   usage?: { prompt_tokens: number; completion_tokens: number };
+  /** Sent as `reasoning_content` (a reasoning model's thinking, as DeepSeek, vLLM and llama.cpp send it). */
+  reasoning?: string;
+  /** Sent as usage.completion_tokens_details.reasoning_tokens. */
+  reasoningTokens?: number;
   delayMs?: number;
   finishReason?: string;
 }
@@ -260,6 +264,7 @@ export class MockModel {
       content: r.content !== undefined ? r.content : toolCalls.length ? null : '',
     };
     if (toolCalls.length) message.tool_calls = toolCalls;
+    if (r.reasoning !== undefined) message.reasoning_content = r.reasoning;
     record.status = 200;
     sendJson(res, 200, {
       id: `chatcmpl-mock-${++this.completionSeq}`,
@@ -278,6 +283,7 @@ export class MockModel {
         prompt_tokens: usage.prompt_tokens,
         completion_tokens: usage.completion_tokens,
         total_tokens: usage.prompt_tokens + usage.completion_tokens,
+        ...(r.reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: r.reasoningTokens } } : {}),
       },
     });
   }

@@ -1,0 +1,39 @@
+// The system prompt builder at a conversation's start (patch `system-prompt-builder`): one local activity gathers
+// the per-conversation parts on a worker (project context file, memory snapshot, date, workspace; recorded as one
+// marker, so a replay builds the same prompt) and the workflow composes the prompt (system-prompt.ts). The stable
+// parts (identity, how to work) come from this bundle, not from the history.
+import { isCancellation } from '@temporalio/workflow';
+import { memoryScopeOf } from '../shared/memory';
+import { localActs, localActsOptions } from './activities';
+import { describeFailure } from './failures';
+import type { Conversation } from './state';
+import { builtSystemPrompt, type PromptParts } from './system-prompt';
+
+/** Patch id: a new conversation's system prompt is built by builtSystemPrompt from parts a local activity gathered. */
+export const SYSTEM_PROMPT_BUILDER = 'system-prompt-builder';
+
+export async function buildSystemPrompt(c: Conversation): Promise<void> {
+  const memoryScope = c.tools.includes('memory') ? memoryScopeOf(c.input) : undefined;
+  let parts: PromptParts;
+  try {
+    parts = await localActs.buildSystemPrompt.executeWithOptions({ ...localActsOptions, summary: 'build the system prompt' }, [
+      { ...(c.input.workspace ? { workspace: c.input.workspace } : {}), ...(memoryScope !== undefined ? { memoryScope } : {}) },
+    ]);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    // The prompt is an aid like memory: the conversation goes on with the stable parts (the failure is in the history).
+    c.note('prompt', `the worker could not gather the system prompt's parts (${describeFailure(err).message}): no project context or memory`);
+    parts = { date: new Date(Date.now()).toISOString().slice(0, 10), workspace: c.input.workspace ?? '(the worker default)' };
+  }
+  if (parts.memoryError) c.note('memory', `memory of scope ${memoryScope} could not be recalled (${parts.memoryError}); going on without it`);
+  if (parts.contextFile?.blocked)
+    c.note('prompt', `${parts.contextFile.name} blocked from the system prompt: pattern ${parts.contextFile.blocked.id}`);
+  const { system: extra, schedule } = c.input;
+  c.messages[0] = {
+    role: 'system',
+    content: builtSystemPrompt(
+      { tools: c.tools, ...(extra ? { extra } : {}), ...(schedule ? { schedule } : {}), ...(memoryScope ? { memoryScope } : {}) },
+      parts,
+    ),
+  };
+}
