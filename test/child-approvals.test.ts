@@ -170,6 +170,55 @@ describe("a sub-agent's approvals in its parent", () => {
     expect(child.status).toBe('interrupted');
   }, 60_000);
 
+  it('cancelling the parent settles it too: the child is cancelled and the parent no longer lists the approval', async () => {
+    const r = routed({
+      'cancel parent': [toolCall('delegate_task', { goal: 'purge the logs' }, 'd1')],
+      'purge the logs': [toolCall('terminal', { command: 'rm -rf logs' }, 't8')],
+    });
+    h = await createHarness(r.script);
+    const harness = h;
+    const out = await h.run(async () => {
+      const handle = await harness.hermes.start({ prompt: 'cancel parent run', ...asking });
+      const s = await stateWhen(handle, (x) => Boolean(pendingIn(x, 't8')), 10_000);
+      await handle.cancel();
+      await expect(harness.client.workflow.getHandle(handle.id).result()).rejects.toThrow();
+      return { s, after: await handle.state() };
+    });
+    expect(out.after.status).toBe('cancelled');
+    expect(out.after.pendingApprovals).toEqual([]);
+    const d = await harness.client.workflow.getHandle(pendingIn(out.s, 't8')!.child!.workflowId).describe();
+    expect(d.status.name).toBe('CANCELLED');
+  }, 60_000);
+
+  it('two sub-agents asking with the same call id: approve on the parent needs the workflowId, and each goes to its own child', async () => {
+    const r = routed({
+      'twin parent': [toolCall('delegate_task', { tasks: [{ goal: 'twin one' }, { goal: 'twin two' }] }, 'd1'), answer('twins done')],
+      'twin one': [toolCall('terminal', { command: 'rm -rf one && echo 1 > one.txt' }, 'same'), answer('one done')],
+      'twin two': [toolCall('terminal', { command: 'rm -rf two && echo 2 > two.txt' }, 'same'), answer('two done')],
+    });
+    h = await createHarness(r.script);
+    const harness = h;
+    const out = await h.run(async () => {
+      const handle = await harness.hermes.start({ prompt: 'twin parent run', workspace: harness.workspace, ...asking });
+      const s = await stateWhen(handle, (x) => x.pendingApprovals.filter((a) => a.callId === 'same').length === 2, 10_000);
+      const [one, two] = s.pendingApprovals.map((a) => a.child!.workflowId).sort();
+      const ambiguous = await handle.approve('same').catch((e: Error) => e);
+      const a1 = await handle.approve('same', 'approve', false, one);
+      const a2 = await handle.approve('same', 'deny', false, two);
+      return { one, two, ambiguous, a1, a2, result: await handle.result() };
+    });
+    expect((out.ambiguous as Error).message).toMatch(
+      /^call "same" is pending in \S+ and \S+: decide it where it is pending, e\.g\. hermes approve \S+-agent1-d1-[12] same$/,
+    );
+    expect(out.a1.workflowId).toBe(out.one);
+    expect(out.a2.workflowId).toBe(out.two);
+    expect(out.result.status).toBe('completed');
+    expect(existsSync(path.join(harness.workspace, 'one.txt'))).toBe(true);
+    expect(existsSync(path.join(harness.workspace, 'two.txt'))).toBe(false);
+    expect(toolResult(r.requests['twin two']![1]!.messages, 'same')).toMatch(/^Error: the user denied this command/);
+    h.mock.assertDone();
+  }, 60_000);
+
   it('hermes run on the parent asks it inline, like its own approvals', async () => {
     const goal = 'tidy the tmp dir';
     const r = oneChild('inline parent', goal, 'rm -rf tmpdir && echo inline > inline.txt', 't6');

@@ -12,6 +12,9 @@ import type { Conversation } from './state';
 /** Patch id: a sub-agent allowed to ask reports its pending approvals to its parent. */
 export const CHILD_APPROVALS = 'child-approvals-to-parent';
 
+/** Characters of a command a report carries (the child's own state has all of it). */
+const COMMAND_CAP = 20_000;
+
 /** Where a decision goes: this conversation's own pending call, or down to the sub-agent that reported it. */
 export type ApprovalTarget = { own: true } | { own: false; via: string; workflowId: string };
 
@@ -31,7 +34,9 @@ export function reportApprovals(c: Conversation): void {
   if (!parent || !patched(CHILD_APPROVALS)) return;
   const me = workflowInfo().workflowId;
   const goal = (c.input.prompt ?? '').trim().split('\n')[0]!.slice(0, 200);
-  const approvals = [...c.pendingApprovals.map((a) => ({ ...a, child: { workflowId: me, goal } })), ...forwardedApprovals(c)];
+  // A command longer than the report's schema allows would make the parent drop the whole report: cut it.
+  const own = c.pendingApprovals.map((a) => ({ ...a, command: cut(a.command), child: { workflowId: me, goal } }));
+  const approvals = [...own, ...forwardedApprovals(c)];
   const report = { from: me, runs: c.runs, seq: ++c.approvalReportsSent, approvals };
   // Not cancellable: an interrupt that settles the approval must not drop the report that says so.
   CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflowId).signal(childApprovalsSignal, report)).catch(() => undefined);
@@ -134,6 +139,10 @@ export function onApproveFromParent(c: Conversation, raw: unknown): void {
 /** Records a decision for one of this conversation's own pending calls (approvalGate waits for it). */
 export function decide(c: Conversation, args: ApproveArgs): void {
   c.approvalDecisions.set(args.callId, { decision: args.decision, remember: Boolean(args.remember) });
+}
+
+function cut(command: string): string {
+  return command.length > COMMAND_CAP ? `${command.slice(0, COMMAND_CAP)}… [${command.length - COMMAND_CAP} more characters]` : command;
 }
 
 function key(a: PendingApproval): string {
