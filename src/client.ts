@@ -407,9 +407,19 @@ export class ConversationHandle {
     return unwrapUpdate(this.workflow.executeUpdate(answerUpdate, { args: [{ text }] }));
   }
 
-  /** Approves or denies a pending tool call; rejected when that call is not pending. */
-  approve(callId: string, decision: ApproveArgs['decision'] = 'approve', remember = false): Promise<{ callId: string; decision: string }> {
-    return unwrapUpdate(this.workflow.executeUpdate(approveUpdate, { args: [{ callId, decision, remember }] }));
+  /**
+   * Approves or denies a pending tool call; rejected when that call is not pending. A sub-agent's call that this
+   * conversation lists (delegation.childApprovals) is passed on to it; `workflowId` (the conversation the call
+   * belongs to, `pendingApprovals[i].child.workflowId`) is needed only when two pending calls share an id.
+   */
+  approve(
+    callId: string,
+    decision: ApproveArgs['decision'] = 'approve',
+    remember = false,
+    workflowId?: string,
+  ): Promise<{ callId: string; decision: string; workflowId?: string }> {
+    const args = { callId, decision, remember, ...(workflowId ? { workflowId } : {}) };
+    return unwrapUpdate(this.workflow.executeUpdate(approveUpdate, { args: [args] }));
   }
 
   /** Chat mode: sends a message and waits for that turn's answer. */

@@ -305,4 +305,20 @@ describe.runIf(RECORD)('record replay corpus', () => {
       writeFileSync(path.join(DIR, 'delegate-child.json'), historyToJSON(runs[0]!));
     });
   });
+
+  // A child allowed to ask for approval (delegation.childApprovals): it reports the pending call to its parent
+  // (childApprovals signals, patched), the parent lists it and passes the decision down (approveFromParent).
+  it('child approvals', () => {
+    const r = routed({
+      'scenario child-approvals': [toolCall('delegate_task', { goal: 'child: remove scratch' }, 'd1'), answer('parent done')],
+      'child: remove scratch': [toolCall('terminal', { command: 'rm -rf scratch' }, 't1'), answer('removed')],
+    });
+    return record('child-approvals', r.script, { sandbox: 'none', delegation: { childApprovals: true } }, async (handle) => {
+      await stateWhen(handle, (x) => x.pendingApprovals.some((a) => a.callId === 't1' && a.child));
+      await handle.approve('t1', 'approve');
+      await handle.result();
+      const runs = await fetchRunHistories(h.client, `${handle.id}-agent1-d1-1`);
+      writeFileSync(path.join(DIR, 'child-approvals-child.json'), historyToJSON(runs[0]!));
+    });
+  });
 });

@@ -89,10 +89,13 @@ export function formatStep(s: StepRecord, modelStep?: number): string {
   return `${mark} [${String(s.step).padStart(3)}] ${s.kind.padEnd(5)} ${s.name}${ordinal}: ${s.summary}`;
 }
 
-/** One sub-agent of a conversation, indented under it: `hermes status` shows the children of its latest delegate_task call. */
-export function formatChild(c: ChildView): string {
+/**
+ * One sub-agent of a conversation, indented under it: `hermes status` shows the children of its latest
+ * delegate_task call. A waiting child's approval is listed among the parent's (`parentId` answers it).
+ */
+export function formatChild(c: ChildView, parentId?: string): string {
   const line = `  ↳ ${c.workflowId} [${c.status}] iteration ${c.iteration} · tokens ${c.totalTokens} — ${c.goal.split('\n')[0]!.slice(0, 100)}`;
   return c.status === 'waiting'
-    ? `${line}\n      waiting for an approval: hermes status ${c.workflowId}, then hermes approve ${c.workflowId} CALL_ID`
+    ? `${line}\n      waiting for an approval: hermes approve ${parentId ?? c.workflowId} CALL_ID (call ids: hermes status ${parentId ?? c.workflowId})`
     : line;
 }

@@ -69,6 +69,7 @@ Options for run:
   --tools a,b          tools or toolsets to offer (files, terminal, or tool names)
   --sandbox bwrap|none run terminal commands in the bubblewrap sandbox or not (default: the worker's)
   --network            sandboxed commands may use the network
+  --child-approvals    sub-agents may ask for approvals (asked here like the run's own; default: denied)
   --memory-scope S     memory the memory tool writes and the system prompt recalls (default: the
                        --model profile, else "default")
   --id ID              workflow id (default: generated)

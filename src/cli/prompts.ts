@@ -23,13 +23,18 @@ export async function promptPending(
     await handle.answer(picked || '(no answer)').catch((e: Error) => process.stderr.write(`answer rejected: ${e.message}\n`));
   }
   for (const a of s.pendingApprovals) {
-    if (asked.has(a.callId)) continue;
-    asked.add(a.callId);
-    const reply = (await ask(rl, `\n! ${a.tool} wants to run: ${a.command}\n  (${a.reason}) approve? [y]es / [N]o / [a]lways: `, signal))
+    // A sub-agent's call (listed here when the run lets children ask) may share its id with another's.
+    const key = a.child ? `${a.child.workflowId}/${a.callId}` : a.callId;
+    if (asked.has(key)) continue;
+    asked.add(key);
+    const who = a.child ? `sub-agent ${a.child.workflowId} (${a.child.goal.split('\n')[0]!.slice(0, 80)}): ` : '';
+    const reply = (await ask(rl, `\n! ${who}${a.tool} wants to run: ${a.command}\n  (${a.reason}) approve? [y]es / [N]o / [a]lways: `, signal))
       .trim()
       .toLowerCase();
     const decision = reply === 'y' || reply === 'yes' || reply === 'a' || reply === 'always' ? 'approve' : 'deny';
-    await handle.approve(a.callId, decision, reply.startsWith('a')).catch((e: Error) => process.stderr.write(`decision rejected: ${e.message}\n`));
+    await handle
+      .approve(a.callId, decision, reply.startsWith('a'), a.child?.workflowId)
+      .catch((e: Error) => process.stderr.write(`decision rejected: ${e.message}\n`));
   }
 }
 

@@ -23,6 +23,7 @@ export async function run(args: string[]): Promise<number> {
       tools: { type: 'string' },
       sandbox: { type: 'string' },
       network: { type: 'boolean' },
+      'child-approvals': { type: 'boolean' },
       id: { type: 'string' },
       'memory-scope': { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -61,6 +62,7 @@ export async function run(args: string[]): Promise<number> {
         ...(values['memory-scope'] ? { memoryScope: values['memory-scope'] } : {}),
         ...(sandbox ? { sandbox } : {}),
         ...(values.network !== undefined ? { network: values.network } : {}),
+        ...(values['child-approvals'] ? { delegation: { childApprovals: true } } : {}),
       });
       const log = values.quiet ? undefined : (line: string) => void process.stderr.write(`${line}\n`);
       log?.(`conversation ${handle.id}${hermes.uiUrl ? ` — ${hermes.uiUrl}/namespaces/default/workflows/${handle.id}` : ''}`);

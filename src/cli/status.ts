@@ -63,11 +63,14 @@ export async function status(args: string[]): Promise<number> {
     if (s.children?.length) {
       const running = s.children.filter((c) => c.status === 'running' || c.status === 'waiting' || c.status === 'queued').length;
       process.stdout.write(`sub-agents (latest delegate_task, ${running} still running):\n`);
-      for (const c of s.children) process.stdout.write(`${formatChild(c)}\n`);
+      for (const c of s.children) process.stdout.write(`${formatChild(c, id)}\n`);
     }
     if (!closed) {
       if (s.pendingQuestion) process.stdout.write(`question (${s.pendingQuestion.callId}): ${s.pendingQuestion.question}\n`);
-      for (const a of s.pendingApprovals) process.stdout.write(`approval ${a.callId}: ${a.tool} ${a.command} — ${a.reason}\n`);
+      for (const a of s.pendingApprovals) {
+        const who = a.child ? ` (sub-agent ${a.child.workflowId}: ${a.child.goal.split('\n')[0]!.slice(0, 80)})` : '';
+        process.stdout.write(`approval ${a.callId}${who}: ${a.tool} ${a.command} — ${a.reason}\n`);
+      }
     }
     for (const t of s.todo) process.stdout.write(`todo [${t.status}] ${t.id}. ${t.content}\n`);
     // Without a cursor the state query returns the last 5 steps; model steps carry the number inspect --step takes.

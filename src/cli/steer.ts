@@ -39,7 +39,9 @@ export async function approve(args: string[]): Promise<number> {
   const decision = values.deny ? 'deny' : 'approve';
   return withHermes(async (hermes) => {
     const r = await hermes.get(id).approve(callId, decision, Boolean(values.remember));
-    process.stderr.write(`${r.decision === 'deny' ? 'denied' : 'approved'} ${r.callId}\n`);
+    process.stderr.write(
+      `${r.decision === 'deny' ? 'denied' : 'approved'} ${r.callId}${r.workflowId ? ` (passed on to the sub-agent ${r.workflowId})` : ''}\n`,
+    );
     return 0;
   });
 }

@@ -204,6 +204,8 @@ export function approveSchema() {
     decision: z.enum(['approve', 'deny']),
     /** Approve the same command pattern for the rest of the conversation. */
     remember: z.boolean().optional(),
+    /** The conversation the call belongs to (a sub-agent's approvals surface in its parent): only needed when two share a call id. */
+    workflowId: z.string().min(1).max(1_000).optional(),
   });
 }
 export type ApproveArgs = z.infer<ReturnType<typeof approveSchema>>;
@@ -284,7 +286,11 @@ function pendingQuestionSchema() {
 export type PendingQuestion = z.infer<ReturnType<typeof pendingQuestionSchema>>;
 
 function pendingApprovalSchema() {
-  return z.object({ callId: z.string(), tool: z.string(), command: z.string(), reason: z.string(), pattern: z.string() });
+  return z.object({
+    ...{ callId: z.string(), tool: z.string(), command: z.string(), reason: z.string(), pattern: z.string() },
+    /** Set when a sub-agent (or its own sub-agent) asks: which one, and its goal. `approve` here routes the decision to it. */
+    child: z.object({ workflowId: z.string(), goal: z.string() }).optional(),
+  });
 }
 export type PendingApproval = z.infer<ReturnType<typeof pendingApprovalSchema>>;
 

@@ -2,7 +2,7 @@
 // public contract: the stock `temporal` CLI drives conversations with them too.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AnswerArgs, ApproveArgs, ConversationState, InterruptArgs, SendArgs, StateQueryArgs, TurnResult } from './contract';
-import type { ChildProgress, ContextQueryArgs, ContextSlice } from './wire';
+import type { ChildApprovals, ChildProgress, ContextQueryArgs, ContextSlice } from './wire';
 
 /** Live state; `{ stepsAfter: N }` returns the steps since step N, so a follower never misses one. */
 export const stateQuery = defineQuery<ConversationState, [StateQueryArgs?]>('state');
@@ -12,10 +12,15 @@ export const contextQuery = defineQuery<ContextSlice, [ContextQueryArgs]>('conte
 export const interruptSignal = defineSignal<[InterruptArgs?]>('interrupt');
 /** Internal: a sub-agent's totals so far, sent to its parent after each of its model calls. */
 export const childProgressSignal = defineSignal<[ChildProgress]>('childProgress');
+/** Internal: the approvals waiting in a sub-agent's subtree, sent to its parent whenever they change. */
+export const childApprovalsSignal = defineSignal<[ChildApprovals]>('childApprovals');
+/** Internal: a parent passes on a decision for an approval its sub-agent reported (the `approve` update's arguments). */
+export const approveFromParentSignal = defineSignal<[ApproveArgs]>('approveFromParent');
 /** Chat mode: end the conversation. */
 export const endSignal = defineSignal<[{ reason?: string }?]>('end');
 
 export const answerUpdate = defineUpdate<{ callId: string }, [AnswerArgs]>('answer');
-export const approveUpdate = defineUpdate<{ callId: string; decision: 'approve' | 'deny' }, [ApproveArgs]>('approve');
+/** `workflowId` in the result: the sub-agent the decision was passed on to, when it was one's. */
+export const approveUpdate = defineUpdate<{ callId: string; decision: 'approve' | 'deny'; workflowId?: string }, [ApproveArgs]>('approve');
 /** Chat mode: one user message; returns that turn's answer. */
 export const sendUpdate = defineUpdate<TurnResult, [SendArgs]>('send');

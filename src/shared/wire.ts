@@ -1,7 +1,7 @@
 // Internal wire types between the workflow and its activities, and the state continue-as-new carries. Not
 // part of the public contract (src/shared/contract.ts): only this code produces and reads them. Plain JSON.
 import { z } from 'zod';
-import type { ConversationInput, Usage } from './contract';
+import type { ConversationInput, PendingApproval, Usage } from './contract';
 
 export interface ToolCall {
   id: string;
@@ -160,4 +160,25 @@ export function childProgressSchema() {
     seq: z.number().int().min(0).optional(),
     usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number(), costUsd: z.number() }),
   });
+}
+
+/**
+ * What a sub-agent tells its parent whenever the approvals waiting in its subtree change (the `childApprovals`
+ * signal): the whole list (its own, marked with its id and goal, and those its own sub-agents reported), so a
+ * lost or reordered report is repaired by the next one. `runs` and `seq` order the reports.
+ */
+export interface ChildApprovals {
+  from: string;
+  runs: number;
+  seq: number;
+  approvals: PendingApproval[];
+}
+
+export function childApprovalsSchema() {
+  const s = z.string().max(100_000);
+  const approval = z.object({
+    ...{ callId: s, tool: s, command: s, reason: s, pattern: s },
+    child: z.object({ workflowId: s, goal: s }),
+  });
+  return z.object({ from: z.string(), runs: z.number().int().min(0), seq: z.number().int().min(0), approvals: z.array(approval).max(1_000) });
 }

@@ -21,6 +21,7 @@ import { CHILD_MAX_ITERATIONS, DEFAULT_DELEGATION } from '../shared/defaults';
 import { childProgressSignal, interruptSignal } from '../shared/messages';
 import { DELEGATE_TASK, resolveTools } from '../tools/registry';
 import { SCHEDULE_TOOLS } from '../tools/specs/schedules';
+import { dropChildApprovals } from './child-approvals';
 import type { conversationWorkflow } from './conversation';
 import { describeFailure } from './failures';
 import { delegationRefused, subAgentSystem } from './prompts';
@@ -154,6 +155,8 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
         return { ...base, status, error, usage: { ...ZERO_USAGE, totalTokens: t.totalTokens } };
       } finally {
         running.delete(p.workflowId);
+        // Whatever it still waited for ends with it (an interrupt or a cancel settles it this way too).
+        dropChildApprovals(c, p.workflowId);
       }
     };
 

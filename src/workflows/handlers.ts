@@ -15,7 +15,9 @@ import {
 } from '../shared/contract';
 import {
   answerUpdate,
+  approveFromParentSignal,
   approveUpdate,
+  childApprovalsSignal,
   childProgressSignal,
   contextQuery,
   endSignal,
@@ -24,6 +26,7 @@ import {
   stateQuery,
 } from '../shared/messages';
 import { childProgressSchema, contextQueryArgsSchema } from '../shared/wire';
+import { allPendingApprovals, approvalTarget, decide, onApproveFromParent, onChildApprovals, routeApproval } from './child-approvals';
 import { childStatus } from './delegate';
 import type { Conversation } from './state';
 import { snapshot } from './view';
@@ -59,23 +62,24 @@ export function registerHandlers(c: Conversation): void {
   setHandler(
     approveUpdate,
     (raw) => {
-      const { callId, decision, remember } = approveSchema().parse(raw);
-      c.approvalDecisions.set(callId, { decision, remember: Boolean(remember) });
-      return { callId, decision };
+      const args = approveSchema().parse(raw);
+      const target = approvalTarget(c, args);
+      if (!target.own) return routeApproval(target, args);
+      decide(c, args);
+      return { callId: args.callId, decision: args.decision };
     },
     {
       validator: (raw) => {
-        if (!c.pendingApprovals.length) throw new Error('no approval is pending');
-        const { callId } = parseArgs(
+        if (!allPendingApprovals(c).length) throw new Error('no approval is pending');
+        const args = parseArgs(
           approveSchema(),
           raw,
-          'approval: expected {"callId": "...", "decision": "approve"|"deny", "remember"?: boolean}',
+          'approval: expected {"callId": "...", "decision": "approve"|"deny", "remember"?: boolean, "workflowId"?: "..."}',
         );
-        if (!c.pendingApprovals.some((a) => a.callId === callId)) {
-          throw new Error(`no pending approval for call "${callId}" (pending: ${c.pendingApprovals.map((a) => a.callId).join(', ')})`);
-        }
+        approvalTarget(c, args);
       },
-      description: 'Approves or denies a pending tool call: { callId, decision: approve|deny, remember? }',
+      description:
+        "Approves or denies a pending tool call, this conversation's or a sub-agent's it lists: { callId, decision: approve|deny, remember?, workflowId? }",
     },
   );
 
@@ -112,6 +116,13 @@ export function registerHandlers(c: Conversation): void {
     },
     { description: "Internal: a sub-agent's totals so far (usage, model calls, iteration), counted in this conversation's budgets" },
   );
+
+  setHandler(childApprovalsSignal, (raw) => onChildApprovals(c, raw), {
+    description: "Internal: the approvals a sub-agent's subtree waits for, listed in this conversation's state",
+  });
+  setHandler(approveFromParentSignal, (raw) => onApproveFromParent(c, raw), {
+    description: "Internal: the parent passes on a decision for a pending approval (the approve update's arguments)",
+  });
 
   setHandler(
     endSignal,

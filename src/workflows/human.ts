@@ -2,6 +2,7 @@
 // durable timer, so a worker restart or a week-long wait changes nothing.
 import { condition, isCancellation } from '@temporalio/workflow';
 import { approvalVerdict } from '../tools/registry';
+import { reportApprovals } from './child-approvals';
 import { reportToParent } from './delegate';
 import { STOPPED, type Stopped } from './outcomes';
 import { approvalDenied, clarifyTimedOut, refused } from './prompts';
@@ -51,8 +52,10 @@ export async function approvalGate(
 
   c.pendingApprovals.push({ callId, tool, command: typeof args.command === 'string' ? args.command : JSON.stringify(args), reason, pattern });
   c.setStatus('waiting', 'approval');
-  // A sub-agent allowed to ask (delegation.childApprovals): its parent's state shows it waiting.
+  // A sub-agent allowed to ask (delegation.childApprovals): its parent's state shows it waiting, and lists the
+  // call among its pending approvals (child-approvals.ts).
   reportToParent(c);
+  reportApprovals(c);
   try {
     const decided = await condition(() => c.approvalDecisions.has(callId), c.limits.approvalTimeoutSec * 1000, {
       summary: `waiting for approval of ${tool}: ${reason}`,
@@ -73,5 +76,7 @@ export async function approvalGate(
     c.pendingApprovals = c.pendingApprovals.filter((a) => a.callId !== callId);
     c.approvalDecisions.delete(callId);
     if (!c.pendingApprovals.length) c.setStatus('running');
+    // Settled (decided, timed out, interrupted): the parent stops listing it.
+    reportApprovals(c);
   }
 }

@@ -134,6 +134,10 @@ export class Conversation {
   private readonly childTotals = new Map<string, { modelCalls: number; seq: number; usage: Usage; settled: boolean }>();
   /** Reports this conversation (as a sub-agent) sent to its parent in this run. */
   reportsSent = 0;
+  /** Approvals waiting in each running sub-agent's subtree, as it last reported them (child-approvals.ts). */
+  childApprovals = new Map<string, { runs: number; seq: number; approvals: PendingApproval[] }>();
+  /** Approval reports this conversation (as a sub-agent) sent to its parent in this run. */
+  approvalReportsSent = 0;
   readonly modelCallsAtRunStart: number;
   readonly historyBytesAtRunStart: number;
   /** Runs recorded before STATUS_ATTRIBUTES published HermesStatus only on changes. */
@@ -366,6 +370,12 @@ export class Conversation {
     t.settled = settle;
     const view = this.children.find((v) => v.workflowId === p.workflowId);
     if (view) Object.assign(view, { iteration: p.iteration, totalTokens: p.usage.totalTokens, status: p.status });
+  }
+
+  /** A sub-agent this run started whose result is not in yet. */
+  childRunning(workflowId: string): boolean {
+    const t = this.childTotals.get(workflowId);
+    return Boolean(t && !t.settled);
   }
 
   /** A sub-agent ended without a result (cancelled, failed to start): what it reported stays counted, nothing more. */

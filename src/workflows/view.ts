@@ -3,6 +3,7 @@
 import { workflowInfo } from '@temporalio/workflow';
 import type { ConversationState, StateQueryArgs } from '../shared/contract';
 import { budgetViews } from './budget';
+import { forwardedApprovals, allPendingApprovals } from './child-approvals';
 import type { Conversation } from './state';
 
 export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationState {
@@ -28,7 +29,7 @@ export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationSt
     budgets: budgetViews(c.budgetInput()),
     todo: c.todo,
     pendingQuestion: c.pendingQuestion,
-    pendingApprovals: c.pendingApprovals,
+    pendingApprovals: allPendingApprovals(c),
     lastStep: c.steps[c.steps.length - 1],
     steps: after === undefined ? c.steps.slice(-5) : c.steps.filter((s) => s.step > after),
     stepsMissed: after !== undefined && first !== undefined ? Math.max(0, first - after - 1) : 0,
@@ -68,6 +69,13 @@ function howToAnswer(c: Conversation, id: string): string {
       `approval needed (${a.reason}): ${a.tool} ${a.command.slice(0, 200)}`,
       `decide with \`hermes approve ${id} ${a.callId} [--deny]\` or ` +
         `\`temporal workflow update execute --workflow-id ${id} --name approve --input '{"callId":"${a.callId}","decision":"approve"}'\``,
+    ].join('\n\n');
+  }
+  const f = forwardedApprovals(c)[0];
+  if (f?.child) {
+    return [
+      `a sub-agent needs approval (${f.reason}): ${f.child.workflowId} (${f.child.goal.slice(0, 100)}) wants ${f.tool} ${f.command.slice(0, 200)}`,
+      `decide with \`hermes approve ${id} ${f.callId} [--deny]\``,
     ].join('\n\n');
   }
   if (c.waitingFor === 'message') {
