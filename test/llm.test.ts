@@ -136,3 +136,26 @@ describe('tool-call modes and fallback chains in profiles', () => {
     );
   });
 });
+
+describe('model HTTP client', () => {
+  it("lifts undici's 300 s header and body limits past the profile's timeout", async () => {
+    const { modelDispatcherOptions } = await import('../src/llm/http');
+    // Node's fetch alone gives up at 300 s; a 600 s profile must get 600 s (plus the margin).
+    expect(modelDispatcherOptions(600_000).headersTimeout).toBeGreaterThan(600_000);
+    expect(modelDispatcherOptions(600_000).bodyTimeout).toBeGreaterThan(600_000);
+  });
+
+  it('sends the request through the profile-bound fetch', async () => {
+    const { modelFetch } = await import('../src/llm/http');
+    const http = await import('node:http');
+    const server = http.createServer((_req, res) => setTimeout(() => res.end('late'), 300));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    try {
+      const res = await modelFetch(10_000)(`http://127.0.0.1:${port}/`);
+      expect(await res.text()).toBe('late');
+    } finally {
+      server.close();
+    }
+  });
+});

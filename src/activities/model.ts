@@ -3,6 +3,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import OpenAI from 'openai';
 import { classifyModelError } from '../llm/errors';
+import { modelFetch } from '../llm/http';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
 import { reasoningExcerpt, reasoningField, splitThinking } from '../llm/reasoning';
 import { costOf, fallbackChain, type ModelProfile, type ProfileSet } from '../llm/profiles';
@@ -38,6 +39,7 @@ export function createModelActivities(deps: ModelDeps) {
         apiKey: env[p.apiKeyEnv] || 'not-set',
         maxRetries: 0,
         timeout: p.timeoutMs,
+        fetch: modelFetch(p.timeoutMs),
       });
       clients.set(p.name, c);
     }
