@@ -1,6 +1,6 @@
 // Context compression before the model rejects the context. Before each model step the prompt tokens of the next
-// request are estimated (the last reported prompt tokens, scaled by how many characters the context has grown
-// since); past `limits.compressAt` of the profile's context window the context is compressed:
+// request are estimated (the last reported prompt tokens, plus what the context gained since at 3.5 characters a
+// token); past `limits.compressAt` of the profile's context window the context is compressed:
 //   1. without a model call: old tool results become one-line summaries (context-ops.ts, condenseToolOutputs);
 //   2. if the estimate is still above: the middle of the conversation (after the first user request, before the
 //      recent tail) is replaced by a structured summary written by a tool-less model call; a later compression
@@ -15,7 +15,7 @@ import { extendDigest } from '../shared/digest';
 import type { ChatMessage, ModelCallResult } from '../shared/wire';
 import { acts, modelOptions } from './activities';
 import { isSummaryMessage, SUMMARISER_SYSTEM, summaryBody, summaryMessage, summaryRequest } from './compress-prompts';
-import { COMPRESS_KEEP_TAIL, condenseToolOutputs, contextChars, headEnd, tailStart, transcript } from './context-ops';
+import { COMPRESS_KEEP_TAIL, condenseToolOutputs, PRUNE_KEEP_TAIL, contextChars, headEnd, tailStart, transcript } from './context-ops';
 import { describeFailure } from './failures';
 import type { Conversation } from './state';
 import { addUsage } from './usage';
@@ -25,7 +25,10 @@ export const CONTEXT_COMPRESSION = 'context-compression';
 const MAX_OVERFLOW_COMPRESSIONS = 3;
 /** A compression that saves less than this share of the context's characters did not help. */
 const INEFFECTIVE = 0.1;
-/** Characters per token when the model has not reported any prompt tokens yet. */
+/**
+ * Characters per token of what the context gained or lost since the last call. Not the last call's ratio: its
+ * prompt tokens include the tool definitions, which do not grow with the context.
+ */
 const CHARS_PER_TOKEN = 3.5;
 
 const profileKey = (c: Conversation) => c.profile ?? '';
@@ -45,16 +48,10 @@ export function learnFromCall(c: Conversation, r: ModelCallResult, chars: number
   }
 }
 
-function charsPerToken(c: Conversation): number {
+/** Estimated prompt tokens of a request with a context of `chars` characters: the last reported ones, plus the growth since. */
+export function tokensFor(c: Conversation, chars: number): number {
   const s = c.compression;
-  return s.promptTokens > 0 && s.promptChars > 0 ? s.promptChars / s.promptTokens : CHARS_PER_TOKEN;
-}
-
-/** Estimated prompt tokens of the next request: the last reported ones, scaled by the context's growth since. */
-export function estimatedTokens(c: Conversation): number {
-  const s = c.compression;
-  if (!s.promptTokens || !s.promptChars) return 0;
-  return Math.round((s.promptTokens * contextChars(c.messages)) / s.promptChars);
+  return Math.round(s.promptTokens > 0 ? Math.max(0, s.promptTokens + (chars - s.promptChars) / CHARS_PER_TOKEN) : chars / CHARS_PER_TOKEN);
 }
 
 function startTurn(c: Conversation): void {
@@ -71,10 +68,10 @@ export async function maybeCompress(c: Conversation): Promise<void> {
   const s = c.compression;
   if (s.off) return;
   const threshold = c.limits.compressAt * window;
-  const tokens = estimatedTokens(c);
+  const tokens = c.compression.promptTokens > 0 ? tokensFor(c, contextChars(c.messages)) : 0;
   if (tokens <= threshold || !patched(CONTEXT_COMPRESSION)) return;
   const why = `~${tokens} prompt tokens, over ${Math.round(c.limits.compressAt * 100)} % of the ${window}-token window`;
-  const saved = await compress(c, threshold * charsPerToken(c), why);
+  const saved = await compress(c, threshold, why);
   if (saved >= INEFFECTIVE) {
     s.ineffective = 0;
     return;
@@ -95,22 +92,22 @@ export async function compressOnOverflow(c: Conversation): Promise<boolean> {
     return false;
   }
   s.overflows++;
-  const chars = contextChars(c.messages);
   // The endpoint's limit is below what it was sent: aim well under that, and under the usual threshold.
   const window = windowOf(c);
-  const threshold = window && c.limits.compressAt ? c.limits.compressAt * window * charsPerToken(c) : Infinity;
-  return (await compress(c, Math.min(threshold, chars * 0.7), 'context overflow')) > 0;
+  const threshold = window && c.limits.compressAt ? c.limits.compressAt * window : Infinity;
+  // Only the last few messages keep their tool outputs then (as the plain prune did), not the whole recent tail.
+  return (await compress(c, Math.min(threshold, tokensFor(c, contextChars(c.messages)) * 0.7), 'context overflow', PRUNE_KEEP_TAIL)) > 0;
 }
 
-/** Both phases as needed to get under `targetChars`; returns the share of characters saved (0 when nothing changed). */
-async function compress(c: Conversation, targetChars: number, why: string): Promise<number> {
+/** Both phases as needed to get under `target` tokens; returns the share of characters saved (0 when nothing changed). */
+async function compress(c: Conversation, target: number, why: string, keepOutputs = COMPRESS_KEEP_TAIL): Promise<number> {
   const original = c.messages;
   const before = contextChars(original);
   const next = original.slice();
-  const condensed = condenseToolOutputs(next, tailStart(next, COMPRESS_KEEP_TAIL, headEnd(next)));
+  const condensed = condenseToolOutputs(next, tailStart(next, keepOutputs, headEnd(next)));
   if (condensed) c.rewriteContext(next);
   const done = [condensed ? `${condensed} old tool message(s) cut to one line` : 'no old tool output to cut'];
-  if (contextChars(c.messages) > targetChars) done.push(await summarise(c, original));
+  if (tokensFor(c, contextChars(c.messages)) > target) done.push(await summarise(c, original));
   c.compression.count++;
   const after = contextChars(c.messages);
   const saved = before > 0 ? 1 - after / before : 0;
@@ -136,7 +133,7 @@ async function summarise(c: Conversation, source: ChatMessage[]): Promise<string
   const middle = source.slice(from, tail).filter((_, k) => from + k !== keepTurn);
   if (middle.length < 2) return 'nothing in the middle to summarise';
 
-  const budget = Math.min(200_000, Math.max(4_000, Math.floor((windowOf(c) ?? 32_000) * 0.4 * charsPerToken(c))));
+  const budget = Math.min(200_000, Math.max(4_000, Math.floor((windowOf(c) ?? 32_000) * 0.4 * CHARS_PER_TOKEN)));
   const request: ChatMessage[] = [
     { role: 'system', content: SUMMARISER_SYSTEM },
     {

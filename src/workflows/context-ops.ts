@@ -120,8 +120,10 @@ function parseArgs(text: string): Record<string, unknown> {
  * `[terminal] npm test → exit 1, 47 lines`, `[read_file] src/app.ts lines 1–200 of 340`.
  */
 export function toolLine(name: string, args: Record<string, unknown>, content: string): string {
-  // A repaired call's result starts with a note on how it was called.
-  const body = content.startsWith('(called as "') ? content.slice(content.indexOf('\n') + 1) : content;
+  // A repaired call's result starts with a note on how it was called and what ran.
+  const repaired = content.startsWith('(called as "') ? /^\(called as ".*", ran (\S+)\)\n/.exec(content) : null;
+  if (repaired) name = repaired[1]!;
+  const body = repaired ? content.slice(repaired[0].length) : content;
   const lines = body.split('\n');
   const head = `[${name}]${Object.keys(args).length ? ` ${shortArgs(args)}` : ''}`;
   if (body.startsWith('Error')) return `${head} → ${oneLine(lines[0]!, 120)}`;
@@ -131,14 +133,16 @@ export function toolLine(name: string, args: Record<string, unknown>, content: s
     const status = lines.slice(-3).find((l) => /^(exit code: -?\d+|timed out after|killed by signal)/.test(l)) ?? '';
     const exit = /^exit code: (-?\d+)$/.exec(status);
     const what = exit ? `exit ${exit[1]}` : status.startsWith('timed out') ? 'timed out' : status || 'done';
-    return `${head} → ${what}, ${lines.length - 1} lines${more}`;
+    return `${head} → ${what}, ${count(lines.length - 1, 'line')}${more}`;
   }
   if (name === 'read_file') {
     const page = /\[lines (\d+)-(\d+) of (\d+)/.exec(lines[lines.length - 1]!);
     if (page) return `[read_file] ${typeof args.path === 'string' ? args.path : shortArgs(args)} lines ${page[1]}–${page[2]} of ${page[3]}`;
   }
-  return `${head} → ${lines.length} lines, ${body.length} characters${more}`;
+  return `${head} → ${count(lines.length, 'line')}, ${count(body.length, 'character')}${more}`;
 }
+
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
 /**
  * The compression's first phase, no model call: tool results before `end` become one-line summaries (an output
