@@ -162,6 +162,28 @@ describe('context compression', () => {
     );
   });
 
+  it('keeps the request of the current chat turn verbatim after the summary', async () => {
+    const steps = [answer('hi'), ...Array.from({ length: 14 }, (_, i) => thinkingStep(i + 1)), answer('built')];
+    h = await createHarness(agent(steps, [{ content: '## Goal\n- CHAT-SUMMARY' }, { content: '## Goal\n- CHAT-SUMMARY 2' }]), profiles(10_000));
+    const turn = await h.run(async () => {
+      const handle = await h.hermes.start({ mode: 'chat', prompt: 'hello', tools: ['terminal'] });
+      const turn = await handle.send('now build the thing');
+      await handle.end();
+      return turn;
+    });
+    expect(turn).toMatchObject({ status: 'completed', answer: 'built' });
+    const reqs = h.mock.requests;
+    const k = reqs.findIndex(isSummariser);
+    expect(k).toBeGreaterThan(0);
+    const after = reqs[k + 1]!.messages;
+    expect(after.slice(0, 2).map((m: Msg) => m.content)).toEqual([reqs[0]!.messages[0].content, 'hello']);
+    expect(after[2].content).toContain('CHAT-SUMMARY');
+    expect(after[3]).toEqual({ role: 'user', content: 'now build the thing' });
+    // It was in the summarised middle, not in the tail: the tail starts at a later step.
+    expect(after[4].content).toMatch(/^Step ([3-9]|\d\d):/);
+    expect(pairsValid(after)).toBe(true);
+  });
+
   it('compresses and succeeds after a ContextOverflow', async () => {
     const big = (n: number): Reply => ({ toolCalls: [{ id: `b${n}`, name: 'terminal', arguments: { command: `seq 1 1000 # ${n}` } }] });
     const overflow: Reply = { status: 400, body: { error: { message: "This model's maximum context length is 4096 tokens" } } };
