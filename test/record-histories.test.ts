@@ -294,7 +294,14 @@ describe.runIf(RECORD)('record replay corpus', () => {
       defaultName: 'default',
       profiles: { default: defineProfile('default', { baseURL, model: 'mock-model', contextWindow: 10_000 }) },
     });
-    return record('context-compression', Array.from({ length: 22 }, () => reply), { tools: ['terminal'] }, undefined, undefined, profiles);
+    return record(
+      'context-compression',
+      Array.from({ length: 22 }, () => reply),
+      { tools: ['terminal'] },
+      undefined,
+      undefined,
+      profiles,
+    );
   });
 
   // A parent that delegates two tasks (one child uses a tool), and the history of that child: child workflows,
