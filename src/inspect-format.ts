@@ -27,7 +27,7 @@ export function formatRows(rows: StepRow[]): string {
 
 export function formatModelView(v: ModelView): string {
   const out = [
-    `model step ${v.step} · ${v.name} · profile ${v.profile} · context version ${v.contextVersion}${v.rebuilt ? ' (since pruned; rebuilt from the history, digest verified)' : ''} · ${v.messages.length} messages`,
+    `model step ${v.step} · ${v.name} · profile ${v.profile} · context version ${v.contextVersion}${v.rebuilt ? ' (since pruned; rebuilt from the history, digest verified)' : v.archived ? ' (since compressed; as the run kept it, digest verified)' : ''} · ${v.messages.length} messages`,
     `tools: ${v.tools.length ? v.tools.map((t) => t.function.name).join(', ') : '(none)'}`,
     '',
   ];

@@ -154,11 +154,12 @@ export function stepRows(runs: HistoryEvent[][]): StepRow[] {
         const input = payload ? decode(payload) : undefined;
         const isModel = s.activityType?.name === 'callModel';
         if (isModel) modelStep++;
+        const summary = isModel && (input as ModelCallInput | undefined)?.purpose === 'summary';
         const row: StepRow = {
           step: modelStep,
           kind: isModel ? 'model' : 'tool',
           name: isModel
-            ? `model (profile ${(input as ModelCallInput | undefined)?.profile ?? 'default'})`
+            ? `model (profile ${(input as ModelCallInput | undefined)?.profile ?? 'default'})${summary ? ' context summary' : ''}`
             : String((input as ToolCallInput | undefined)?.name ?? s.activityType?.name),
           run: runIndex + 1,
           startedAt: time(e),
@@ -195,7 +196,10 @@ export function stepRows(runs: HistoryEvent[][]): StepRow[] {
         if (row.kind === 'tool' && result) row.output = decode(result);
         // Named like run and status name it: by the model that answered (the profile until then).
         const out = row.kind === 'model' && result ? (decode(result) as Partial<ModelCallResult> | undefined) : undefined;
-        if (typeof out?.model === 'string' && out.model) row.name = `model ${out.model}${out.toolMode === 'text' ? ' (text mode)' : ''}`;
+        if (typeof out?.model === 'string' && out.model) {
+          const purpose = (row.input as ModelCallInput | undefined)?.purpose === 'summary' ? ' context summary' : '';
+          row.name = `model ${out.model}${out.toolMode === 'text' ? ' (text mode)' : ''}${purpose}`;
+        }
         if (out?.reasoning) {
           row.reasoning = { tokens: out.usage?.reasoningTokens ?? 0, chars: out.reasoning.chars, text: out.reasoning.text };
           row.name += ` (reasoning ${row.reasoning.tokens} tokens)`;
@@ -229,6 +233,8 @@ export interface ModelView {
   contextVersion: number;
   /** The step's context version had been rewritten by a prune; its messages were rebuilt from the history. */
   rebuilt: boolean;
+  /** The step's context version has since been rewritten (a compression, a prune); the run that had it kept a copy. */
+  archived?: boolean;
   tools: ReturnType<typeof toolDefinitions>;
   messages: ChatMessage[];
   /** What the model thought before its reply at this step (not part of any context). */
@@ -254,13 +260,21 @@ export async function modelViewAt(client: Client, workflowId: string, step: numb
   const input = models[index]!.input as ModelCallInput;
   const { version, count, digest } = input.context;
   const handle = client.workflow.getHandle(workflowId);
-  // Answered with the current version (and no messages) when the step's version has been rewritten since.
-  const slice = await handle.query(contextQuery, { version, from: 0, to: count });
+  // Answered with the current version (and no messages) when the step's version has been rewritten since and the
+  // run no longer has it; a run keeps the versions it rewrote itself (a closed one answers by replaying).
+  const latest = await handle.query(contextQuery, { version, from: 0, to: count });
+  let slice = latest;
+  const run = models[index]!.run;
+  if (extendDigest('', slice.messages) !== digest && run < runs.length) {
+    // The run's id is in the start event of the run after it.
+    const runId = runs[run]![0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+    if (runId) slice = await client.workflow.getHandle(workflowId, runId).query(contextQuery, { version, from: 0, to: count });
+  }
   let messages = slice.messages;
   let rebuilt = false;
   if (extendDigest('', messages) !== digest) {
     // Fetch the current version and undo the prunes.
-    const now = slice.version;
+    const now = latest.version;
     const current = (await handle.query(contextQuery, { version: now, from: 0, to: count })).messages;
     const tools = rows
       .filter((r) => r.kind === 'tool')
@@ -282,6 +296,7 @@ export async function modelViewAt(client: Client, workflowId: string, step: numb
     profile: input.profile ?? 'default',
     contextVersion: version,
     rebuilt,
+    ...(slice.archived && !rebuilt ? { archived: true } : {}),
     tools: toolDefinitions(input.tools),
     messages,
     ...(models[index]!.reasoning ? { reasoning: models[index]!.reasoning } : {}),

@@ -67,7 +67,7 @@ describe('inspect', () => {
     expect(cli.stdout).toContain('→ c2 write_file({"path":"out.txt","content":"done"})');
   });
 
-  it('rebuilds the steps before a context-overflow prune from the history, exactly', async () => {
+  it('shows the steps before a context-overflow compression exactly', async () => {
     const big = (c: string) => c.repeat(3_000);
     await harness([
       toolCall('terminal', { command: `printf '${big('a')}'` }, 'a'),
@@ -104,18 +104,24 @@ describe('inspect', () => {
       for (let n = 1; n <= 13; n++) out.push(await modelViewAt(h.client, handle.id, n));
       return out;
     });
-    // Steps 1-11 saw version 0 (step 11 is the request that overflowed), 12-13 the pruned version 1.
-    expect(views.map((v) => `${v.contextVersion}${v.rebuilt ? ' rebuilt' : ''}`)).toEqual([...Array(11).fill('0 rebuilt'), '1', '1']);
+    // Steps 1-11 saw version 0 (step 11 is the request that overflowed), 12-13 the compressed version 1: the
+    // run kept version 0 when it rewrote it, so the context query answers for it exactly.
+    expect(views.map((v) => `${v.contextVersion}${v.rebuilt ? ' rebuilt' : ''}${v.archived ? ' archived' : ''}`)).toEqual([
+      ...Array(11).fill('0 archived'),
+      '1',
+      '1',
+    ]);
     views.forEach((v, i) => expect(v.messages, `step ${i + 1}`).toEqual(h.mock.requests[i]!.messages));
     expect(toolText(views[10]!.messages, 'b')).toMatch(/^\(called as "Read-File", ran read_file\)\n/);
-    expect(toolText(views[11]!.messages, 'b')).toMatch(/^\[pruned: \d+ characters of earlier Read-File output\]$/);
+    expect(toolText(views[11]!.messages, 'b')).toBe('[read_file] big.txt lines 1–1 of 1');
     expect(toolText(views[10]!.messages, 'a')).toContain(big('a'));
+    // The latest todo list stays whole: it is the model's plan.
     expect(toolText(views[10]!.messages, 't')).toMatch(/^Todo \(0\/4 done\):/);
-    expect(toolText(views[11]!.messages, 't')).toMatch(/^\[pruned: \d+ characters of earlier todo output\]$/);
+    expect(toolText(views[11]!.messages, 't')).toBe(toolText(views[10]!.messages, 't'));
     expect(toolText(views[10]!.messages, 'r2')).toMatch(/^\(duplicate of call r1/);
-    expect(toolText(views[11]!.messages, 'r2')).toMatch(/^\[pruned:/);
+    expect(toolText(views[11]!.messages, 'r2')).toBe('[read_file] big.txt lines 1–1 of 1');
     expect(toolText(views[10]!.messages, 'q')).toMatch(/^this way, because/);
-    expect(toolText(views[11]!.messages, 'q')).toMatch(/^\[pruned:/);
+    expect(toolText(views[11]!.messages, 'q')).toMatch(/^\[clarify\] Which way\? → 1 line, \d+ characters$/);
   });
 
   it('rebuilds every step of a conversation that continued as new, run by run', async () => {

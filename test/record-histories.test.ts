@@ -287,6 +287,38 @@ describe.runIf(RECORD)('record replay corpus', () => {
       maxTokens: 40,
     }));
 
+  // Context compression (src/workflows/compress.ts): two summarising compressions (the second updates the first
+  // summary), then a ContextOverflow that compresses again. Summarising calls are told apart by their system prompt.
+  it('context compression', () => {
+    const usage = (raw: string) => ({ prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: 5 });
+    const steps: Reply[] = [
+      ...Array.from({ length: 16 }, (_, i) => ({
+        content: `Step ${i + 1}: ${'reasoning '.repeat(150)}`,
+        toolCalls: [{ id: `s${i + 1}`, name: 'terminal', arguments: { command: `echo step ${i + 1}` } }],
+      })),
+      { status: 400, body: { error: { message: "This model's maximum context length is 4096 tokens" } } },
+      answer('built'),
+    ];
+    const summaries = ['one', 'two', 'three', 'four'].map((n) => ({ content: `## Goal\n- build\n## Completed actions\n- summary ${n}` }));
+    const reply: Reply = (req) => {
+      const next = (String(req.messages[0]?.content).startsWith('You compress') ? summaries : steps).shift();
+      if (!next || typeof next === 'function') throw new Error(`no reply left for request #${req.n}`);
+      return 'status' in next ? next : { usage: usage(req.raw), ...next };
+    };
+    const profiles = (baseURL: string): ProfileSet => ({
+      defaultName: 'default',
+      profiles: { default: defineProfile('default', { baseURL, model: 'mock-model', contextWindow: 10_000 }) },
+    });
+    return record(
+      'context-compression',
+      Array.from({ length: 22 }, () => reply),
+      { tools: ['terminal'] },
+      undefined,
+      undefined,
+      profiles,
+    );
+  });
+
   // A parent that delegates two tasks (one child uses a tool), and the history of that child: child workflows,
   // childProgress signals, usage rolled up. Children replay under their recorded ids.
   it('delegate_task', () => {

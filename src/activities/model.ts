@@ -97,7 +97,8 @@ export function createModelActivities(deps: ModelDeps) {
       // Redacted before the cache sees it: the cache must hold exactly what the workflow records.
       const result = deps.redactor ? redactResult(raw, deps.redactor) : raw;
       deps.contextCache.noteAssistant(workflowId, result);
-      return result;
+      // Asked once per profile: the workflow compresses its context against this window (src/workflows/compress.ts).
+      return input.window ? { ...result, contextWindow: profile.contextWindow } : result;
     } catch (err) {
       // Cancelled (interrupt, workflow cancel): let Temporal see the cancellation, not a model failure.
       if (ctx.cancellationSignal.aborted) throw err;

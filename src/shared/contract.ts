@@ -40,6 +40,8 @@ export function limitsSchema() {
     approvalTimeoutSec: z.number().positive().max(YEAR_SEC),
     /** Chat mode: the conversation ends after this long without a message. */
     idleTimeoutSec: z.number().positive().max(YEAR_SEC),
+    /** Share of the model's context window at which the context is compressed (0.1–0.95); 0 = only on a context overflow. */
+    compressAt: z.number().refine((v) => v === 0 || (v >= 0.1 && v <= 0.95), 'must be 0 (off) or between 0.1 and 0.95'),
   });
 }
 export type Limits = z.infer<ReturnType<typeof limitsSchema>>;

@@ -17,6 +17,7 @@ export const DEFAULT_LIMITS: Limits = {
   clarifyTimeoutSec: 3_600,
   approvalTimeoutSec: 600,
   idleTimeoutSec: 86_400,
+  compressAt: 0.5,
 };
 
 /** Dynamic config for the embedded dev server: the default task poll rate adds ~44 ms to every step (docs/design-notes.md, "Embedded server"). */

@@ -67,6 +67,10 @@ export interface ModelCallInput {
   /** Tool names offered to the model; empty = no tools (e.g. the grace call). */
   tools: string[];
   step: number;
+  /** Asks the worker for the profile's context window (the result's `contextWindow`): set until the workflow knows it. */
+  window?: true;
+  /** What the call is for when it is not a step of the loop: `summary` = the context compression's summarising call. */
+  purpose?: 'summary';
 }
 
 export interface ModelCallResult {
@@ -86,6 +90,8 @@ export interface ModelCallResult {
    * back. `text` is an excerpt (head and tail, REASONING_KEEP_CHARS) for `hermes inspect`; `chars` the full length.
    */
   reasoning?: { text: string; chars: number };
+  /** The profile's context window in tokens, when the input asked for it (`window`). */
+  contextWindow?: number;
 }
 
 export interface ToolCallInput {
@@ -128,6 +134,8 @@ export interface ContextSlice {
   /** Only without query arguments: how many messages there are, and where the returned tail starts. */
   count?: number;
   from?: number;
+  /** The version asked for has since been rewritten (a compression): the slice is the run's copy of it. */
+  archived?: true;
 }
 
 /**

@@ -2,6 +2,7 @@
 import type { ActivityOptions } from '@temporalio/workflow';
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { createActivities } from '../activities';
+import type { Limits } from '../shared/contract';
 import { NON_RETRYABLE_MODEL_FAILURES } from '../shared/errors';
 
 type Activities = ReturnType<typeof createActivities>;
@@ -17,6 +18,16 @@ export const modelCallOptions: ActivityOptions = {
     nonRetryableErrorTypes: NON_RETRYABLE_MODEL_FAILURES,
   },
 };
+
+/** The model activity's options for a conversation's limits; `summary` names the call in the Web UI. */
+export function modelOptions(limits: Pick<Limits, 'modelHeartbeatSec' | 'modelMaxAttempts'>, summary: string): ActivityOptions {
+  return {
+    ...modelCallOptions,
+    heartbeatTimeout: limits.modelHeartbeatSec * 1000,
+    retry: { ...modelCallOptions.retry, maximumAttempts: limits.modelMaxAttempts },
+    summary: `model ${summary}`,
+  };
+}
 
 /** Read-only and idempotent tools: safe to retry after an infrastructure failure. */
 export function retryingToolOptions(heartbeatSec: number): ActivityOptions {

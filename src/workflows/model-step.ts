@@ -4,7 +4,7 @@
 import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
 import type { RunStatus } from '../shared/contract';
 import type { ModelCallResult } from '../shared/wire';
-import { acts, localActs, modelCallOptions } from './activities';
+import { acts, localActs, modelOptions } from './activities';
 import type { ModelOutcome, TurnOutcome } from './outcomes';
 import type { Conversation } from './state';
 import { reportToParent } from './delegate';
@@ -12,6 +12,8 @@ import { describeFailure, FALLBACK_TRIGGERS } from './failures';
 import { EMPTY_NUDGE, unparsedCallCorrection } from './prompts';
 import { MAX_INVALID_STREAK } from './limits';
 import { addUsage } from './usage';
+import { compressOnOverflow, CONTEXT_COMPRESSION, learnFromCall, windowOf } from './compress';
+import { contextChars } from './context-ops';
 
 /**
  * Patch id: a step whose model stays unavailable continues on the next profile of the primary's fallback chain
@@ -34,7 +36,10 @@ export async function modelStep(c: Conversation): Promise<ModelOutcome> {
   } catch (err) {
     if (isCancellation(err)) throw err;
     const f = describeFailure(err);
-    if (f.type === 'ContextOverflow' && c.pruneOldToolOutputs('context overflow: pruned old tool outputs and retried')) {
+    if (
+      f.type === 'ContextOverflow' &&
+      (patched(CONTEXT_COMPRESSION) ? await compressOnOverflow(c) : c.pruneOldToolOutputs('context overflow: pruned old tool outputs and retried'))
+    ) {
       c.iteration--;
       return { kind: 'again' };
     }
@@ -116,16 +121,18 @@ export async function grace(c: Conversation, status: RunStatus, request: string)
 
 async function callModel(c: Conversation, tools: string[], summary: string): Promise<ModelCallResult> {
   c.modelCalls++;
-  const options = {
-    ...modelCallOptions,
-    heartbeatTimeout: c.limits.modelHeartbeatSec * 1000,
-    retry: { ...modelCallOptions.retry, maximumAttempts: c.limits.modelMaxAttempts },
-    summary: `model ${summary}`,
-  };
-  const r = await acts.callModel.executeWithOptions(options, [
-    { context: { version: c.contextVersion, count: c.messages.length, digest: c.digest() }, profile: c.profile, tools, step: c.modelCalls },
+  const chars = contextChars(c.messages);
+  const r = await acts.callModel.executeWithOptions(modelOptions(c.limits, summary), [
+    {
+      context: { version: c.contextVersion, count: c.messages.length, digest: c.digest() },
+      profile: c.profile,
+      tools,
+      step: c.modelCalls,
+      ...(windowOf(c) === undefined ? { window: true as const } : {}),
+    },
   ]);
   c.usage = addUsage(c.usage, r.usage);
+  learnFromCall(c, r, chars);
   // A sub-agent that goes on reports its totals now; a reply without tool calls ends it, and its result reports them.
   if (r.message.tool_calls?.length) reportToParent(c);
   if (c.limits.maxCostUsd > 0 && r.usage.totalTokens > 0 && r.usage.costUsd === 0 && !c.warned.includes('unpriced')) {

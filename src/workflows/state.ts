@@ -28,9 +28,9 @@ import type {
 } from '../shared/contract';
 import { extendDigest } from '../shared/digest';
 import { HermesIterations, HermesModel, HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
-import type { ChatMessage, ChildProgress, RepeatState } from '../shared/wire';
+import type { ChatMessage, ChildProgress, ContextSlice, RepeatState } from '../shared/wire';
 import type { BudgetInput } from './budget';
-import { PRUNE_KEEP_TAIL, pruneToolOutputs } from './context-ops';
+import { newCompressionState, PRUNE_KEEP_TAIL, pruneToolOutputs, type CompressionState } from './context-ops';
 import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
 import { systemPrompt } from './prompts';
 import { addUsage, subUsage, ZERO_USAGE } from './usage';
@@ -76,7 +76,10 @@ type CarriedKey =
  */
 export type CarriedState = Pick<Conversation, CarriedKey> &
   Partial<
-    Pick<Conversation, 'invalidStreak' | 'redactions' | 'turnInProgress' | 'turnStartMessage' | 'ended'> & { profile: string; fallbackTurn: number }
+    Pick<Conversation, 'invalidStreak' | 'redactions' | 'turnInProgress' | 'turnStartMessage' | 'ended' | 'compression'> & {
+      profile: string;
+      fallbackTurn: number;
+    }
   >;
 
 export class Conversation {
@@ -116,6 +119,8 @@ export class Conversation {
   ended: boolean;
   /** A turn is under way: running now, or carried over from the previous run and still to be resumed. */
   turnInProgress: boolean;
+  /** Context compression's bookkeeping (compress.ts). */
+  compression: CompressionState;
 
   // Live control state of this run (continue-as-new only happens when nothing of it is pending).
   status: RunStatus = 'running';
@@ -145,6 +150,12 @@ export class Conversation {
   private publishedAtMs = 0;
   private scope: CancellationScope | undefined;
   private digested = { version: -1, count: 0, value: '' };
+  /**
+   * Contexts of other versions this run served or replaced (compressions, prunes, the summarising call's), kept
+   * so the `context` query answers `hermes inspect` for them exactly. Not carried: a later run's inspect asks the
+   * run that had them (a closed run answers queries by replaying).
+   */
+  private readonly archive = new Map<number, ChatMessage[]>();
 
   constructor({ input, tools }: RunConfig, carried?: CarriedState) {
     this.input = input;
@@ -182,6 +193,7 @@ export class Conversation {
     this.inbox = c?.inbox ?? [];
     this.turnResults = c?.turnResults ?? [];
     this.ended = c?.ended ?? false;
+    this.compression = c?.compression ?? newCompressionState();
     // A fresh chat with a prompt starts with turn 1; a continued run resumes the turn it was in.
     this.turnInProgress = c ? Boolean(c.turnInProgress) : firstPrompt.length > 0;
     this.modelCallsAtRunStart = this.modelCalls;
@@ -194,9 +206,11 @@ export class Conversation {
   carry(): CarriedState {
     const { messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile } = this;
     const { todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended } = this;
-    const { invalidStreak, redactions } = this;
+    const { invalidStreak, redactions, compression } = this;
     return {
       ...{ messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, invalidStreak, redactions },
+      // Only once there is something to carry: runs that never learned a window carry what they did before.
+      ...(compression.promptTokens || compression.count ? { compression } : {}),
       ...{ todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended },
       ...(profile !== undefined ? { profile } : {}),
       ...(this.fallbackTurn !== undefined ? { fallbackTurn: this.fallbackTurn } : {}),
@@ -301,10 +315,26 @@ export class Conversation {
    * must bump the context version, so workers drop what they cached; keeping both here keeps them together.
    */
   pruneOldToolOutputs(why: string): boolean {
-    if (pruneToolOutputs(this.messages, PRUNE_KEEP_TAIL) === 0) return false;
-    this.contextVersion++;
+    const next = this.messages.slice();
+    if (pruneToolOutputs(next, PRUNE_KEEP_TAIL) === 0) return false;
+    this.rewriteContext(next);
     this.note('context', why);
     return true;
+  }
+
+  /**
+   * Replaces the context with `next` under a new version (one more, plus `skip` versions another context used);
+   * the replaced one stays answerable to the `context` query for `hermes inspect`.
+   */
+  rewriteContext(next: ChatMessage[], skip = 0): void {
+    this.archive.set(this.contextVersion, this.messages);
+    this.messages = next;
+    this.contextVersion += 1 + skip;
+  }
+
+  /** Serves `messages` as context version `version` (the summarising call's own context, compress.ts). */
+  serveContext(version: number, messages: ChatMessage[]): void {
+    this.archive.set(version, messages);
   }
 
   /** Fingerprint of the whole context, extended incrementally (recomputed after a rewrite or a new run). */
@@ -318,9 +348,11 @@ export class Conversation {
     return d.value;
   }
 
-  contextSlice(version: number, from: number, to: number) {
-    if (version !== this.contextVersion) return { version: this.contextVersion, messages: [] };
-    return { version, messages: this.messages.slice(from, to) };
+  contextSlice(version: number, from: number, to: number): ContextSlice {
+    if (version === this.contextVersion) return { version, messages: this.messages.slice(from, to) };
+    const kept = this.archive.get(version);
+    if (kept) return { version, messages: kept.slice(from, to), archived: true };
+    return { version: this.contextVersion, messages: [] };
   }
 
   record(step: Omit<StepRecord, 'step'>): void {

@@ -2,6 +2,7 @@
 // exhaustively; budgets, interrupts and the repetition check are applied between steps.
 import { CancelledFailure } from '@temporalio/workflow';
 import { dueWarnings, exhausted } from './budget';
+import { maybeCompress } from './compress';
 import { continueConversationAsNew, shouldContinueAsNew } from './continue-as-new';
 import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
 import { grace, modelStep } from './model-step';
@@ -52,6 +53,7 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
       c.note('budget', `warned the model: ${w.kind} at 80%`);
     }
     if (shouldContinueAsNew(c)) await continueConversationAsNew(c);
+    await maybeCompress(c);
     // A cut model step throws its cancellation out of the stretch (stoppable turns it into STOPPED); tool
     // calls cut short become results, and the check at the top ends the stretch.
     const outcome = await modelStep(c);
