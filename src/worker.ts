@@ -12,6 +12,8 @@ import { Redactor, type RedactConfig } from './security/redact';
 import { TASK_QUEUE } from './shared/defaults';
 import { defaultProcessDir, killOrphans, untrustedDir } from './tools/orphans';
 import { parseSandboxSetting, resolveWorkerSandbox, type SandboxSetting } from './tools/sandbox';
+import { readConfig } from './config/load';
+import { catalogFromConfig, type ToolCatalog } from './tools/external';
 
 export interface HermesWorkerOptions {
   connection: NativeConnection;
@@ -53,6 +55,20 @@ export interface HermesWorkerOptions {
   sandboxNetwork?: boolean;
   /** The bubblewrap binary (default: HERMES_BWRAP_PATH, else `bwrap` on PATH). */
   bwrapPath?: string;
+  /** Custom, HTTP and MCP tools (default: built from the config file's `tools.modules`, `toolsets`…; started here). */
+  catalog?: ToolCatalog;
+}
+
+/** The worker's catalog from the config file, loaded: a bad module fails the start with the file named. */
+export async function loadCatalog(): Promise<ToolCatalog> {
+  const loaded = readConfig();
+  const catalog = catalogFromConfig(loaded?.config, loaded?.file, (msg) => logger.warn(msg));
+  try {
+    await catalog.start();
+  } catch (err) {
+    throw new Error(`custom tools from ${loaded?.file ?? 'the configuration'}: ${(err as Error).message}`);
+  }
+  return catalog;
 }
 
 /** The Temporal WorkerOptions a Hermes worker lets you tune; the rest (queue, activities, bundle) is Hermes's. */
@@ -78,7 +94,9 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
   loadWebConfig(); // a bad HERMES_WEB_ALLOW_HOSTS fails the start, not every web_fetch call
   const redactor = new Redactor({ env: process.env, ...security.redact });
   setLogRedactor(redactor);
+  const catalog = opts.catalog ?? (await loadCatalog());
   const activities = createActivities({
+    catalog,
     profiles: opts.profiles ?? loadProfiles(),
     workspace: path.resolve(opts.workspace ?? process.env.HERMES_WORKSPACE ?? process.cwd()),
     contextCache: opts.contextCache,

@@ -1,6 +1,7 @@
 // The model activity: one chat-completions call. Temporal owns retries (the client runs with maxRetries: 0);
 // failures are classified into stable types; the result is lean (assistant message + usage).
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import OpenAI from 'openai';
 import { classifyModelError } from '../llm/errors';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
@@ -8,6 +9,8 @@ import { costOf, type ModelProfile, type ProfileSet } from '../llm/profiles';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
 import type { ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
+import { toolsQuery } from '../shared/messages';
+import type { ToolCatalog } from '../tools/external';
 import { toolDefinitions } from '../tools/registry';
 import type { Redactor } from '../security/redact';
 import type { ContextCache } from './context';
@@ -19,6 +22,8 @@ export interface ModelDeps {
   heartbeatMs?: number;
   /** Applied to the reply (text and tool-call arguments) and to failures before they leave the activity. */
   redactor?: Redactor;
+  /** Remembers the catalog tool lists conversations recorded (else they are asked for with the `tools` query). */
+  catalog?: ToolCatalog;
 }
 
 export function createModelActivities(deps: ModelDeps) {
@@ -58,7 +63,7 @@ export function createModelActivities(deps: ModelDeps) {
     try {
       const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
       ctx.cancellationSignal.throwIfAborted();
-      const tools = input.tools.length ? toolDefinitions(input.tools) : undefined;
+      const tools = input.tools.length ? await definitions(input, ctx.client, workflowId, runId) : undefined;
       const res = await clientFor(profile).chat.completions.create(
         {
           model: profile.model,
@@ -82,6 +87,23 @@ export function createModelActivities(deps: ModelDeps) {
     } finally {
       clearInterval(beat);
     }
+  }
+
+  /** Built-in definitions from the bundle's specs; catalog tools from the list the conversation recorded. */
+  async function definitions(input: ModelCallInput, client: Client, workflowId: string, runId: string) {
+    const builtin = toolDefinitions(input.tools);
+    if (!input.toolList) return builtin;
+    let list = deps.catalog?.recordedList(input.toolList);
+    if (!list) {
+      // Another worker recorded it, or this one restarted: the workflow has it (a query is not recorded).
+      list = (await client.workflow.getHandle(workflowId, runId).query(toolsQuery)) ?? undefined;
+      if (list) deps.catalog?.rememberList(list);
+    }
+    const offered = new Set(input.tools);
+    const external = (list?.tools ?? [])
+      .filter((t) => offered.has(t.name))
+      .map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    return [...builtin, ...external];
   }
 
   return { callModel };

@@ -67,6 +67,30 @@ export interface ModelCallInput {
   /** Tool names offered to the model; empty = no tools (e.g. the grace call). */
   tools: string[];
   step: number;
+  /** ToolList.digest when the conversation offers tools from the worker's catalog (modules, HTTP, MCP). */
+  toolList?: string;
+}
+
+/** A tool from the worker's catalog as the workflow records it (src/tools/external.ts builds it). */
+export interface ExternalToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (type: object). */
+  parameters: Record<string, unknown>;
+  readOnly: boolean;
+  timeoutMs?: number;
+  toolset: string;
+  /** Identifies this exact definition; the tool activity runs only the version with this hash. */
+  hash: string;
+}
+
+/** The catalog tools one conversation offers: fetched at its start, recorded, carried by continue-as-new. */
+export interface ToolList {
+  tools: ExternalToolSpec[];
+  /** How the requested names that are config toolsets (or catalog toolsets) expand. */
+  toolsets?: Record<string, string[]>;
+  /** Of the hashes: the model activity finds the list by it (or asks the workflow with the `tools` query). */
+  digest: string;
 }
 
 export interface ModelCallResult {
@@ -92,6 +116,8 @@ export interface ToolCallInput {
   conversation?: ConversationInput;
   /** The run's sandbox choice for `terminal`, when it makes one (else the worker's default). */
   sandbox?: { mode?: 'bwrap' | 'none'; network?: boolean };
+  /** A catalog tool: the hash of the version the conversation recorded. */
+  hash?: string;
 }
 
 export interface ToolCallResult {

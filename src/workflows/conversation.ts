@@ -4,7 +4,7 @@
 import { isCancellation, patched } from '@temporalio/workflow';
 import { issuesText, parseConversationInput, type ConversationInput, type ConversationResult } from '../shared/contract';
 import { DEFAULT_LIMITS } from '../shared/defaults';
-import { carriedStateSchema } from '../shared/wire';
+import { carriedStateSchema, type ToolList } from '../shared/wire';
 import { resolveTools } from '../tools/registry';
 import { SCHEDULE_TOOLS } from '../tools/specs/schedules';
 import { localActs, localActsOptions } from './activities';
@@ -13,6 +13,7 @@ import { deliverResult } from './delivery';
 import { describeFailure } from './failures';
 import { registerHandlers } from './handlers';
 import { Conversation, type CarriedState, type RunConfig } from './state';
+import { fetchToolList } from './tool-list';
 import { runTurn } from './turn';
 
 /** Patch id: a conversation that names a workspace asks the worker whether it may use it, before any step. */
@@ -39,10 +40,18 @@ function defaultTools(): string[] | undefined {
  * task: a bad input ends the conversation at once as `failed` with reason `BadInput`, naming the field.
  */
 export async function conversationWorkflow(input: unknown, carried?: unknown): Promise<ConversationResult> {
-  const start = readStart(input, carried);
+  let start = readStart(input, carried);
   if ('error' in start) return badInput(input, start.error);
   const c = new Conversation(start.config, start.carried);
+  // Before any await: an update that arrives meanwhile is rejected when no handler is registered.
   registerHandlers(c);
+  if (!start.carried) {
+    const list = await fetchToolList(start.requested, start.unknownTools);
+    if (list) {
+      start = { ...start, ...offeredTools(start.config.input, start.requested, list) };
+      c.useCatalog(start.config.tools, list);
+    }
+  }
   try {
     return await run(c, start);
   } catch (err) {
@@ -80,7 +89,7 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
   return start.config.input.schedule?.webhook ? deliverResult(c, result) : result;
 }
 
-type Start = { config: RunConfig; carried?: CarriedState; unknownTools: string[] } | { error: string };
+type Start = { config: RunConfig; carried?: CarriedState; unknownTools: string[]; requested: string[] | undefined } | { error: string };
 
 function readStart(raw: unknown, carriedRaw: unknown): Start {
   // Runs started before the carried state became the second argument had it inside the input.
@@ -101,10 +110,16 @@ function readStart(raw: unknown, carriedRaw: unknown): Start {
   // Every limit is written into the input the next run gets: a later change of a default must not change the
   // decisions of a conversation already running.
   const input = { ...parsed.input, limits: { ...DEFAULT_LIMITS, ...parsed.input.limits } };
-  const { tools, unknown } = resolveTools(input.tools ?? defaultTools());
+  const requested = input.tools ?? defaultTools();
+  return { ...offeredTools(input, requested, carried?.toolList), ...(carried ? { carried } : {}), requested };
+}
+
+/** The tools a run offers: the requested names resolved against the bundle and the recorded catalog list. */
+function offeredTools(input: RunConfig['input'], requested: string[] | undefined, list: ToolList | undefined) {
+  const { tools, unknown } = resolveTools(requested, list);
   // Nobody can answer a question in a scheduled run, and a schedule must not multiply itself unless it may.
   const offered = input.scheduled ? tools.filter((t) => t !== 'clarify' && (input.schedule?.allowSchedules || !SCHEDULE_TOOLS.includes(t))) : tools;
-  return { config: { input, tools: offered }, ...(carried ? { carried } : {}), unknownTools: unknown };
+  return { config: { input, tools: offered, ...(list ? { toolList: list } : {}) }, unknownTools: unknown };
 }
 
 /** Ends a conversation whose input could not be read: its state query and result say why. */

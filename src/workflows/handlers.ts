@@ -13,7 +13,7 @@ import {
   type InterruptArgs,
   type TurnResult,
 } from '../shared/contract';
-import { answerUpdate, approveUpdate, contextQuery, endSignal, interruptSignal, sendUpdate, stateQuery } from '../shared/messages';
+import { answerUpdate, approveUpdate, contextQuery, endSignal, interruptSignal, sendUpdate, stateQuery, toolsQuery } from '../shared/messages';
 import { contextQueryArgsSchema } from '../shared/wire';
 import type { Conversation } from './state';
 import { snapshot } from './view';
@@ -25,6 +25,9 @@ export function registerHandlers(c: Conversation): void {
   setHandler(contextQuery, (raw) => context(c, raw), {
     description:
       'The messages the model sees. Internal (the model activity reads { version, from, to }); without arguments, the count and the last 10',
+  });
+  setHandler(toolsQuery, () => c.toolList ?? null, {
+    description: "The worker's custom, HTTP and MCP tools this conversation recorded at its start (names, descriptions, JSON schemas)",
   });
 
   setHandler(interruptSignal, (raw) => interrupt(c, readInterrupt(raw)), {

@@ -84,7 +84,14 @@ async function callModel(c: Conversation, tools: string[], summary: string): Pro
     summary: `model ${summary}`,
   };
   const r = await acts.callModel.executeWithOptions(options, [
-    { context: { version: c.contextVersion, count: c.messages.length, digest: c.digest() }, profile: c.profile, tools, step: c.modelCalls },
+    {
+      context: { version: c.contextVersion, count: c.messages.length, digest: c.digest() },
+      profile: c.profile,
+      tools,
+      step: c.modelCalls,
+      // Catalog tools' definitions come from the recorded list (by digest), not from this input: history stays small.
+      ...(c.toolList && tools.length ? { toolList: c.toolList.digest } : {}),
+    },
   ]);
   c.usage = addUsage(c.usage, r.usage);
   if (c.limits.maxCostUsd > 0 && r.usage.totalTokens > 0 && r.usage.costUsd === 0 && !c.warned.includes('unpriced')) {

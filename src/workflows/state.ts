@@ -27,7 +27,7 @@ import type {
 } from '../shared/contract';
 import { extendDigest } from '../shared/digest';
 import { HermesIterations, HermesModel, HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
-import type { ChatMessage, RepeatState } from '../shared/wire';
+import type { ChatMessage, ExternalToolSpec, RepeatState, ToolList } from '../shared/wire';
 import type { BudgetInput } from './budget';
 import { PRUNE_KEEP_TAIL, pruneToolOutputs } from './context-ops';
 import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
@@ -44,6 +44,8 @@ const PROGRESS_EVERY_MS = 5_000;
 export interface RunConfig {
   input: ConversationInput & { limits: Limits };
   tools: string[];
+  /** The worker's catalog tools this conversation recorded at its start (src/workflows/tool-list.ts). */
+  toolList?: ToolList;
 }
 
 type CarriedKey =
@@ -71,12 +73,15 @@ type CarriedKey =
  * ones are optional because runs recorded before they existed did not carry them.
  */
 export type CarriedState = Pick<Conversation, CarriedKey> &
-  Partial<Pick<Conversation, 'invalidStreak' | 'redactions' | 'turnInProgress' | 'turnStartMessage' | 'ended'> & { profile: string }>;
+  Partial<
+    Pick<Conversation, 'invalidStreak' | 'redactions' | 'turnInProgress' | 'turnStartMessage' | 'ended'> & { profile: string; toolList: ToolList }
+  >;
 
 export class Conversation {
   readonly input: ConversationInput & { limits: Limits };
   readonly limits: Limits;
-  readonly tools: string[];
+  tools: string[];
+  toolList: ToolList | undefined;
 
   // Carried across continue-as-new (see carry()).
   messages: ChatMessage[];
@@ -128,16 +133,14 @@ export class Conversation {
   private scope: CancellationScope | undefined;
   private digested = { version: -1, count: 0, value: '' };
 
-  constructor({ input, tools }: RunConfig, carried?: CarriedState) {
+  constructor({ input, tools, toolList }: RunConfig, carried?: CarriedState) {
     this.input = input;
     this.limits = input.limits;
     this.tools = tools;
+    this.toolList = carried?.toolList ?? toolList;
     const c = carried;
     const firstPrompt = input.prompt?.trim() ? [{ role: 'user' as const, content: input.prompt }] : [];
-    this.messages = c?.messages ?? [
-      { role: 'system', content: systemPrompt({ workspace: input.workspace, tools, extra: input.system, schedule: input.schedule }) },
-      ...firstPrompt,
-    ];
+    this.messages = c?.messages ?? [{ role: 'system', content: this.systemPrompt() }, ...firstPrompt];
     this.contextVersion = c?.contextVersion ?? 0;
     this.iteration = c?.iteration ?? 0;
     this.usage = c?.usage ?? ZERO_USAGE;
@@ -168,6 +171,24 @@ export class Conversation {
     if (this.fullAttributes) this.publishStatus();
   }
 
+  private systemPrompt(): string {
+    const { input, tools } = this;
+    return systemPrompt({ workspace: input.workspace, tools, extra: input.system, schedule: input.schedule });
+  }
+
+  /** A fresh run's catalog tools, fetched after the start (tool-list.ts): before the first step, so the prompt names them. */
+  useCatalog(tools: string[], list: ToolList): void {
+    this.tools = tools;
+    this.toolList = list;
+    this.messages[0] = { role: 'system', content: this.systemPrompt() };
+    this.digested = { version: -1, count: 0, value: '' };
+  }
+
+  /** A catalog tool (module, HTTP, MCP) this conversation recorded, by name. */
+  catalogTool(name: string): ExternalToolSpec | undefined {
+    return this.toolList?.tools.find((t) => t.name === name);
+  }
+
   /** The state handed to the next run by continue-as-new. */
   carry(): CarriedState {
     const { messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile } = this;
@@ -177,6 +198,7 @@ export class Conversation {
       ...{ messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, invalidStreak, redactions },
       ...{ todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended },
       ...(profile !== undefined ? { profile } : {}),
+      ...(this.toolList ? { toolList: this.toolList } : {}),
       turnInProgress: this.turnInProgress,
     };
   }

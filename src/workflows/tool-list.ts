@@ -1,0 +1,40 @@
+// Catalog tools (custom modules, HTTP, MCP) reach the workflow as data: a fresh conversation that wants them asks
+// the worker for its list at the start (a local activity, recorded), and every later run — replay, continue-as-new —
+// uses the recorded list. Built-in tools stay in the bundle, so the list holds only the catalog's specs.
+import { patched } from '@temporalio/workflow';
+import { z } from 'zod';
+import type { ExternalToolSpec, ToolList } from '../shared/wire';
+import type { ToolSpec } from '../tools/spec';
+import { localActs, localActsOptions } from './activities';
+
+/** Patch id: conversations fetch the worker's catalog tools at their start (runs recorded before offered built-ins only). */
+export const TOOL_CATALOG = 'tool-catalog';
+
+/**
+ * The list for a fresh run that asks for all tools (`requested` undefined) or names some the bundle does not know;
+ * undefined when it asks for built-ins only, or for runs recorded before the patch. A worker that cannot list its
+ * tools leaves the run with the built-ins (and unknown names reported as such).
+ */
+export async function fetchToolList(requested: string[] | undefined, unknown: string[]): Promise<ToolList | undefined> {
+  if (requested !== undefined && unknown.length === 0) return undefined;
+  if (!patched(TOOL_CATALOG)) return undefined;
+  const list = await localActs.listTools
+    .executeWithOptions({ ...localActsOptions, summary: "list the worker's custom tools" }, [requested ? { names: unknown } : {}])
+    .catch(() => undefined);
+  return list && (list.tools.length || list.toolsets) ? list : undefined;
+}
+
+/** A recorded catalog tool as the planner sees it: any JSON object passes here, the tool activity checks the schema. */
+export function catalogToolSpec(t: ExternalToolSpec): ToolSpec {
+  let schema: z.ZodType | undefined;
+  return {
+    name: t.name,
+    description: t.description,
+    get schema() {
+      return (schema ??= z.record(z.string(), z.unknown()));
+    },
+    concurrency: t.readOnly ? 'read' : 'write',
+    // Its author decides what is retried: a ToolResultError is a result, anything else thrown an outage (src/tools/catalog.ts).
+    idempotent: true,
+  };
+}
