@@ -5,7 +5,8 @@ import { mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { catalogFromConfig } from '../src/tools/external';
+import { temporal } from '@temporalio/proto';
+import { catalogFromConfig, type ToolCatalog } from '../src/tools/external';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 
 let h: Harness | undefined;
@@ -28,6 +29,11 @@ function shoutModule(dir: string, suffix: string): string {
 `,
   );
   return file;
+}
+
+function isToolCatalogPatch(a: temporal.api.history.v1.IMarkerRecordedEventAttributes): boolean {
+  const data = a.details?.['patch-data']?.payloads?.[0]?.data;
+  return a.markerName === 'core_patch' && data !== undefined && data !== null && Buffer.from(data).toString().includes('"tool-catalog"');
 }
 
 async function catalogFor(dir: string) {
@@ -113,6 +119,35 @@ describe('custom tool modules', () => {
     expect(turn3).toMatchObject({ status: 'completed', answer: 'turn 3 done' });
     expect(req[6]!.tools).toContain('shout');
     expect(toolResult(req[7]!.messages, 'c4')).toMatch(/^Error: shout was not run: the worker that ran this call has no tool named "shout"/);
+  });
+
+  it('history cost: the recorded list holds only the catalog tools (measured per conversation)', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'hermes-tools-'));
+    shoutModule(dir, '');
+    h = await createHarness([answer('a'), answer('b')]);
+    const bytesOfList = async (catalog: ToolCatalog) =>
+      h!.run(
+        async () => {
+          const handle = await h!.hermes.start({ prompt: 'x' });
+          await handle.result();
+          const history = await handle.workflow.fetchHistory();
+          // The patch marker and the local activity's marker: what fetching the list adds to a history.
+          const added = (history.events ?? []).filter((e) => {
+            const a = e.markerRecordedEventAttributes;
+            // No workspace check or sandbox check in these runs: the only local activity is listTools.
+            return a && (a.markerName === 'core_local_activity' || isToolCatalogPatch(a));
+          });
+          const encoded = added.map((e) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length);
+          return encoded.reduce((x, y) => x + y, 0);
+        },
+        { catalog },
+      );
+    const empty = await bytesOfList(catalogFromConfig(undefined, undefined));
+    const oneTool = await bytesOfList(await catalogFor(dir));
+    console.log(`history bytes added per conversation: ${empty} (no custom tools), ${oneTool} (one custom tool)`);
+    expect(empty).toBeGreaterThan(0);
+    expect(empty).toBeLessThan(600);
+    expect(oneTool - empty).toBeLessThan(600);
   });
 
   it('a conversation naming a tool no worker has ends as BadInput', async () => {

@@ -2,7 +2,8 @@
 // to test/fixtures/histories/. Skipped in the normal test run; re-record only for an intentional, patched
 // change — the point of the corpus is that old histories keep replaying.
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -190,6 +191,25 @@ describe.runIf(RECORD)('record replay corpus', () => {
   // After patched('web-fetch-by-default'): web_fetch is offered to a conversation that names no tools.
   it('web_fetch by default', () =>
     record('web-fetch-default', [toolCall('web_fetch', { url: 'http://127.0.0.1:9/' }), answer('refused, as it should be')], {}));
+
+  // After patched('tool-catalog'): a custom module's tool recorded at the start (local activity listTools), then called.
+  it('custom tool module', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'hermes-tools-'));
+    writeFileSync(
+      path.join(dir, 'shout.mjs'),
+      "export default ({ defineTool, z }) => defineTool({ name: 'shout', description: 'Returns the text in capitals', " +
+        "parameters: z.object({ text: z.string().describe('what to shout') }), readOnly: true, handler: ({ text }) => text.toUpperCase() });",
+    );
+    writeFileSync(path.join(dir, 'hermes.config.json'), JSON.stringify({ tools: { modules: ['.'] } }));
+    const before = process.env.HERMES_CONFIG;
+    process.env.HERMES_CONFIG = path.join(dir, 'hermes.config.json');
+    try {
+      await record('custom-tool', [toolCall('shout', { text: 'hi' }), answer('HI')], {});
+    } finally {
+      if (before === undefined) delete process.env.HERMES_CONFIG;
+      else process.env.HERMES_CONFIG = before;
+    }
+  });
 
   it('budgets', () =>
     record('token-budget', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), toolCall('list_dir', { depth: 3 }), answer('s')], {
