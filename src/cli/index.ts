@@ -70,7 +70,7 @@ Options for run:
 
 Options for schedule add (every schedule command takes --json):
   --cron WHEN          "0 9 * * 1-5" (6 fields: seconds first), @daily, "every 2h", "in 45m", an ISO time
-  --tz ZONE            IANA time zone the cron is read in (default UTC)
+  --tz ZONE            IANA time zone the cron is read in (default: the config's schedules.timezone, else UTC)
   --workspace, --model, --tools, --max-iterations   as for run: the run config of every firing
   --webhook URL        POST each firing's result there
   --description TEXT   shown by list and show

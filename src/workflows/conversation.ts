@@ -13,7 +13,7 @@ import { deliverResult } from './delivery';
 import { describeFailure } from './failures';
 import { registerHandlers } from './handlers';
 import { Conversation, type CarriedState, type RunConfig } from './state';
-import { fetchToolList } from './tool-list';
+import { fetchToolList, wantsCatalog } from './tool-list';
 import { runTurn } from './turn';
 
 /** Patch id: a conversation that names a workspace asks the worker whether it may use it, before any step. */
@@ -40,18 +40,10 @@ function defaultTools(): string[] | undefined {
  * task: a bad input ends the conversation at once as `failed` with reason `BadInput`, naming the field.
  */
 export async function conversationWorkflow(input: unknown, carried?: unknown): Promise<ConversationResult> {
-  let start = readStart(input, carried);
+  const start = readStart(input, carried);
   if ('error' in start) return badInput(input, start.error);
   const c = new Conversation(start.config, start.carried);
-  // Before any await: an update that arrives meanwhile is rejected when no handler is registered.
   registerHandlers(c);
-  if (!start.carried) {
-    const list = await fetchToolList(start.requested, start.unknownTools);
-    if (list) {
-      start = { ...start, ...offeredTools(start.config.input, start.requested, list) };
-      c.useCatalog(start.config.tools, list);
-    }
-  }
   try {
     return await run(c, start);
   } catch (err) {
@@ -61,7 +53,9 @@ export async function conversationWorkflow(input: unknown, carried?: unknown): P
 }
 
 async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>): Promise<ConversationResult> {
-  if (start.unknownTools.length) {
+  // Names the bundle does not know may be the worker's catalog tools (asked for below, after the start checks).
+  const catalog = wantsCatalog(start);
+  if (start.unknownTools.length && !catalog) {
     return c.finish({
       status: 'failed',
       answer: '',
@@ -82,6 +76,19 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
       .executeWithOptions({ ...localActsOptions, summary: 'check the bubblewrap sandbox' }, [])
       .catch((err) => `the sandbox could not be checked: ${describeFailure(err).message}`);
     if (missing) return c.finish({ status: 'failed', answer: '', reason: 'SandboxUnavailable', error: missing });
+  }
+  if (catalog) {
+    const list = await fetchToolList(start.requested, start.unknownTools);
+    const offered = offeredTools(start.config.input, start.requested, list);
+    if (list) c.useCatalog(offered.config.tools, list);
+    if (offered.unknownTools.length) {
+      return c.finish({
+        status: 'failed',
+        answer: '',
+        reason: 'BadInput',
+        error: `tools: unknown tools or toolsets: ${offered.unknownTools.join(', ')}`,
+      });
+    }
   }
   c.startClock();
   if (start.config.input.mode === 'chat') return runChat(c);

@@ -11,13 +11,16 @@ import { localActs, localActsOptions } from './activities';
 export const TOOL_CATALOG = 'tool-catalog';
 
 /**
- * The list for a fresh run that asks for all tools (`requested` undefined) or names some the bundle does not know;
- * undefined when it asks for built-ins only, or for runs recorded before the patch. A worker that cannot list its
- * tools leaves the run with the built-ins (and unknown names reported as such).
+ * A fresh run that asks for all tools (`requested` undefined) or names some the bundle does not know asks the
+ * worker for its catalog; runs recorded before the patch (and continued runs, which carry their list) do not.
  */
+export function wantsCatalog(start: { carried?: unknown; requested: string[] | undefined; unknownTools: string[] }): boolean {
+  if (start.carried || (start.requested !== undefined && start.unknownTools.length === 0)) return false;
+  return patched(TOOL_CATALOG);
+}
+
+/** The worker's list (only the tools the names select); undefined when it has none, or cannot list them. */
 export async function fetchToolList(requested: string[] | undefined, unknown: string[]): Promise<ToolList | undefined> {
-  if (requested !== undefined && unknown.length === 0) return undefined;
-  if (!patched(TOOL_CATALOG)) return undefined;
   const list = await localActs.listTools
     .executeWithOptions({ ...localActsOptions, summary: "list the worker's custom tools" }, [requested ? { names: unknown } : {}])
     .catch(() => undefined);
