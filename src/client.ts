@@ -3,6 +3,7 @@
 //   const run = await hermes.start({ prompt: 'Fix the failing test' });
 //   console.log((await run.result()).answer);
 import { Client, Connection, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -26,14 +27,18 @@ import {
   type TurnResult,
 } from './shared/contract';
 import { completedModelSteps, fetchRunHistories } from './inspect';
+import { callNames, inFlightCalls, type InFlightCall } from './in-flight';
+import { MemoryClient, type MemoryLimits } from './memory/client';
 import { HermesSchedules } from './schedules/client';
 import { resolveTools } from './tools/registry';
 import type { conversationWorkflow } from './workflows';
 import type { HermesWorkerOptions } from './worker';
 
 export type { ConversationInput, ConversationResult, ConversationState, StartOptions } from './shared/contract';
+export type { InFlightCall } from './in-flight';
 export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
 export { defineTool, ToolResultError, type ToolDefinition, type ExternalToolContext } from './tools/define';
+export { MemoryClient, MemoryError, type MemoryView, type MemoryWrite, type MemoryWriteResult } from './memory/client';
 
 const startOptions = startOptionsSchema();
 
@@ -191,6 +196,8 @@ export class Hermes {
       ...(o.workspace ? { workspace: o.workspace } : {}),
       ...(o.tools ? { tools: o.tools } : {}),
       ...(o.system ? { system: o.system } : {}),
+      ...(o.delegation ? { delegation: o.delegation } : {}),
+      ...(o.memoryScope ? { memoryScope: o.memoryScope } : {}),
       limits,
     };
     const inputBytes = Buffer.byteLength(JSON.stringify(input), 'utf8');
@@ -233,6 +240,14 @@ export class Hermes {
     return (this.scheduleClient ??= new HermesSchedules(this.client, this.taskQueue));
   }
   private scheduleClient?: HermesSchedules;
+
+  /**
+   * The durable memory of a scope (default `default`, the scope of conversations on the default profile):
+   * `read()`, `write({ action, store, text?, match? })`, `clear(store?)`. `limits` apply if this call creates it.
+   */
+  memory(scope = 'default', opts: { limits?: Partial<MemoryLimits> } = {}): MemoryClient {
+    return MemoryClient.checked(this.client, scope, { taskQueue: this.taskQueue, ...opts });
+  }
 
   /** Web UI address when running against the embedded dev server. */
   get uiUrl(): string | undefined {
@@ -347,6 +362,41 @@ export class ConversationHandle {
     const runs = await fetchRunHistories({ workflow: this.workflow.client }, this.id);
     return completedModelSteps(runs.map((h) => h.events ?? []));
   }
+
+  /**
+   * The model and tool calls in flight, from the server (DescribeWorkflowExecution's pending activities): for
+   * each, its attempt, seconds running, how the previous attempt failed and when the next one starts. One describe
+   * call; the first time a call is seen, the history is read once more to name it (its model-step number, the
+   * tool). Works with no worker running, and costs the conversation nothing (nothing is recorded).
+   */
+  async inFlight(): Promise<InFlightCall[]> {
+    const d = await this.workflow.describe();
+    const calls = inFlightCalls(d.raw.pendingActivities);
+    const key = (c: InFlightCall) => `${d.runId}/${c.activityId}`;
+    const unnamed = calls.filter((c) => !this.callNames.has(key(c)));
+    if (unnamed.length) {
+      const codecs = this.workflow.client.options.loadedDataConverter.payloadCodecs;
+      const decode = async (p: Payload) => {
+        let payloads = [p];
+        for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
+        return defaultPayloadConverter.fromPayload(payloads[0]!);
+      };
+      const names = await fetchRunHistories({ workflow: this.workflow.client }, this.id)
+        .then((runs) =>
+          callNames(
+            runs.map((h) => h.events ?? []),
+            d.runId,
+            unnamed.map((c) => c.activityId),
+            decode,
+          ),
+        )
+        .catch(() => undefined);
+      // Remembered also when unnamed, so a call the history cannot name costs one read, not one per look.
+      if (names) for (const c of unnamed) this.callNames.set(key(c), names.get(c.activityId) ?? {});
+    }
+    return calls.map((c) => ({ ...c, ...this.callNames.get(key(c)) }));
+  }
+  private readonly callNames = new Map<string, { modelStep?: number; tool?: string }>();
 
   /** Live state (the `state` query): status, iteration, budgets left, usage, todo, pending question/approvals. */
   state(args?: StateQueryArgs): Promise<ConversationState> {

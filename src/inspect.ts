@@ -192,8 +192,8 @@ export function stepRows(runs: HistoryEvent[][]): StepRow[] {
         row.bytesOut = size(result);
         if (row.kind === 'tool' && result) row.output = decode(result);
         // Named like run and status name it: by the model that answered (the profile until then).
-        const model = row.kind === 'model' && result ? (decode(result) as { model?: unknown } | undefined)?.model : undefined;
-        if (typeof model === 'string' && model) row.name = `model ${model}`;
+        const out = row.kind === 'model' && result ? (decode(result) as { model?: unknown; toolMode?: unknown } | undefined) : undefined;
+        if (typeof out?.model === 'string' && out.model) row.name = `model ${out.model}${out.toolMode === 'text' ? ' (text mode)' : ''}`;
       } else if (e.activityTaskFailedEventAttributes) row.status = 'failed';
       else if (e.activityTaskTimedOutEventAttributes) row.status = 'timed out';
       else row.status = 'cancelled';

@@ -5,6 +5,8 @@
 // SDK's worker and workflow loggers, core): the worker's secret-named variables and credential shapes never reach
 // a log file. createHermesWorker adds its configured patterns and values with setLogRedactor.
 import { DefaultLogger, Runtime, type LogLevel, type LogMetadata } from '@temporalio/worker';
+import { mkdirSync, renameSync, statSync } from 'node:fs';
+import path from 'node:path';
 import pino from 'pino';
 import { Redactor } from './security/redact';
 
@@ -36,22 +38,73 @@ export function redactLogLine(line: string, r: Redactor = logRedactor()): string
   }
 }
 
-/** A pino logger writing redacted lines to `destination` (tests give their own stream). */
-export function createLogger(destination: pino.DestinationStream, level = process.env.HERMES_LOG_LEVEL ?? 'info'): pino.Logger {
+/**
+ * A pino logger writing redacted lines to `destination` (tests give their own stream). `onLevel` hears the level
+ * (pino's number: 40 warn, 50 error) of every line logged.
+ */
+export function createLogger(
+  destination: pino.DestinationStream,
+  level = process.env.HERMES_LOG_LEVEL ?? 'info',
+  onLevel?: (level: number) => void,
+): pino.Logger {
   return pino(
     {
       level,
       base: undefined,
       // The SDK logs failures as { error }: with the standard serializer they carry their message and stack.
       serializers: { error: pino.stdSerializers.err },
-      hooks: { streamWrite: (line) => redactLogLine(line) },
+      hooks: {
+        streamWrite: (line) => redactLogLine(line),
+        logMethod(args, method, lvl) {
+          onLevel?.(lvl);
+          method.apply(this, args);
+        },
+      },
     },
     destination,
   );
 }
 
-// Logs go to stderr: stdout carries answers and `--json` results.
-export const logger = createLogger(pino.destination(2));
+/**
+ * Where the process's log lines go: stderr (stdout carries answers and `--json` results), or a file once
+ * logToFile() said so. One sink for Hermes's own lines and the SDK's, whichever logger wrote them.
+ */
+const sink = {
+  dest: pino.destination(2) as pino.DestinationStream,
+  write(line: string) {
+    this.dest.write(line);
+  },
+};
+
+let toFile: { path: string; onFirstWarning?: (path: string) => void; warned: boolean } | undefined;
+
+export const logger = createLogger(sink, undefined, (level) => {
+  if (level < 40 || !toFile || toFile.warned) return;
+  toFile.warned = true;
+  toFile.onFirstWarning?.(toFile.path);
+});
+
+/** A log file past this size is moved to `<file>.1` when the next process starts writing to it. */
+const MAX_LOG_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Sends every log line of this process (Hermes's and the SDK's, redacted as ever) to `file`, appended, instead of
+ * stderr: the CLI's embedded mode, where stderr is the run display. `onFirstWarning` hears the file's path
+ * once, at the first line logged at warn or above. Returns the path.
+ */
+export function logToFile(file: string, onFirstWarning?: (path: string) => void): string {
+  const abs = path.resolve(file);
+  mkdirSync(path.dirname(abs), { recursive: true });
+  try {
+    if (statSync(abs).size > MAX_LOG_BYTES) renameSync(abs, `${abs}.1`);
+  } catch {
+    // no file yet
+  }
+  // Synchronous appends: a line is in the file even when the CLI exits right after writing it.
+  sink.dest = pino.destination({ dest: abs, append: true, sync: true });
+  toFile = { path: abs, onFirstWarning, warned: false };
+  return abs;
+}
 
 let installed = false;
 
@@ -61,7 +114,9 @@ export function installRuntimeLogger(level: LogLevel = (process.env.HERMES_SDK_L
   installed = true;
   const bridge = new DefaultLogger(level, ({ level: l, message, meta }) => {
     const fn = l === 'ERROR' ? 'error' : l === 'WARN' ? 'warn' : l === 'INFO' ? 'info' : 'debug';
-    logger[fn]((meta ?? {}) as LogMetadata, message);
+    // An activity's task token lets whoever holds it complete the activity: it has no place in a log.
+    const { taskToken: _token, ...rest } = (meta ?? {}) as LogMetadata;
+    logger[fn](rest, message);
   });
   try {
     Runtime.install({ logger: bridge, telemetryOptions: { logging: { filter: { core: level, other: 'WARN' }, forward: {} } } });

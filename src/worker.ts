@@ -10,6 +10,7 @@ import { loadProfiles, loadSecurityConfig, loadWebConfig, type ProfileSet } from
 import { logger, setLogRedactor } from './logger';
 import { Redactor, type RedactConfig } from './security/redact';
 import { TASK_QUEUE } from './shared/defaults';
+import type { MemoryLimits } from './shared/memory';
 import { defaultProcessDir, killOrphans, untrustedDir } from './tools/orphans';
 import { parseSandboxSetting, resolveWorkerSandbox, type SandboxSetting } from './tools/sandbox';
 import { readConfig } from './config/load';
@@ -55,6 +56,8 @@ export interface HermesWorkerOptions {
   sandboxNetwork?: boolean;
   /** The bubblewrap binary (default: HERMES_BWRAP_PATH, else `bwrap` on PATH). */
   bwrapPath?: string;
+  /** Store limits of the memory scopes this worker creates (default: HERMES_MEMORY_NOTES_CHARS / HERMES_MEMORY_USER_CHARS, else 2,200 and 1,375). */
+  memoryLimits?: Partial<MemoryLimits>;
   /** Custom, HTTP and MCP tools (default: built from the config file's `tools.modules`, `toolsets`…; started here). */
   catalog?: ToolCatalog;
 }
@@ -105,6 +108,7 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
     passEnv: security.passEnv,
     redactor,
     ...(opts.workspaceRoots ? { workspaceRoots: opts.workspaceRoots } : {}),
+    ...(opts.memoryLimits ? { memoryLimits: opts.memoryLimits } : {}),
   });
   return Worker.create({
     connection: opts.connection,

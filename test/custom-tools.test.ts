@@ -36,6 +36,12 @@ function isToolCatalogPatch(a: temporal.api.history.v1.IMarkerRecordedEventAttri
   return a.markerName === 'core_patch' && data !== undefined && data !== null && Buffer.from(data).toString().includes('"tool-catalog"');
 }
 
+/** The local activity marker of listTools (a conversation that offers memory also records its recall). */
+function isListToolsMarker(a: temporal.api.history.v1.IMarkerRecordedEventAttributes): boolean {
+  const data = a.details?.data?.payloads?.[0]?.data;
+  return a.markerName === 'core_local_activity' && data !== undefined && data !== null && Buffer.from(data).toString().includes('"listTools"');
+}
+
 async function catalogFor(dir: string) {
   const catalog = catalogFromConfig({ tools: { modules: [dir] } }, undefined);
   await catalog.start();
@@ -134,8 +140,7 @@ describe('custom tool modules', () => {
           // The patch marker and the local activity's marker: what fetching the list adds to a history.
           const added = (history.events ?? []).filter((e) => {
             const a = e.markerRecordedEventAttributes;
-            // No workspace check or sandbox check in these runs: the only local activity is listTools.
-            return a && (a.markerName === 'core_local_activity' || isToolCatalogPatch(a));
+            return a && (isListToolsMarker(a) || isToolCatalogPatch(a));
           });
           const encoded = added.map((e) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length);
           return encoded.reduce((x, y) => x + y, 0);

@@ -4,7 +4,10 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { describe, expect, it } from 'vitest';
 import { classifyModelError, retryAfterMs } from '../src/llm/errors';
 import { parseToolCallsFromText } from '../src/llm/parse-tool-calls';
-import { loadProfiles } from '../src/llm/profiles';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fallbackChain, loadProfiles } from '../src/llm/profiles';
 
 const apiError = (status: number, message: string, headers: Record<string, string> = {}) =>
   APIError.generate(status, { error: { message } }, message, new Headers(headers));
@@ -97,5 +100,39 @@ describe('the default profile from the environment', () => {
       maxTokens: 512,
       timeoutMs: 45_000,
     });
+  });
+});
+
+describe('tool-call modes and fallback chains in profiles', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'hermes-profiles-'));
+  const config = (profiles: object) => {
+    const file = path.join(dir, `${Math.random().toString(36).slice(2)}.json`);
+    writeFileSync(file, JSON.stringify({ profiles }));
+    return { HERMES_CONFIG: file };
+  };
+
+  it('takes HERMES_TOOL_CALL_MODE for the default profile (auto unless set) and rejects other values', () => {
+    const env = { HERMES_CONFIG: '/nonexistent/hermes.config.json' };
+    expect(loadProfiles(env).profiles.default!.toolCallMode).toBe('auto');
+    expect(loadProfiles({ ...env, HERMES_TOOL_CALL_MODE: 'text' }).profiles.default!.toolCallMode).toBe('text');
+    expect(() => loadProfiles({ ...env, HERMES_TOOL_CALL_MODE: 'smoke-signals' })).toThrow(/toolCallMode/);
+  });
+
+  it('builds the chain from a profile’s fallbacks, then the run’s fallbackModel; unknown fallbacks are a config error', () => {
+    const set = loadProfiles(
+      config({
+        a: { baseURL: 'http://x/v1', model: 'a', fallbacks: ['b', 'c'], toolCallMode: 'native' },
+        b: { baseURL: 'http://x/v1', model: 'b' },
+        c: { baseURL: 'http://x/v1', model: 'c' },
+      }),
+    );
+    expect(set.profiles.a!.toolCallMode).toBe('native');
+    expect(fallbackChain(set, 'a')).toEqual(['a', 'b', 'c']);
+    expect(fallbackChain(set, 'a', 'default')).toEqual(['a', 'b', 'c', 'default']);
+    expect(fallbackChain(set, 'a', 'b')).toEqual(['a', 'b', 'c']);
+    expect(fallbackChain(set, undefined, 'a')).toEqual(['default', 'a']);
+    expect(() => loadProfiles(config({ a: { baseURL: 'http://x/v1', model: 'a', fallbacks: ['nope'] } }))).toThrow(
+      /profile "a" names undefined fallback profile\(s\): nope/,
+    );
   });
 });

@@ -51,6 +51,12 @@ describe('replay corpus', () => {
       'chat',
       'chat-patched',
       'token-budget',
+      'delegate',
+      'delegate-child',
+      'prompt-order',
+      'fallback-chain',
+      'memory-chat',
+      'memory-store',
     ]) {
       expect(files).toContain(`${name}.json`);
     }

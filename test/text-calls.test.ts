@@ -1,6 +1,7 @@
 // Tool calls small local models write as text, through the whole loop: recovered ones run, ordinary JSON
 // answers stay answers, and an unreadable attempt is corrected instead of ending the run as its "answer".
 import { afterEach, describe, expect, it } from 'vitest';
+import { defineProfile } from '../src/llm/profiles';
 import { answer, createHarness, toolResult, type Harness } from './helpers/harness';
 
 let h: Harness;
@@ -11,12 +12,19 @@ afterEach(async () => {
 
 describe('tool calls written as text', () => {
   it('runs the formats real models write, and marks them in the step records', async () => {
-    h = await createHarness([
-      answer('<tools>\n{"name": "list_dir", "arguments": {}}\n</tools>'),
-      answer('{"name": "read_file", "arguments": {"path": "a.txt"}}\nThat reads the file.'),
-      answer('{{"name": "list_dir", "arguments": {"depth": 2}}}'),
-      answer('done'),
-    ]);
+    h = await createHarness(
+      [
+        answer('<tools>\n{"name": "list_dir", "arguments": {}}\n</tools>'),
+        answer('{"name": "read_file", "arguments": {"path": "a.txt"}}\nThat reads the file.'),
+        answer('{{"name": "list_dir", "arguments": {"depth": 2}}}'),
+        answer('done'),
+        // native: in auto mode the worker would turn to text mode after two such replies (test/tool-modes.test.ts).
+      ],
+      (baseURL) => ({
+        defaultName: 'default',
+        profiles: { default: defineProfile('default', { baseURL, model: 'mock-model', toolCallMode: 'native' }) },
+      }),
+    );
     const { result, steps } = await h.run(async () => {
       const handle = await h.hermes.start({ prompt: 'look around' });
       const r = await handle.result();

@@ -4,6 +4,7 @@ import type { ProfileSet } from '../llm/profiles';
 import { Redactor, type RedactConfig } from '../security/redact';
 import { ContextCache } from './context';
 import { createDeliverActivities } from './deliver';
+import { createMemoryActivities } from './memory';
 import { createModelActivities } from './model';
 import { createToolActivities, type ToolDeps } from './tools';
 
@@ -23,5 +24,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelActivities({ profiles: deps.profiles, env: deps.env, contextCache, redactor, catalog: deps.catalog }),
     ...createToolActivities({ ...deps, contextCache, redactor }),
     ...createDeliverActivities({ env: deps.env }),
+    ...createMemoryActivities(),
   };
 }

@@ -5,7 +5,9 @@ import type { Client } from '@temporalio/client';
 import OpenAI from 'openai';
 import { classifyModelError } from '../llm/errors';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
-import { costOf, type ModelProfile, type ProfileSet } from '../llm/profiles';
+import { costOf, fallbackChain, type ModelProfile, type ProfileSet } from '../llm/profiles';
+import { inventedResult, rejectsTools, toTextMode, type Definition } from '../llm/text-mode';
+import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
 import type { ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
@@ -29,6 +31,7 @@ export interface ModelDeps {
 export function createModelActivities(deps: ModelDeps) {
   const clients = new Map<string, OpenAI>();
   const env = deps.env ?? process.env;
+  const modes = new ToolModes();
 
   function clientFor(p: ModelProfile): OpenAI {
     let c = clients.get(p.name);
@@ -63,19 +66,40 @@ export function createModelActivities(deps: ModelDeps) {
     try {
       const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
       ctx.cancellationSignal.throwIfAborted();
-      const tools = input.tools.length ? await definitions(input, ctx.client, workflowId, runId) : undefined;
-      const res = await clientFor(profile).chat.completions.create(
-        {
-          model: profile.model,
-          messages: messages as OpenAI.Chat.ChatCompletionMessageParam[],
-          tools,
-          temperature: profile.temperature,
-          ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
-        },
-        { signal: ctx.cancellationSignal },
-      );
+      // Built-ins from the bundle, catalog tools from the recorded list: the same in native and text mode.
+      const tools = input.tools.length ? await definitions(input, ctx.client, workflowId, runId) : [];
+      const send = (mode: WireMode) =>
+        clientFor(profile).chat.completions.create(
+          {
+            model: profile.model,
+            messages: (mode === 'text' ? toTextMode(messages, tools) : messages) as OpenAI.Chat.ChatCompletionMessageParam[],
+            tools: mode === 'native' && tools.length ? tools : undefined,
+            temperature: profile.temperature,
+            ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
+          },
+          { signal: ctx.cancellationSignal },
+        );
+      let mode = modes.modeOf(profile);
+      let res: OpenAI.Chat.ChatCompletion;
+      try {
+        res = await send(mode);
+      } catch (err) {
+        // auto: a server without tool support answers the same request in text mode, at once and from now on.
+        if (mode !== 'native' || !input.tools.length || ctx.cancellationSignal.aborted || !rejectsTools(err) || !modes.rejected(profile)) throw err;
+        ctx.log.info('model endpoint rejected tools: text tool-call mode from now on', { profile: profile.name, error: (err as Error).message });
+        mode = 'text';
+        res = await send(mode);
+      }
+      const raw = toResult(res, profile, input, mode);
+      if (
+        mode === 'native' &&
+        input.tools.length &&
+        modes.observe(profile, Boolean(raw.message.tool_calls?.length && !raw.fromText), Boolean(raw.fromText))
+      ) {
+        ctx.log.info('model writes its tool calls as text and never natively: text tool-call mode from now on', { profile: profile.name });
+      }
       // Redacted before the cache sees it: the cache must hold exactly what the workflow records.
-      const result = deps.redactor ? redactResult(toResult(res, profile, input), deps.redactor) : toResult(res, profile, input);
+      const result = deps.redactor ? redactResult(raw, deps.redactor) : raw;
       deps.contextCache.noteAssistant(workflowId, result);
       return result;
     } catch (err) {
@@ -90,7 +114,7 @@ export function createModelActivities(deps: ModelDeps) {
   }
 
   /** Built-in definitions from the bundle's specs; catalog tools from the list the conversation recorded. */
-  async function definitions(input: ModelCallInput, client: Client, workflowId: string, runId: string) {
+  async function definitions(input: ModelCallInput, client: Client, workflowId: string, runId: string): Promise<Definition[]> {
     const builtin = toolDefinitions(input.tools);
     if (!input.toolList) return builtin;
     let list = deps.catalog?.recordedList(input.toolList);
@@ -106,7 +130,15 @@ export function createModelActivities(deps: ModelDeps) {
     return [...builtin, ...external];
   }
 
-  return { callModel };
+  /**
+   * Local activity, asked only when a model step falls through: the profiles after `primary` it may continue on.
+   * The workflow cannot read the worker's config; the answer is recorded (a marker), so replay does not ask.
+   */
+  async function modelFallbacks(args: { primary?: string; runFallback?: string }): Promise<{ chain: string[] }> {
+    return { chain: fallbackChain(deps.profiles, args.primary, args.runFallback) };
+  }
+
+  return { callModel, modelFallbacks };
 }
 
 /** Text content; some servers send an array of text parts instead of a string. */
@@ -149,7 +181,7 @@ function capText(text: string | null): string | null {
   return `${text.slice(0, MAX_REPLY_CHARS)}\n[... reply cut: ${text.length - MAX_REPLY_CHARS} more characters]`;
 }
 
-function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input: ModelCallInput): ModelCallResult {
+function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input: ModelCallInput, mode: WireMode): ModelCallResult {
   const choice = res.choices?.[0];
   if (!choice) {
     throw ApplicationFailure.retryable('model response has no choices', FailureType.ModelUnavailable);
@@ -185,12 +217,14 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
   if (recovered && fromText) {
     toolCalls = recovered.calls.map((c) => ({ ...c, function: { ...c.function, arguments: argumentsText(c.function.arguments) } }));
   }
+  const unparsed = recovered?.unparsed ?? (mode === 'text' && recovered && !fromText && content ? inventedResult(content, input.tools) : undefined);
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
   return {
     message: { content: fromText ? null : content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
     ...(fromText ? { fromText: true as const } : {}),
-    ...(recovered?.unparsed ? { unparsedToolCall: recovered.unparsed } : {}),
+    ...(mode === 'text' ? { toolMode: 'text' as const } : {}),
+    ...(unparsed ? { unparsedToolCall: unparsed } : {}),
     usage: {
       promptTokens: prompt,
       completionTokens: completion,

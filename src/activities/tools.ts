@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { ToolCallInput, ToolCallResult, ToolList } from '../shared/wire';
 import type { ToolCatalog } from '../tools/external';
 import { FILE_TOOL_HANDLERS, WEB_TOOL_HANDLERS } from '../tools/handlers';
+import { memory } from '../tools/handlers/memory';
 import { SCHEDULE_TOOL_HANDLERS } from '../tools/handlers/schedules';
 import { finishToolOutput } from '../tools/output';
 import { defaultProcessDir } from '../tools/orphans';
@@ -15,6 +16,7 @@ import { checkWorkspaceDir, workspaceRoots } from '../tools/roots';
 import { bwrapBinary, probeBwrap, sandboxFor, type WorkerSandbox } from '../tools/sandbox';
 import type { ToolHandler } from '../tools/spec';
 import type { Redactor } from '../security/redact';
+import type { MemoryLimits } from '../shared/memory';
 import type { ContextCache } from './context';
 import { findExternal, runExternal } from './external-tools';
 
@@ -37,10 +39,12 @@ export interface ToolDeps {
   redactor?: Redactor;
   /** Tools from custom modules, HTTP and MCP (src/tools/external.ts); absent: built-ins only. */
   catalog?: ToolCatalog;
+  /** Store limits of a memory scope this worker's memory tool creates (default: HERMES_MEMORY_*_CHARS, else 2,200 and 1,375). */
+  memoryLimits?: Partial<MemoryLimits>;
 }
 
 export function createToolActivities(deps: ToolDeps) {
-  const handlers = deps.handlers ?? { ...FILE_TOOL_HANDLERS, ...SCHEDULE_TOOL_HANDLERS, ...WEB_TOOL_HANDLERS };
+  const handlers = deps.handlers ?? { ...FILE_TOOL_HANDLERS, ...SCHEDULE_TOOL_HANDLERS, ...WEB_TOOL_HANDLERS, memory };
   const processDir = deps.processDir ?? defaultProcessDir();
   const roots = deps.workspaceRoots ?? workspaceRoots(deps.workspace);
 
@@ -103,7 +107,9 @@ export function createToolActivities(deps: ToolDeps) {
           sandbox,
           passEnv: deps.passEnv,
           workflowId: ctx.info.workflowExecution?.workflowId,
-          ...(spec!.cluster ? { cluster: { client: ctx.client, taskQueue: ctx.info.taskQueue, conversation: input.conversation } } : {}),
+          ...(spec!.cluster
+            ? { cluster: { client: ctx.client, taskQueue: ctx.info.taskQueue, conversation: input.conversation, memoryLimits: deps.memoryLimits } }
+            : {}),
         });
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw err;

@@ -3,9 +3,10 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { Hermes } from '../client';
-import { connectWorker } from '../connection';
-import { installRuntimeLogger } from '../logger';
-import type { StepRecord } from '../shared/contract';
+import { clusterConfigured, connectWorker } from '../connection';
+import { installRuntimeLogger, logToFile } from '../logger';
+import { hermesHome } from '../paths';
+import type { ChildView, StepRecord } from '../shared/contract';
 import { workspaceRoots } from '../tools/roots';
 import { createHermesWorker } from '../worker';
 
@@ -20,6 +21,7 @@ export class UsageError extends Error {
  * decide theirs with HERMES_WORKSPACE_ROOTS).
  */
 export async function withHermes(fn: (hermes: Hermes) => Promise<number>, opts: { workspace?: string } = {}): Promise<number> {
+  if (!clusterConfigured()) embeddedLogToFile();
   installRuntimeLogger();
   const hermes = await Hermes.connect();
   const target = hermes.target!;
@@ -40,6 +42,18 @@ export async function withHermes(fn: (hermes: Hermes) => Promise<number>, opts: 
   } finally {
     await hermes.close();
   }
+}
+
+/**
+ * Embedded mode: the in-process worker's log lines (Hermes's and the SDK's: an activity retried, a workflow task
+ * failed) go to `worker.log` in the state directory, next to the server's log, instead of onto the run display
+ * as raw JSON. The path is said once, when the first warning or error is written: a clean run prints nothing
+ * extra, and a run with something worth reading points at it when it happens (the display shows retries itself).
+ */
+function embeddedLogToFile(): void {
+  logToFile(path.join(hermesHome(), 'worker.log'), (file) => {
+    process.stderr.write(`(the in-process worker logged a warning; its log is ${file})\n`);
+  });
 }
 
 /** The value, or a usage error when it is missing or empty. */
@@ -69,6 +83,16 @@ export function maxIterationsOption(raw: string | undefined): number | undefined
  */
 export function formatStep(s: StepRecord, modelStep?: number): string {
   const mark = s.ok ? ' ' : '!';
+  // A sub-agent starting or ending (delegate_task): indented under the call that started it.
+  if (s.kind === 'note' && s.name === 'agent') return `${mark} [${String(s.step).padStart(3)}]       ${s.summary}`;
   const ordinal = modelStep !== undefined && s.name !== 'empty' ? ` (model step ${modelStep})` : '';
   return `${mark} [${String(s.step).padStart(3)}] ${s.kind.padEnd(5)} ${s.name}${ordinal}: ${s.summary}`;
+}
+
+/** One sub-agent of a conversation, indented under it: `hermes status` shows the children of its latest delegate_task call. */
+export function formatChild(c: ChildView): string {
+  const line = `  ↳ ${c.workflowId} [${c.status}] iteration ${c.iteration} · tokens ${c.totalTokens} — ${c.goal.split('\n')[0]!.slice(0, 100)}`;
+  return c.status === 'waiting'
+    ? `${line}\n      waiting for an approval: hermes status ${c.workflowId}, then hermes approve ${c.workflowId} CALL_ID`
+    : line;
 }

@@ -3,6 +3,7 @@
 import type readline from 'node:readline/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConversationHandle, Hermes } from '../client';
+import { inFlightLine, retryLine, type InFlightCall } from '../in-flight';
 import { modelStepNumbers } from '../inspect';
 import type { ConversationState } from '../shared/contract';
 import { formatStep } from './common';
@@ -27,7 +28,19 @@ export interface FollowOptions {
   modelStepsBefore?: number;
   /** Looks for a worker when the conversation has not started within 5 s, and says when there is none. */
   worker?: { hermes: Hermes; onMissing?: () => void };
+  /**
+   * The call in flight (model calls, long tool calls), shown when no step has come for `afterMs` (default 5 s):
+   * then the server is asked every `everyMs` (default 2 s) for the pending calls (ConversationHandle.inFlight),
+   * so a quick run costs nothing extra. Each retry is a line (reason and wait); the running call is a status line
+   * redrawn in place with `redraw` (default: when stderr is a terminal), else a line at 10 s and every 30 s after.
+   * Only with `log`; false turns it off.
+   */
+  inFlight?: false | { afterMs?: number; everyMs?: number; redraw?: ((text: string) => void) | false };
 }
+
+/** In lines mode, a running call is reported once it has run this long, then every REPEAT_SEC. */
+const FIRST_SEC = 10;
+const REPEAT_SEC = 30;
 
 /**
  * Shows the steps of `handle` until `finished` settles, then returns (or throws) what it settled with.
@@ -37,7 +50,7 @@ export interface FollowOptions {
  * the workflow no longer keeps (more than it keeps happened between two looks) are counted in one line.
  */
 export async function follow<T>(handle: ConversationHandle, finished: Promise<T>, opts: FollowOptions = {}): Promise<T> {
-  const { log, intervalMs = 300 } = opts;
+  const { intervalMs = 300 } = opts;
   let rl = opts.rl;
   let cursor = opts.after ?? 0;
   const asked = new Set<string>();
@@ -61,6 +74,12 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
     }
   };
 
+  // What the calls-in-flight display knows: the latest state, and when a step last came (or the wait changed).
+  let latest: ConversationState | undefined;
+  let quietSince = Date.now();
+  const live = opts.inFlight === false || !opts.log ? undefined : inFlightDisplay(opts.log, opts.inFlight ?? {});
+  const log = live?.log ?? opts.log;
+
   const showNewSteps = async (): Promise<ConversationState | undefined> => {
     let s: ConversationState;
     try {
@@ -70,6 +89,8 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
     }
     started = true;
     s = { ...s, steps: s.steps.filter((step) => step.step > cursor) };
+    if (s.steps.length || s.status !== latest?.status || s.waitingFor !== latest?.waitingFor) quietSince = Date.now();
+    latest = s;
     if (s.stepsMissed > 0) {
       log?.(`  (${s.stepsMissed} step(s) not shown; hermes inspect ${handle.id} has them all)`);
     }
@@ -89,18 +110,37 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
           await promptPending(handle, s, rl, asked, done.signal);
         } catch (e) {
           if (done.signal.aborted) break; // the question on the screen is moot: the result is in
+          live?.clear();
           process.stderr.write(`(cannot ask inline: ${(e as Error).message})\n`);
           rl = undefined;
         }
       } else if (s?.waitingFor && !asked.has(`${s.waitingFor}:${cursor}`)) {
         asked.add(`${s.waitingFor}:${cursor}`);
+        live?.clear();
         process.stderr.write(`waiting for ${s.waitingFor}: see hermes status ${handle.id}\n`);
       }
       await sleep(intervalMs, undefined, { signal: done.signal }).catch(() => undefined);
     }
   };
 
+  // While a running conversation has shown no step for a while, the call in flight is looked at.
+  const watchInFlight = async () => {
+    if (!live) return;
+    while (!done.signal.aborted) {
+      await sleep(live.everyMs, undefined, { signal: done.signal }).catch(() => undefined);
+      if (done.signal.aborted) break;
+      const s = latest;
+      if (!s || s.status !== 'running' || s.waitingFor || Date.now() - quietSince < live.afterMs) {
+        live.clear();
+        continue;
+      }
+      const calls = await handle.inFlight().catch(() => undefined);
+      if (calls && !done.signal.aborted) live.show(calls);
+    }
+  };
+
   const poller = poll();
+  const inFlightWatcher = watchInFlight();
   const watcher = opts.worker
     ? watchWorker(opts.worker.hermes, { started: () => started, signal: done.signal, onMissing: opts.worker.onMissing })
     : undefined;
@@ -109,9 +149,58 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
   } finally {
     done.abort();
     await poller;
+    await inFlightWatcher;
+    live?.clear();
     await watcher;
     // A fast run ends between two looks: show the steps not shown yet (a closed workflow still answers
     // queries while a worker polls its task queue; bounded in case none does).
     if (log) await Promise.race([showNewSteps(), sleep(3_000, undefined, { ref: false })]);
   }
+}
+
+/**
+ * The calls-in-flight display: one line per retry (the failure and the wait), and the running call either as a
+ * status line redrawn in place (a terminal) or as a line at 10 s and every 30 s after. `log` clears the status
+ * line before a step line is written.
+ */
+function inFlightDisplay(stepLog: (line: string) => void, o: { afterMs?: number; everyMs?: number; redraw?: ((text: string) => void) | false }) {
+  const redraw =
+    o.redraw === undefined ? (process.stderr.isTTY ? (t: string) => void process.stderr.write(`\r\x1b[2K${t}`) : undefined) : o.redraw || undefined;
+  // Per call: the attempt whose failure was reported, and (lines mode) when its running time is next reported.
+  const seen = new Map<string, { attempt: number; nextSec: number }>();
+  let drawn = false;
+  const clear = () => {
+    if (drawn) redraw?.('');
+    drawn = false;
+  };
+  const log = (line: string) => {
+    clear();
+    stepLog(line);
+  };
+  const show = (calls: InFlightCall[]) => {
+    for (const c of calls) {
+      let shown = seen.get(c.activityId);
+      if (!shown || c.attempt > shown.attempt) {
+        // A new attempt (or a call first seen after retries): its predecessor's failure, once.
+        shown = { attempt: c.attempt, nextSec: FIRST_SEC };
+        seen.set(c.activityId, shown);
+        const retry = retryLine(c);
+        if (retry) log(retry);
+      }
+      // A retry's backoff was said with the retry; a call no worker takes is said like a running one.
+      if (!redraw && !(c.state === 'waiting' && c.nextTryInSec) && c.runningSec >= shown.nextSec) {
+        log(inFlightLine(c));
+        while (shown.nextSec <= c.runningSec) shown.nextSec += REPEAT_SEC;
+      }
+    }
+    for (const id of seen.keys()) if (!calls.some((c) => c.activityId === id)) seen.delete(id);
+    if (redraw) {
+      const text = calls.map((c) => inFlightLine(c).trim()).join(' · ');
+      if (text) {
+        redraw(`  ${text}`);
+        drawn = true;
+      } else clear();
+    }
+  };
+  return { log, show, clear, afterMs: o.afterMs ?? 5_000, everyMs: o.everyMs ?? 2_000 };
 }

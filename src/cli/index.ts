@@ -6,6 +6,7 @@ import { codecServer } from './codec';
 import { UsageError } from './common';
 import { doctor } from './doctor';
 import { inspect, replay } from './inspect';
+import { memory } from './memory';
 import { run } from './run';
 import { schedule } from './schedule';
 import { installTemporal, server, worker } from './server';
@@ -22,7 +23,8 @@ Usage:
   hermes run "<prompt>" [options]   start a conversation, show its steps, print the answer
   hermes run - | --prompt-file F    the same with the prompt read from stdin or a file (up to 1.5 MB)
   hermes chat [--id ID]             interactive chat (clarify questions and approvals asked inline)
-  hermes status <id> [--json]       show a conversation's live state (budgets, todo, pending questions)
+  hermes status <id> [--json]       show a conversation's live state (budgets, todo, pending questions,
+                                    the model or tool call in flight)
   hermes interrupt <id> [--message M] [--reason R]
                                     stop the step in flight; with --message, go on with that message
   hermes answer <id> "<text>"       answer the pending clarify question
@@ -43,6 +45,12 @@ Usage:
                                     (status, start time, workflow id, first line of the answer)
   hermes schedule pause NAME [--note T] | resume NAME | trigger NAME | rm NAME
                                     pause, resume, fire now (embedded: waits for the answer), delete
+  hermes memory show [--scope S] [--json]
+                                    the durable memory of a scope (agent notes, user profile) that
+                                    conversations recall; default scope "default" (a run's scope: its
+                                    --memory-scope, else its --model profile, else "default")
+  hermes memory clear [--scope S] [--store notes|user]
+                                    empty one store or both
   hermes init                       write a commented hermes.config.mjs and an example tool (tools/word_count.mjs)
   hermes tools [--json]             every tool a worker started here offers: toolset, source, read-only, schema
   hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS)
@@ -62,6 +70,8 @@ Options for run:
   --tools a,b          tools or toolsets to offer (files, terminal, custom, a config toolset, or tool names)
   --sandbox bwrap|none run terminal commands in the bubblewrap sandbox or not (default: the worker's)
   --network            sandboxed commands may use the network
+  --memory-scope S     memory the memory tool writes and the system prompt recalls (default: the
+                       --model profile, else "default")
   --id ID              workflow id (default: generated)
   --json               print the result as JSON on stdout
   --quiet              no step-by-step progress
@@ -84,8 +94,11 @@ Environment:
   HERMES_SANDBOX       where terminal commands run: auto (bubblewrap when it works; default), bwrap
                        (required: the worker refuses to start without it), none
   HERMES_SANDBOX_NETWORK=1   sandboxed commands may use the network (a run's network option decides first)
-  HERMES_HOME          data directory for the embedded server (default <package>/.hermes)
+  HERMES_HOME          data directory for the embedded server and the in-process worker's log,
+                       worker.log (default <package>/.hermes)
   HERMES_TEMPORAL_PORT, HERMES_UI_PORT   embedded server ports (default 7233, 8233)
+  HERMES_MEMORY_NOTES_CHARS, HERMES_MEMORY_USER_CHARS   store limits of memory scopes a worker creates
+                       (default 2200, 1375)
   HERMES_PAYLOAD_KEY   encrypt payloads (AES-256-GCM; 32 bytes base64 or hex); or HERMES_PAYLOAD_KEY_FILE
 `;
 
@@ -100,6 +113,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   inspect,
   replay,
   schedule,
+  memory,
   init,
   tools,
   worker,

@@ -23,6 +23,7 @@ export async function run(args: string[]): Promise<number> {
       sandbox: { type: 'string' },
       network: { type: 'boolean' },
       id: { type: 'string' },
+      'memory-scope': { type: 'string' },
       json: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       'prompt-file': { type: 'string' },
@@ -50,6 +51,7 @@ export async function run(args: string[]): Promise<number> {
           .map((t) => t.trim())
           .filter(Boolean),
         id: values.id,
+        ...(values['memory-scope'] ? { memoryScope: values['memory-scope'] } : {}),
         ...(sandbox ? { sandbox } : {}),
         ...(values.network !== undefined ? { network: values.network } : {}),
       });

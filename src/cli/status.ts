@@ -2,10 +2,11 @@
 // own word comes first: a workflow that ended without a result (cancelled, terminated, timed out, failed) is
 // reported so, whatever a replay of its state says; without a worker to answer the state query, that is said.
 import { parseArgs } from 'node:util';
-import type { ConversationHandle, Hermes, TemporalStatus } from '../client';
+import type { ConversationHandle, Hermes, InFlightCall, TemporalStatus } from '../client';
+import { inFlightSummary } from '../in-flight';
 import { modelStepNumbers } from '../inspect';
 import type { ConversationState } from '../shared/contract';
-import { formatStep, UsageError, withHermes } from './common';
+import { formatChild, formatStep, UsageError, withHermes } from './common';
 import { watchWorker } from './pollers';
 
 /** Temporal's closed states that end a conversation without its own result, as status names them. */
@@ -32,14 +33,19 @@ export async function status(args: string[]): Promise<number> {
       queryError = e as Error;
     }
     if (s && closed) s = { ...s, status: closed as ConversationState['status'] };
+    // The model or tool call under way, from the server (also when no worker answers the state query).
+    const inFlight: InFlightCall[] = temporalStatus === 'RUNNING' ? await handle.inFlight().catch(() => []) : [];
     if (values.json) {
-      const out = s ? { ...s, temporalStatus } : { id, status: closed ?? temporalStatus.toLowerCase(), temporalStatus, error: queryError?.message };
+      const out = s
+        ? { ...s, temporalStatus, inFlight }
+        : { id, status: closed ?? temporalStatus.toLowerCase(), temporalStatus, inFlight, error: queryError?.message };
       process.stdout.write(`${JSON.stringify(out, null, 2)}\n`);
       return s ? 0 : 1;
     }
     if (!s) {
       process.stdout.write(`${id}: ${closed ?? temporalStatus.toLowerCase()} (Temporal: ${temporalStatus})\n`);
       process.stderr.write(`no state: the state query failed: ${queryError?.message}\n`);
+      for (const c of inFlight) process.stdout.write(`${inFlightSummary(c)}\n`);
       return 1;
     }
     process.stdout.write(
@@ -54,6 +60,11 @@ export async function status(args: string[]): Promise<number> {
       b.seconds ? `time left ${b.seconds.left} s` : '',
     ].filter(Boolean);
     process.stdout.write(`budgets: ${left.join(' · ')}\n`);
+    if (s.children?.length) {
+      const running = s.children.filter((c) => c.status === 'running' || c.status === 'waiting' || c.status === 'queued').length;
+      process.stdout.write(`sub-agents (latest delegate_task, ${running} still running):\n`);
+      for (const c of s.children) process.stdout.write(`${formatChild(c)}\n`);
+    }
     if (!closed) {
       if (s.pendingQuestion) process.stdout.write(`question (${s.pendingQuestion.callId}): ${s.pendingQuestion.question}\n`);
       for (const a of s.pendingApprovals) process.stdout.write(`approval ${a.callId}: ${a.tool} ${a.command} — ${a.reason}\n`);
@@ -63,6 +74,7 @@ export async function status(args: string[]): Promise<number> {
     const completed = await handle.modelSteps().catch(() => undefined);
     const numbers = completed ? modelStepNumbers(s.steps, completed) : [];
     s.steps.forEach((step, i) => process.stdout.write(`${formatStep(step, numbers[i])}\n`));
+    for (const c of inFlight) process.stdout.write(`${inFlightSummary(c)}\n`);
     return 0;
   });
 }

@@ -32,16 +32,14 @@ export async function tools(args: string[]): Promise<number> {
         parameters,
       };
     }),
-    ...catalog
-      .tools()
-      .map((t) => ({
-        name: t.name,
-        toolset: t.toolset,
-        source: t.source,
-        readOnly: t.readOnly,
-        description: t.description,
-        parameters: t.parameters,
-      })),
+    ...catalog.tools().map((t) => ({
+      name: t.name,
+      toolset: t.toolset,
+      source: t.source,
+      readOnly: t.readOnly,
+      description: t.description,
+      parameters: t.parameters,
+    })),
   ];
   const groups = catalog.toolsetNames();
   if (values.json) {

@@ -5,6 +5,9 @@ import { limitsSchema } from '../shared/contract';
 import { compilePattern } from '../security/redact';
 import { validAllowEntry } from '../tools/handlers/web-policy';
 
+export const TOOL_CALL_MODES = ['native', 'text', 'auto'] as const;
+export type ToolCallMode = (typeof TOOL_CALL_MODES)[number];
+
 export function profileSchema() {
   return z.object({
     baseURL: z.string().url().describe('OpenAI-compatible endpoint, e.g. https://api.openai.com/v1'),
@@ -16,6 +19,16 @@ export function profileSchema() {
     timeoutMs: z.number().int().positive().default(300_000).describe('HTTP timeout of one model call'),
     inputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million prompt tokens'),
     outputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million completion tokens'),
+    toolCallMode: z
+      .enum(TOOL_CALL_MODES)
+      .default('auto')
+      .describe(
+        'native: send `tools`; text: describe the tools in the system prompt and parse calls from the text; auto: native, text once the server rejects or ignores `tools`',
+      ),
+    fallbacks: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Profiles to continue on, in order, when this one stays unavailable (5xx, 429, timeouts) after its retries'),
   });
 }
 

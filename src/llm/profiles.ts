@@ -7,6 +7,8 @@ import type { RedactConfig } from '../security/redact';
 import { parseEnvList } from '../tools/env';
 import { validAllowEntry, type WebConfig } from '../tools/handlers/web-policy';
 
+export { TOOL_CALL_MODES, type ToolCallMode } from '../config/schema';
+
 // The schema and the file's loading live in src/config/ (one file for every section).
 const profileSchema = buildProfileSchema();
 export type ModelProfile = z.infer<typeof profileSchema> & { name: string };
@@ -77,6 +79,7 @@ export function loadProfiles(env: NodeJS.ProcessEnv = process.env, cwd = process
         // A cap on each reply, so a rambling model cannot run into the timeout on every paid retry.
         maxTokens: env.HERMES_MAX_TOKENS ? Number(env.HERMES_MAX_TOKENS) : 4_096,
         timeoutMs: env.HERMES_MODEL_TIMEOUT ? Number(env.HERMES_MODEL_TIMEOUT) * 1000 : undefined,
+        toolCallMode: env.HERMES_TOOL_CALL_MODE || undefined,
       }),
       name: 'default',
     },
@@ -89,11 +92,26 @@ export function loadProfiles(env: NodeJS.ProcessEnv = process.env, cwd = process
   }
   if (env.HERMES_PROFILE) defaultName = env.HERMES_PROFILE;
   if (!profiles[defaultName]) throw new Error(`default model profile "${defaultName}" is not defined`);
+  for (const p of Object.values(profiles)) {
+    const unknown = (p.fallbacks ?? []).filter((f) => !profiles[f]);
+    if (unknown.length) throw new Error(`model profile "${p.name}" names undefined fallback profile(s): ${unknown.join(', ')}`);
+  }
   return { defaultName, profiles };
 }
 
 export function defineProfile(name: string, p: z.input<typeof profileSchema>): ModelProfile {
   return { ...profileSchema.parse(p), name };
+}
+
+/**
+ * The profiles a step may continue on when `primary` (undefined = the default) stays unavailable: its `fallbacks`,
+ * then the run's `fallbackModel` when it names another one. The first entry is the primary itself.
+ */
+export function fallbackChain(set: ProfileSet, primary: string | undefined, runFallback?: string): string[] {
+  const name = primary ?? set.defaultName;
+  const chain = [name, ...(set.profiles[name]?.fallbacks ?? [])];
+  if (runFallback && !chain.includes(runFallback)) chain.push(runFallback);
+  return chain;
 }
 
 export function costOf(p: ModelProfile, promptTokens: number, completionTokens: number): number {

@@ -51,6 +51,12 @@ function isAbsolutePath(p: string): boolean {
   return p.startsWith('/') || /^[A-Za-z]:[\\/]/.test(p);
 }
 
+const MEMORY_SCOPE = /^[A-Za-z0-9][A-Za-z0-9._:/-]{0,99}$/;
+export const MEMORY_SCOPE_RULE = 'use letters, digits and . _ : / - (up to 100, starting with a letter or digit), e.g. "default" or "project-x"';
+export function isMemoryScope(s: string): boolean {
+  return MEMORY_SCOPE.test(s);
+}
+
 function inputFields() {
   return {
     /** The task (task mode) or the first message (chat mode). */
@@ -79,6 +85,8 @@ function inputFields() {
     sandbox: z.enum(['bwrap', 'none']).optional(),
     /** Sandboxed commands may use the network. */
     network: z.boolean().optional(),
+    /** Memory scope of the memory tool and the recalled memory (src/workflows/memory.ts); default: the model profile, else `default`. */
+    memoryScope: z.string().refine(isMemoryScope, MEMORY_SCOPE_RULE).optional(),
     /** Set on the runs a Hermes task schedule starts (src/schedules/tasks.ts). */
     schedule: z
       .strictObject({
@@ -89,15 +97,36 @@ function inputFields() {
         allowSchedules: z.boolean().optional(),
       })
       .optional(),
+    /** Sub-agents (`delegate_task`): how many children run at once, how deep they nest, whether they may ask for approvals. */
+    delegation: delegationSchema().optional(),
   };
 }
+
+export function delegationSchema() {
+  return z.strictObject({
+    /** Children of one conversation running at once; more wait their turn. */
+    maxConcurrent: int(1, 20).optional(),
+    /** How deep sub-agents nest: 0 = no delegation, 1 = children only, 2 = grandchildren too. */
+    maxDepth: int(0, 5).optional(),
+    /** Children may ask for approvals (else a command that needs one is denied in the child). */
+    childApprovals: z.boolean().optional(),
+  });
+}
+export type Delegation = z.infer<ReturnType<typeof delegationSchema>>;
 
 const promptNeeded = (o: { mode?: string; prompt?: string }) => o.mode === 'chat' || Boolean(o.prompt?.trim());
 const PROMPT_NEEDED = { message: 'must not be empty (a task needs a prompt)', path: ['prompt'] };
 
 /** The workflow's input. Unknown keys are errors, so a misspelt field is named instead of ignored. */
 export function conversationInputSchema() {
-  return z.strictObject({ ...inputFields(), limits: limitsSchema().partial().optional() }).refine(promptNeeded, PROMPT_NEEDED);
+  return z
+    .strictObject({
+      ...inputFields(),
+      limits: limitsSchema().partial().optional(),
+      /** Set by the workflow on the sub-agents it starts (delegate_task): whom to report usage to, and how deep this one is. */
+      parent: z.strictObject({ workflowId: z.string().min(1).max(1_000), depth: int(1, 5) }).optional(),
+    })
+    .refine(promptNeeded, PROMPT_NEEDED);
 }
 export type ConversationInput = z.infer<ReturnType<typeof conversationInputSchema>>;
 export type ApprovalMode = NonNullable<ConversationInput['approvalMode']>;
@@ -290,6 +319,8 @@ export function conversationStateSchema() {
     /** Secrets replaced by the redactor so far (tool outputs and model replies). */
     redactions: z.number().int(),
     mode: z.enum(['task', 'chat']),
+    /** The model profile the next model step uses, when one is named (a fallback while the primary is unavailable). */
+    profile: z.string().optional(),
     turn: z.number().int(),
     waitingFor: z.enum(['clarify', 'approval', 'message']).nullable(),
     budgets: z.object({ iterations: budget, tokens: budget.nullable(), costUsd: budget.nullable(), seconds: budget.nullable() }),
@@ -301,8 +332,22 @@ export function conversationStateSchema() {
     steps: z.array(stepRecordSchema()),
     /** Steps after the cursor that are no longer kept (the conversation keeps the last 20). */
     stepsMissed: z.number().int(),
+    /** Sub-agents of the current (or latest) delegate_task call, as they last reported. */
+    children: z.array(childViewSchema()).optional(),
   });
 }
+
+function childViewSchema() {
+  return z.object({
+    workflowId: z.string(),
+    goal: z.string(),
+    /** queued until it starts; then the child's own status as it last reported it. */
+    status: z.enum(['queued', ...RUN_STATUSES]),
+    iteration: z.number().int(),
+    totalTokens: z.number(),
+  });
+}
+export type ChildView = z.infer<ReturnType<typeof childViewSchema>>;
 export type ConversationState = z.infer<ReturnType<typeof conversationStateSchema>>;
 
 /**

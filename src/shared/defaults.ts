@@ -21,3 +21,9 @@ export const DEFAULT_LIMITS: Limits = {
 
 /** Dynamic config for the embedded dev server: the default task poll rate adds ~44 ms to every step (docs/design-notes.md, "Embedded server"). */
 export const DEV_SERVER_DYNAMIC_CONFIG = ['--dynamic-config-value', 'history.transferProcessorMaxPollRPS=200'];
+
+/** Sub-agents (delegate_task): written into every input, like the limits, so a later change of a default cannot change a running conversation. */
+export const DEFAULT_DELEGATION = { maxConcurrent: 3, maxDepth: 2, childApprovals: false };
+
+/** A sub-agent's iteration budget unless the parent has less left. */
+export const CHILD_MAX_ITERATIONS = 50;

@@ -2,7 +2,7 @@
 // public contract: the stock `temporal` CLI drives conversations with them too.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AnswerArgs, ApproveArgs, ConversationState, InterruptArgs, SendArgs, StateQueryArgs, TurnResult } from './contract';
-import type { ContextQueryArgs, ContextSlice, ToolList } from './wire';
+import type { ChildProgress, ContextQueryArgs, ContextSlice, ToolList } from './wire';
 
 /** Live state; `{ stepsAfter: N }` returns the steps since step N, so a follower never misses one. */
 export const stateQuery = defineQuery<ConversationState, [StateQueryArgs?]>('state');
@@ -12,6 +12,8 @@ export const contextQuery = defineQuery<ContextSlice, [ContextQueryArgs]>('conte
 export const toolsQuery = defineQuery<ToolList | null>('tools');
 
 export const interruptSignal = defineSignal<[InterruptArgs?]>('interrupt');
+/** Internal: a sub-agent's totals so far, sent to its parent after each of its model calls. */
+export const childProgressSignal = defineSignal<[ChildProgress]>('childProgress');
 /** Chat mode: end the conversation. */
 export const endSignal = defineSignal<[{ reason?: string }?]>('end');
 

@@ -103,6 +103,8 @@ export interface ModelCallResult {
   fromText?: true;
   /** No calls, but the text looks like an attempted tool call that could not be recovered: why (content kept). */
   unparsedToolCall?: string;
+  /** The call was made in text tool-call mode (no `tools` sent; src/llm/text-mode.ts). Absent: native. */
+  toolMode?: 'text';
 }
 
 export interface ToolCallInput {
@@ -154,3 +156,29 @@ export interface ContextSlice {
  * answers such a call with an error instead of running it.
  */
 export const TOO_LARGE_MARKER = '\u0000hermes:too-large:';
+
+/**
+ * What a sub-agent tells its parent after every model call (the `childProgress` signal): its totals so far, so
+ * the parent counts them in its budgets as they are spent. Totals, not deltas: a lost or reordered signal
+ * costs nothing, and the child's result settles the account.
+ */
+export interface ChildProgress {
+  workflowId: string;
+  status: string;
+  iteration: number;
+  modelCalls: number;
+  /** Orders reports sent after the same model call (signals may arrive out of order). */
+  seq?: number;
+  usage: Usage;
+}
+
+export function childProgressSchema() {
+  return z.object({
+    workflowId: z.string(),
+    status: z.string(),
+    iteration: z.number().int().min(0),
+    modelCalls: z.number().int().min(0),
+    seq: z.number().int().min(0).optional(),
+    usage: z.object({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number(), costUsd: z.number() }),
+  });
+}

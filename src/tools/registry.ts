@@ -1,16 +1,20 @@
 // The tool catalogue the workflow and the model activity share. Workflow-safe (specs only, no handlers).
 import { z } from 'zod';
-import { INTERNAL_TOOL_SPECS } from './internal';
+import { DELEGATE_TASK, INTERNAL_TOOL_SPECS } from './internal';
+import { memorySpec } from './specs/memory';
 import { SCHEDULE_TOOL_SPECS, SCHEDULE_TOOLS } from './specs/schedules';
 import { classifyCommand, FILE_TOOL_SPECS, type CommandVerdict } from './specs';
 import { WEB_TOOL_SPECS, WEB_TOOLS } from './specs/web_fetch';
 import type { ToolSpec } from './spec';
+
+export { DELEGATE_TASK };
 
 export const TOOL_SPECS: ToolSpec[] = [
   ...FILE_TOOL_SPECS,
   ...(INTERNAL_TOOL_SPECS as ToolSpec[]),
   ...(SCHEDULE_TOOL_SPECS as ToolSpec[]),
   ...WEB_TOOL_SPECS,
+  memorySpec as ToolSpec,
 ];
 
 const byName = new Map(TOOL_SPECS.map((s) => [s.name, s]));
@@ -26,6 +30,8 @@ export const TOOLSETS: Record<string, string[]> = {
   agent: ['todo', 'clarify'],
   schedules: SCHEDULE_TOOLS,
   web: WEB_TOOLS,
+  agents: [DELEGATE_TASK],
+  memory: ['memory'],
 };
 
 /** Tools whose arguments can need a human's approval, and the rule that decides. */

@@ -4,6 +4,7 @@
 import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
 import type { ConversationInput } from '../shared/contract';
+import type { MemoryLimits } from '../shared/memory';
 
 export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   readonly name: string;
@@ -78,7 +79,12 @@ export interface ToolContext {
    */
   sandbox?: { mode: 'bwrap' | 'none'; network: boolean; bwrap?: string };
   /** For `cluster` tools: the worker's Temporal client, its task queue and the calling conversation's run config. */
-  cluster?: { client: Client; taskQueue: string; conversation?: ConversationInput };
+  cluster?: {
+    client: Client;
+    taskQueue: string;
+    conversation?: ConversationInput;
+    /** Limits of a memory scope this worker creates. */ memoryLimits?: Partial<MemoryLimits>;
+  };
 }
 
 /** Thrown by handlers for problems the model should read (bad path, text not found…). */

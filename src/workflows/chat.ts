@@ -3,6 +3,7 @@
 import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
 import type { ConversationResult, TurnResult } from '../shared/contract';
 import { maybeContinueAsNew } from './continue-as-new';
+import { refreshMemoryAfterWrite } from './memory-recall';
 import type { TurnOutcome } from './outcomes';
 import type { Conversation } from './state';
 import { runTurn } from './turn';
@@ -35,6 +36,7 @@ export async function runChat(c: Conversation): Promise<ConversationResult> {
       c.ended = true;
       return c.finish({ ...last, status: last.status === 'failed' ? 'failed' : 'completed' });
     }
+    await refreshMemoryAfterWrite(c);
     c.beginTurn(c.inbox.shift()!);
     last = await runOneTurn(c);
   }

@@ -13,8 +13,19 @@ import {
   type InterruptArgs,
   type TurnResult,
 } from '../shared/contract';
-import { answerUpdate, approveUpdate, contextQuery, endSignal, interruptSignal, sendUpdate, stateQuery, toolsQuery } from '../shared/messages';
-import { contextQueryArgsSchema } from '../shared/wire';
+import {
+  answerUpdate,
+  approveUpdate,
+  childProgressSignal,
+  contextQuery,
+  endSignal,
+  interruptSignal,
+  sendUpdate,
+  stateQuery,
+  toolsQuery,
+} from '../shared/messages';
+import { childProgressSchema, contextQueryArgsSchema } from '../shared/wire';
+import { childStatus } from './delegate';
 import type { Conversation } from './state';
 import { snapshot } from './view';
 
@@ -95,6 +106,15 @@ export function registerHandlers(c: Conversation): void {
       },
       description: "Chat mode: sends a user message and returns that turn's answer: { text }",
     },
+  );
+
+  setHandler(
+    childProgressSignal,
+    (raw) => {
+      const r = childProgressSchema().safeParse(raw);
+      if (r.success) c.childReport({ ...r.data, status: childStatus(r.data.status) });
+    },
+    { description: "Internal: a sub-agent's totals so far (usage, model calls, iteration), counted in this conversation's budgets" },
   );
 
   setHandler(

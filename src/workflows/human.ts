@@ -2,6 +2,7 @@
 // durable timer, so a worker restart or a week-long wait changes nothing.
 import { condition, isCancellation } from '@temporalio/workflow';
 import { approvalVerdict } from '../tools/registry';
+import { reportToParent } from './delegate';
 import { STOPPED, type Stopped } from './outcomes';
 import { approvalDenied, clarifyTimedOut, refused } from './prompts';
 import type { Conversation } from './state';
@@ -50,6 +51,8 @@ export async function approvalGate(
 
   c.pendingApprovals.push({ callId, tool, command: typeof args.command === 'string' ? args.command : JSON.stringify(args), reason, pattern });
   c.setStatus('waiting', 'approval');
+  // A sub-agent allowed to ask (delegation.childApprovals): its parent's state shows it waiting.
+  reportToParent(c);
   try {
     const decided = await condition(() => c.approvalDecisions.has(callId), c.limits.approvalTimeoutSec * 1000, {
       summary: `waiting for approval of ${tool}: ${reason}`,

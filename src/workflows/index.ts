@@ -1,2 +1,3 @@
 export { conversationWorkflow } from './conversation';
 export { deliveryWorkflow } from './delivery';
+export { memoryWorkflow } from './memory';

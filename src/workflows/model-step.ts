@@ -1,19 +1,32 @@
 // The model calls of a turn: a step with tools, classified into what the loop does next, and the tool-less
 // grace call that ends a forced stop with a summary. Failures the loop can recover from (context overflow,
 // an unavailable model with a fallback profile) become another try; the rest end the turn.
-import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
 import type { RunStatus } from '../shared/contract';
 import type { ModelCallResult } from '../shared/wire';
-import { acts, modelCallOptions } from './activities';
+import { acts, localActs, modelCallOptions } from './activities';
 import type { ModelOutcome, TurnOutcome } from './outcomes';
 import type { Conversation } from './state';
+import { reportToParent } from './delegate';
 import { describeFailure, FALLBACK_TRIGGERS } from './failures';
 import { EMPTY_NUDGE, unparsedCallCorrection } from './prompts';
 import { MAX_INVALID_STREAK } from './limits';
 import { addUsage } from './usage';
 
+/**
+ * Patch id: a step whose model stays unavailable continues on the next profile of the primary's fallback chain
+ * (the worker's config, asked with a local activity only then), for the rest of the turn.
+ */
+export const FALLBACK_CHAINS = 'fallback-chains';
+
 /** One model call with tools; classifies what the model wants next. */
 export async function modelStep(c: Conversation): Promise<ModelOutcome> {
+  // A fallback lasts for the turn it was needed in: each turn tries the primary first.
+  if (c.fallbackTurn !== undefined && c.fallbackTurn !== c.turn) {
+    c.fallbackTurn = undefined;
+    c.profile = c.input.model;
+    c.note('model', `new turn: back to profile ${c.profile ?? 'default'}`);
+  }
   c.iteration++;
   let r: ModelCallResult;
   try {
@@ -22,6 +35,15 @@ export async function modelStep(c: Conversation): Promise<ModelOutcome> {
     if (isCancellation(err)) throw err;
     const f = describeFailure(err);
     if (f.type === 'ContextOverflow' && c.pruneOldToolOutputs('context overflow: pruned old tool outputs and retried')) {
+      c.iteration--;
+      return { kind: 'again' };
+    }
+    if (FALLBACK_TRIGGERS.includes(f.type) && patched(FALLBACK_CHAINS)) {
+      const next = await nextInChain(c);
+      if (!next) return { kind: 'fail', reason: f.type, error: f.message };
+      c.note('model', `${f.type} on profile ${c.profile ?? 'default'}: continuing on fallback profile ${next} for this turn`);
+      c.profile = next;
+      c.fallbackTurn = c.turn;
       c.iteration--;
       return { kind: 'again' };
     }
@@ -60,6 +82,23 @@ export async function modelStep(c: Conversation): Promise<ModelOutcome> {
   return { kind: 'tools', calls };
 }
 
+/** The profile after the current one in the primary's chain (its `fallbacks`, then the run's fallbackModel). */
+async function nextInChain(c: Conversation): Promise<string | undefined> {
+  let chain: string[];
+  try {
+    ({ chain } = await localActs.modelFallbacks({
+      ...(c.input.model ? { primary: c.input.model } : {}),
+      ...(c.input.fallbackModel ? { runFallback: c.input.fallbackModel } : {}),
+    }));
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    c.note('model', `no fallback: the worker could not name the fallback profiles (${describeFailure(err).message})`);
+    return undefined;
+  }
+  const at = chain.indexOf(c.profile ?? chain[0]!);
+  return at >= 0 ? chain[at + 1] : undefined;
+}
+
 /** The final tool-less call that turns a forced stop into a useful summary. */
 export async function grace(c: Conversation, status: RunStatus, request: string): Promise<TurnOutcome> {
   c.messages.push({ role: 'user', content: request });
@@ -94,16 +133,17 @@ async function callModel(c: Conversation, tools: string[], summary: string): Pro
     },
   ]);
   c.usage = addUsage(c.usage, r.usage);
+  // A sub-agent that goes on reports its totals now; a reply without tool calls ends it, and its result reports them.
+  if (r.message.tool_calls?.length) reportToParent(c);
   if (c.limits.maxCostUsd > 0 && r.usage.totalTokens > 0 && r.usage.costUsd === 0 && !c.warned.includes('unpriced')) {
     c.warned.push('unpriced');
     c.note('budget', `maxCostUsd cannot be enforced: model profile ${c.profile ?? 'default'} has no prices`);
   }
   const names = r.message.tool_calls?.map((t) => t.function.name) ?? [];
+  const how = r.toolMode === 'text' ? ' (text mode)' : r.fromText ? ' written as text' : '';
   const what = names.length
-    ? `${names.length} tool call(s)${r.fromText ? ' written as text' : ''}: ${names.join(', ')}`
-    : r.unparsedToolCall
-      ? 'unreadable tool call'
-      : 'answer';
+    ? `${names.length} tool call(s)${how}: ${names.join(', ')}`
+    : `${r.unparsedToolCall ? 'unreadable tool call' : 'answer'}${r.toolMode === 'text' ? ' (text mode)' : ''}`;
   c.record({ kind: 'model', name: r.model, summary: what, ok: true, ...redacted(c, r.redactions) });
   c.publishProgress();
   return r;

@@ -3,13 +3,39 @@
 /** The answer a scheduled run gives when there is nothing to report: no webhook delivery happens. */
 export const NOTHING_TO_REPORT = 'NOTHING_TO_REPORT';
 
-export function systemPrompt(opts: { workspace?: string; tools: string[]; extra?: string; schedule?: { name: string; webhook?: string } }): string {
-  const lines = [
+/**
+ * Heading in front of the per-conversation part of the system prompt (workspace, schedule, the caller's text).
+ * What comes before it is the same for every conversation with the same tools, so a server's prompt cache can
+ * reuse it; the model activity inserts text-mode tool descriptions right before it (src/llm/text-mode.ts).
+ */
+export const CONVERSATION_HEADING = '## This conversation';
+
+interface PromptParts {
+  workspace?: string;
+  tools: string[];
+  extra?: string;
+  schedule?: { name: string; webhook?: string };
+}
+
+/**
+ * `ordered` (patch `prompt-cache-order`): stable parts first, the per-conversation parts last behind
+ * CONVERSATION_HEADING. Without it, the order conversations recorded before the patch were started with.
+ */
+export function systemPrompt(opts: PromptParts, ordered = false): string {
+  const stable = [
     'You are Hermes, an autonomous agent. Work step by step: call tools to inspect and change the workspace,',
     'read their results, and continue until the task is done. When you are done, reply with the final answer',
     'and no tool calls.',
     opts.tools.length ? `Tools: ${opts.tools.join(', ')}.` : 'No tools are available in this conversation.',
   ];
+  const own = conversationLines(opts);
+  if (!ordered) return [...stable, ...own].join('\n');
+  const tail = own[0] === '' ? own.slice(1) : own;
+  return tail.length ? [...stable, '', CONVERSATION_HEADING, ...tail].join('\n') : stable.join('\n');
+}
+
+function conversationLines(opts: PromptParts): string[] {
+  const lines: string[] = [];
   if (opts.workspace) lines.push(`Workspace: ${opts.workspace} (file paths are relative to it).`);
   if (opts.schedule) {
     const report = opts.schedule.webhook ? "Your final answer is the report, sent to the task's webhook." : 'Your final answer is the report.';
@@ -19,7 +45,7 @@ export function systemPrompt(opts: { workspace?: string; tools: string[]; extra?
     );
   }
   if (opts.extra) lines.push('', opts.extra);
-  return lines.join('\n');
+  return lines;
 }
 
 export const EMPTY_NUDGE = 'Your last reply was empty. Continue the task: call a tool, or reply with your final answer.';
@@ -83,5 +109,28 @@ export function unparsedCallCorrection(why: string): string {
   return (
     `Your tool call could not be parsed: ${why}. To call a tool, reply with exactly one JSON object per call inside ` +
     '<tool_call></tool_call> tags: <tool_call>{"name": "TOOL", "arguments": {...}}</tool_call> — or answer in plain text.'
+  );
+}
+
+/** The system prompt text a sub-agent gets after the usual one; its goal is its first user message. */
+export function subAgentSystem(parentId: string, o: { overall?: string; context?: string; sharedContext?: string }): string {
+  const lines = [
+    `You are a sub-agent: another agent (conversation ${parentId}) handed you the task in the first user message.`,
+    'Work on your own: nobody can answer questions, and commands that need approval are denied unless stated otherwise.',
+    'When you are done, reply with a concise summary of what you did and what you found (files changed, results,',
+    'anything left open). That summary is all the other agent sees of your work.',
+  ];
+  if (o.overall) lines.push('', `The overall goal your task serves: ${o.overall}`);
+  const context = [o.sharedContext, o.context].filter(Boolean).join('\n\n');
+  if (context) lines.push('', 'Context:', context);
+  return lines.join('\n');
+}
+
+/** delegate_task called where it is not offered: at the depth limit, or with delegation off. */
+export function delegationRefused(depth: number, maxDepth: number): string {
+  const where = depth === 0 ? 'this conversation' : `this sub-agent (depth ${depth})`;
+  return (
+    `Error: delegate_task is not available: ${where} is at the delegation depth limit (delegation.maxDepth ${maxDepth}). ` +
+    'Do the work yourself with your own tools.'
   );
 }

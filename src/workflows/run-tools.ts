@@ -4,9 +4,10 @@
 import { ActivityCancellationType, isCancellation, patched } from '@temporalio/workflow';
 import type { ToolCall, ToolCallResult } from '../shared/wire';
 import type { ToolSpec } from '../tools/spec';
-import { approvalVerdict, toolSpec } from '../tools/registry';
+import { approvalVerdict, DELEGATE_TASK, toolSpec } from '../tools/registry';
 import { acts, onceToolOptions, retryingToolOptions } from './activities';
 import { shortArgs, toolMessageContent } from './context-ops';
+import { delegate, delegationUnavailable, type DelegateArgs } from './delegate';
 import { describeFailure } from './failures';
 import { MAX_INVALID_STREAK } from './limits';
 import { redacted } from './model-step';
@@ -33,7 +34,12 @@ export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<
   const plan = planToolCalls(calls, c.tools, (name) => toolSpec(name) ?? catalogSpec(c, name));
   const results = new Map<string, string>();
   const cut = new Set<string>();
-  for (const p of plan) if (p.kind === 'invalid') results.set(p.call.id, p.content);
+  for (const p of plan) {
+    if (p.kind !== 'invalid') continue;
+    // A sub-agent at the depth limit is not offered delegate_task; if it calls it anyway, it hears why.
+    const refusedDelegation = p.call.function?.name === DELEGATE_TASK && !c.tools.includes(DELEGATE_TASK);
+    results.set(p.call.id, refusedDelegation ? delegationUnavailable(c) : p.content);
+  }
 
   const runs = plan.filter((p): p is RunCall => p.kind === 'run');
   for (const batch of batchCalls(runs)) {
@@ -178,6 +184,12 @@ async function runInternal(c: Conversation, r: RunCall, cut: Set<string>): Promi
       if (answer !== STOPPED) return answer;
       cut.add(r.call.id);
       return cancelledRunning(c.stopCause());
+    }
+    case DELEGATE_TASK: {
+      const { content, cut: stopped } = await delegate(c, r.call.id, r.args as DelegateArgs);
+      if (stopped) cut.add(r.call.id);
+      c.record({ kind: 'tool', name: DELEGATE_TASK, summary: content.split('\n')[0]!, ok: !content.startsWith('Error') });
+      return content;
     }
     default:
       return `Error: ${r.name} is not available here.`;

@@ -5,14 +5,15 @@ import {
   CancellationScope,
   CancelledFailure,
   isCancellation,
-  patched,
   setCurrentDetails,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type {
+  ChildView,
   ConversationInput,
+  Delegation,
   ConversationResult,
   ConversationState,
   InterruptArgs,
@@ -27,22 +28,25 @@ import type {
 } from '../shared/contract';
 import { extendDigest } from '../shared/digest';
 import { HermesIterations, HermesModel, HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
-import type { ChatMessage, ExternalToolSpec, RepeatState, ToolList } from '../shared/wire';
+import type { ChatMessage, ChildProgress, ExternalToolSpec, RepeatState, ToolList } from '../shared/wire';
 import type { BudgetInput } from './budget';
 import { PRUNE_KEEP_TAIL, pruneToolOutputs } from './context-ops';
 import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
 import { systemPrompt } from './prompts';
-import { ZERO_USAGE } from './usage';
+import { addUsage, subUsage, ZERO_USAGE } from './usage';
 import { detailsText } from './view';
+import { since } from './release';
 
 const MAX_STEPS_KEPT = 20;
 /** Patch id: HermesStatus is published from the first workflow task and on cancel, with HermesModel and HermesIterations. */
 export const STATUS_ATTRIBUTES = 'status-attributes';
+/** Patch id: the system prompt puts the per-conversation parts last (prefix caching, prompts.ts). */
+export const PROMPT_CACHE_ORDER = 'prompt-cache-order';
 const PROGRESS_EVERY_MS = 5_000;
 
 /** A conversation's input once checked: limits complete, tools resolved. */
 export interface RunConfig {
-  input: ConversationInput & { limits: Limits };
+  input: ConversationInput & { limits: Limits; delegation?: Required<Delegation> };
   tools: string[];
   /** The worker's catalog tools this conversation recorded at its start (src/workflows/tool-list.ts). */
   toolList?: ToolList;
@@ -74,11 +78,15 @@ type CarriedKey =
  */
 export type CarriedState = Pick<Conversation, CarriedKey> &
   Partial<
-    Pick<Conversation, 'invalidStreak' | 'redactions' | 'turnInProgress' | 'turnStartMessage' | 'ended'> & { profile: string; toolList: ToolList }
+    Pick<Conversation, 'invalidStreak' | 'redactions' | 'turnInProgress' | 'turnStartMessage' | 'ended'> & {
+      profile: string;
+      fallbackTurn: number;
+      toolList: ToolList;
+    }
   >;
 
 export class Conversation {
-  readonly input: ConversationInput & { limits: Limits };
+  readonly input: RunConfig['input'];
   readonly limits: Limits;
   tools: string[];
   toolList: ToolList | undefined;
@@ -100,6 +108,8 @@ export class Conversation {
   redactions: number;
   repeat: RepeatState;
   profile: string | undefined;
+  /** The turn in which `profile` became a fallback (model-step.ts); the next turn goes back to the primary. */
+  fallbackTurn: number | undefined;
   todo: TodoItem[];
   approvedPatterns: string[];
   warned: string[];
@@ -125,6 +135,12 @@ export class Conversation {
   pendingApprovals: PendingApproval[] = [];
   approvalDecisions = new Map<string, { decision: 'approve' | 'deny'; remember: boolean }>();
   waitingFor: ConversationState['waitingFor'] = null;
+  /** Sub-agents of the current (or latest) delegate_task call, for the state query. */
+  children: ChildView[] = [];
+  /** What each sub-agent of this run has reported so far; `settled` once its result is counted. */
+  private readonly childTotals = new Map<string, { modelCalls: number; seq: number; usage: Usage; settled: boolean }>();
+  /** Reports this conversation (as a sub-agent) sent to its parent in this run. */
+  reportsSent = 0;
   readonly modelCallsAtRunStart: number;
   readonly historyBytesAtRunStart: number;
   /** Runs recorded before STATUS_ATTRIBUTES published HermesStatus only on changes. */
@@ -132,6 +148,8 @@ export class Conversation {
   private publishedAtMs = 0;
   private scope: CancellationScope | undefined;
   private digested = { version: -1, count: 0, value: '' };
+  /** A fresh run's system prompt order (PROMPT_CACHE_ORDER), kept for the rewrite that names its catalog tools. */
+  private promptOrdered = false;
 
   constructor({ input, tools, toolList }: RunConfig, carried?: CarriedState) {
     this.input = input;
@@ -140,6 +158,7 @@ export class Conversation {
     this.toolList = carried?.toolList ?? toolList;
     const c = carried;
     const firstPrompt = input.prompt?.trim() ? [{ role: 'user' as const, content: input.prompt }] : [];
+    this.promptOrdered = c ? false : since(PROMPT_CACHE_ORDER);
     this.messages = c?.messages ?? [{ role: 'system', content: this.systemPrompt() }, ...firstPrompt];
     this.contextVersion = c?.contextVersion ?? 0;
     this.iteration = c?.iteration ?? 0;
@@ -153,6 +172,7 @@ export class Conversation {
     this.redactions = c?.redactions ?? 0;
     this.repeat = c?.repeat ?? { recent: [], warned: false };
     this.profile = c?.profile ?? input.model;
+    this.fallbackTurn = c?.fallbackTurn;
     this.todo = c?.todo ?? [];
     this.approvedPatterns = c?.approvedPatterns ?? [];
     this.warned = c?.warned ?? [];
@@ -167,13 +187,13 @@ export class Conversation {
     this.turnInProgress = c ? Boolean(c.turnInProgress) : firstPrompt.length > 0;
     this.modelCallsAtRunStart = this.modelCalls;
     this.historyBytesAtRunStart = workflowInfo().historySize;
-    this.fullAttributes = input.searchAttributes !== false && patched(STATUS_ATTRIBUTES);
+    this.fullAttributes = input.searchAttributes !== false && since(STATUS_ATTRIBUTES);
     if (this.fullAttributes) this.publishStatus();
   }
 
   private systemPrompt(): string {
     const { input, tools } = this;
-    return systemPrompt({ workspace: input.workspace, tools, extra: input.system, schedule: input.schedule });
+    return systemPrompt({ workspace: input.workspace, tools, extra: input.system, schedule: input.schedule }, this.promptOrdered);
   }
 
   /** A fresh run's catalog tools, fetched after the start (tool-list.ts): before the first step, so the prompt names them. */
@@ -198,6 +218,7 @@ export class Conversation {
       ...{ messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, invalidStreak, redactions },
       ...{ todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended },
       ...(profile !== undefined ? { profile } : {}),
+      ...(this.fallbackTurn !== undefined ? { fallbackTurn: this.fallbackTurn } : {}),
       ...(this.toolList ? { toolList: this.toolList } : {}),
       turnInProgress: this.turnInProgress,
     };
@@ -340,6 +361,43 @@ export class Conversation {
       if (m.role === 'assistant' && m.content) return m.content;
     }
     return '';
+  }
+
+  /** How deep this conversation is among sub-agents: 0 for one a person or a schedule started. */
+  get depth(): number {
+    return this.input.parent?.depth ?? 0;
+  }
+
+  /** A sub-agent is about to start: its reports count from now on. */
+  expectChild(workflowId: string): void {
+    this.childTotals.set(workflowId, { modelCalls: 0, seq: -1, usage: ZERO_USAGE, settled: false });
+  }
+
+  /**
+   * A sub-agent's totals so far (its progress signal, or its result with `settle`): what is new is added to
+   * this conversation's usage, so budgets see children's spending as it happens. Reports of children this
+   * run did not start, of settled ones, or older than one already counted change nothing.
+   */
+  childReport(p: ChildProgress, settle = false): void {
+    const t = this.childTotals.get(p.workflowId);
+    const seq = p.seq ?? 0;
+    if (!t || t.settled || p.modelCalls < t.modelCalls || (p.modelCalls === t.modelCalls && seq <= t.seq && !settle)) return;
+    const delta = subUsage(p.usage, t.usage);
+    if (delta.totalTokens > 0 || delta.costUsd > 0) this.usage = addUsage(this.usage, delta);
+    if (p.usage.totalTokens >= t.usage.totalTokens) t.usage = p.usage;
+    t.modelCalls = p.modelCalls;
+    t.seq = seq;
+    t.settled = settle;
+    const view = this.children.find((v) => v.workflowId === p.workflowId);
+    if (view) Object.assign(view, { iteration: p.iteration, totalTokens: p.usage.totalTokens, status: p.status });
+  }
+
+  /** A sub-agent ended without a result (cancelled, failed to start): what it reported stays counted, nothing more. */
+  closeChild(workflowId: string, status: ChildView['status']): void {
+    const t = this.childTotals.get(workflowId);
+    if (t) t.settled = true;
+    const view = this.children.find((v) => v.workflowId === workflowId);
+    if (view) view.status = status;
   }
 
   /** HermesStatus / HermesWaitingFor make conversations filterable in the Web UI and `temporal workflow list`. */

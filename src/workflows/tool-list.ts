@@ -11,18 +11,19 @@ import { localActs, localActsOptions } from './activities';
 export const TOOL_CATALOG = 'tool-catalog';
 
 /**
- * A fresh run that asks for all tools (`requested` undefined) or names some the bundle does not know asks the
- * worker for its catalog; runs recorded before the patch (and continued runs, which carry their list) do not.
+ * A fresh run that names no tools (it gets the default tools of its release plus the whole catalog) or names some
+ * the bundle does not know asks the worker for its catalog; runs recorded before the patch (and continued runs,
+ * which carry their list) do not. A sub-agent names its parent's tools, so it asks for the catalog ones by name.
  */
-export function wantsCatalog(start: { carried?: unknown; requested: string[] | undefined; unknownTools: string[] }): boolean {
-  if (start.carried || (start.requested !== undefined && start.unknownTools.length === 0)) return false;
+export function wantsCatalog(start: { carried?: unknown; named: string[] | undefined; unknownTools: string[] }): boolean {
+  if (start.carried || (start.named !== undefined && start.unknownTools.length === 0)) return false;
   return patched(TOOL_CATALOG);
 }
 
 /** The worker's list (only the tools the names select); undefined when it has none, or cannot list them. */
-export async function fetchToolList(requested: string[] | undefined, unknown: string[]): Promise<ToolList | undefined> {
+export async function fetchToolList(named: string[] | undefined, unknown: string[]): Promise<ToolList | undefined> {
   const list = await localActs.listTools
-    .executeWithOptions({ ...localActsOptions, summary: "list the worker's custom tools" }, [requested ? { names: unknown } : {}])
+    .executeWithOptions({ ...localActsOptions, summary: "list the worker's custom tools" }, [named ? { names: unknown } : {}])
     .catch(() => undefined);
   return list && (list.tools.length || list.toolsets) ? list : undefined;
 }

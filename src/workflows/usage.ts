@@ -11,3 +11,13 @@ export function addUsage(a: Usage, b: Usage): Usage {
     costUsd: a.costUsd + b.costUsd,
   };
 }
+
+/** What `a` has beyond `b`, never below zero. */
+export function subUsage(a: Usage, b: Usage): Usage {
+  return {
+    promptTokens: Math.max(0, a.promptTokens - b.promptTokens),
+    completionTokens: Math.max(0, a.completionTokens - b.completionTokens),
+    totalTokens: Math.max(0, a.totalTokens - b.totalTokens),
+    costUsd: Math.max(0, a.costUsd - b.costUsd),
+  };
+}

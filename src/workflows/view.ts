@@ -22,6 +22,7 @@ export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationSt
     redactions: c.redactions,
     runs: c.runs,
     mode: c.input.mode ?? 'task',
+    ...(c.profile ? { profile: c.profile } : {}),
     turn: c.turn,
     waitingFor: c.waitingFor,
     budgets: budgetViews(c.budgetInput()),
@@ -31,6 +32,7 @@ export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationSt
     lastStep: c.steps[c.steps.length - 1],
     steps: after === undefined ? c.steps.slice(-5) : c.steps.filter((s) => s.step > after),
     stepsMissed: after !== undefined && first !== undefined ? Math.max(0, first - after - 1) : 0,
+    ...(c.children.length ? { children: c.children } : {}),
   };
 }
 

@@ -34,6 +34,8 @@ export interface RecordedRequest {
   n: number;
   /** Parsed JSON body. */
   body: any;
+  /** The body as it arrived (byte-level checks, e.g. prompt prefixes). */
+  raw: string;
   headers: http.IncomingHttpHeaders;
   /** Date.now() when the request arrived. */
   at: number;
@@ -176,6 +178,7 @@ export class MockModel {
     const record: RecordedRequest = {
       n: this.requests.length + 1,
       body,
+      raw,
       headers: req.headers,
       at: Date.now(),
       messages: Array.isArray(body?.messages) ? body.messages : [],

@@ -53,6 +53,7 @@ function runConfig(conversation: ConversationInput | undefined, args: RegisterAr
     ...(c.workspace ? { workspace: c.workspace } : {}),
     ...(tools ? { tools } : {}),
     ...(c.system ? { system: c.system } : {}),
+    ...(c.memoryScope ? { memoryScope: c.memoryScope } : {}),
     // Nobody watches a scheduled run: approvals are denied unless this conversation allowed every command.
     approvalMode: c.approvalMode === 'allow' ? 'allow' : 'deny',
     ...(c.searchAttributes === false ? { searchAttributes: false } : {}),

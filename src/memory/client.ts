@@ -1,0 +1,143 @@
+// Reads and writes the memory of a scope from node code: the memory tool (in the tool activity), the snapshot
+// activity, `hermes.memory(scope)` and `hermes memory`. A write is update-with-start: the first write to a scope
+// creates its memory workflow, later ones go to the running one (workflowIdConflictPolicy USE_EXISTING).
+import {
+  QueryNotRegisteredError,
+  WithStartWorkflowOperation,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+} from '@temporalio/client';
+import {
+  DEFAULT_MEMORY_LIMITS,
+  isMemoryScope,
+  memoryClearUpdate,
+  memoryQuery,
+  memoryWorkflowId,
+  memoryWriteUpdate,
+  SCOPE_RULE,
+  type MemoryInput,
+  type MemoryLimits,
+  type MemoryStoreName,
+  type MemoryView,
+  type MemoryWrite,
+  type MemoryWriteResult,
+} from '../shared/memory';
+import type { memoryWorkflow } from '../workflows/memory';
+
+export { DEFAULT_MEMORY_LIMITS, type MemoryLimits, type MemoryView, type MemoryWrite, type MemoryWriteResult } from '../shared/memory';
+
+/** A write or clear the memory workflow refused (its validator's reason), or a bad scope. */
+export class MemoryError extends Error {
+  override name = 'MemoryError';
+}
+
+/** Store limits from the worker's environment (HERMES_MEMORY_NOTES_CHARS, HERMES_MEMORY_USER_CHARS); they apply when a scope's memory is created. */
+export function memoryLimitsFromEnv(env: NodeJS.ProcessEnv = process.env): MemoryLimits {
+  const read = (v: string | undefined, dflt: number) => {
+    const n = Number(v);
+    return v && Number.isInteger(n) && n >= 100 && n <= 100_000 ? n : dflt;
+  };
+  return {
+    notes: read(env.HERMES_MEMORY_NOTES_CHARS, DEFAULT_MEMORY_LIMITS.notes),
+    user: read(env.HERMES_MEMORY_USER_CHARS, DEFAULT_MEMORY_LIMITS.user),
+  };
+}
+
+export interface MemoryClientOptions {
+  taskQueue: string;
+  /** Limits of the stores if this client creates the scope's memory (default: the environment's, else 2,200 and 1,375). */
+  limits?: Partial<MemoryLimits>;
+  /** Continue-as-new after this many writes per run (tests). */
+  writesPerRun?: number;
+}
+
+export class MemoryClient {
+  readonly workflowId: string;
+
+  constructor(
+    private readonly client: Client,
+    readonly scope: string,
+    private readonly opts: MemoryClientOptions,
+  ) {
+    this.workflowId = memoryWorkflowId(scope);
+  }
+
+  /** A client for a scope named by a person or a conversation input: checked first. */
+  static checked(client: Client, scope: string, opts: MemoryClientOptions): MemoryClient {
+    if (!isMemoryScope(scope)) throw new MemoryError(`memory scope "${scope}": ${SCOPE_RULE}`);
+    return new MemoryClient(client, scope, opts);
+  }
+
+  /** The stores; empty ones when nothing was ever written to this scope. */
+  async read(): Promise<MemoryView> {
+    try {
+      return await this.client.workflow.getHandle(this.workflowId).query(memoryQuery);
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError || err instanceof QueryNotRegisteredError) return this.empty();
+      throw err;
+    }
+  }
+
+  /**
+   * Adds, replaces or removes an entry. A refused write (injection pattern, no or several matching entries,
+   * over the limit) throws MemoryError with the reason and the entries. `updateId` makes a retried write
+   * (e.g. the tool activity's) apply once.
+   */
+  async write(w: MemoryWrite, opts: { updateId?: string } = {}): Promise<MemoryWriteResult> {
+    return this.refusals(() =>
+      this.client.workflow.executeUpdateWithStart(memoryWriteUpdate, {
+        args: [w],
+        ...(opts.updateId ? { updateId: opts.updateId } : {}),
+        startWorkflowOperation: this.startOperation(),
+      }),
+    );
+  }
+
+  /** Empties one store or both. */
+  async clear(store?: MemoryStoreName): Promise<MemoryView> {
+    return this.refusals(() =>
+      this.client.workflow.executeUpdateWithStart(memoryClearUpdate, {
+        args: [store ? { store } : {}],
+        startWorkflowOperation: this.startOperation(),
+      }),
+    );
+  }
+
+  private startOperation() {
+    const limits = { ...memoryLimitsFromEnv(), ...this.opts.limits };
+    const input: MemoryInput = {
+      scope: this.scope,
+      notesLimit: limits.notes,
+      userLimit: limits.user,
+      ...(this.opts.writesPerRun ? { writesPerRun: this.opts.writesPerRun } : {}),
+    };
+    return new WithStartWorkflowOperation<typeof memoryWorkflow>('memoryWorkflow', {
+      workflowId: this.workflowId,
+      taskQueue: this.opts.taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      staticSummary: `hermes memory: ${this.scope}`,
+    });
+  }
+
+  private async refusals<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      // A rejected update (its validator threw) and a failed one both arrive as WorkflowUpdateFailedError.
+      if (err instanceof WorkflowUpdateFailedError) throw new MemoryError(reasonOf(err));
+      throw err;
+    }
+  }
+
+  private empty(): MemoryView {
+    const limits = { ...memoryLimitsFromEnv(), ...this.opts.limits };
+    return { scope: this.scope, notes: { entries: [], limit: limits.notes }, user: { entries: [], limit: limits.user }, writes: 0 };
+  }
+}
+
+function reasonOf(err: WorkflowUpdateFailedError): string {
+  const cause = err.cause as { message?: string } | undefined;
+  return cause?.message || err.message;
+}

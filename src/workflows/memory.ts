@@ -1,0 +1,96 @@
+// The durable memory of one scope: a long-lived workflow (`hermes-memory-<scope>`) that holds two stores, agent
+// notes and user profile. Writes are updates, reads a query, so memory is as durable and as visible as the
+// conversations, and every worker sees the same. The first write creates it (update-with-start, src/memory/).
+//
+// Updates are serialised by the workflow: the handlers are synchronous, so each validator and handler pair runs
+// to completion before the next update is looked at — two conversations writing at once lose neither write.
+// Every check (arguments, injection patterns, the entry a match finds, the limit) is in the validator: a refused
+// write is rejected before it is recorded, for our client and the stock `temporal` CLI alike.
+import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import { issuesText, parseArgs } from '../shared/contract';
+import {
+  applyMemoryWrite,
+  DEFAULT_MEMORY_LIMITS,
+  emptyMemory,
+  listEntries,
+  MEMORY_STORES,
+  memoryClearSchema,
+  memoryInputSchema,
+  memoryQuery,
+  memoryClearUpdate,
+  memoryWriteSchema,
+  memoryWriteUpdate,
+  STORE_TITLES,
+  usedChars,
+  type MemoryInput,
+  type MemoryState,
+  type MemoryView,
+} from '../shared/memory';
+
+/** What continue-as-new hands to the next run. */
+export interface MemoryCarried {
+  state: MemoryState;
+  writes: number;
+}
+
+const WRITES_PER_RUN = 500;
+
+export async function memoryWorkflow(rawInput: unknown, carried?: MemoryCarried): Promise<MemoryView> {
+  const parsed = memoryInputSchema().safeParse(rawInput);
+  if (!parsed.success)
+    throw ApplicationFailure.create({ type: 'BadInput', message: `memory workflow input: ${issuesText(parsed.error)}`, nonRetryable: true });
+  const input: MemoryInput = parsed.data;
+  let state =
+    carried?.state ?? emptyMemory({ notes: input.notesLimit ?? DEFAULT_MEMORY_LIMITS.notes, user: input.userLimit ?? DEFAULT_MEMORY_LIMITS.user });
+  let writes = carried?.writes ?? 0;
+  let writesThisRun = 0;
+  const view = (): MemoryView => ({ scope: input.scope, ...state, writes });
+  const changed = () => {
+    writes++;
+    writesThisRun++;
+    details(input.scope, state);
+  };
+
+  setHandler(memoryQuery, view, { description: 'The memory of this scope: { scope, notes: { entries, limit }, user: { entries, limit }, writes }' });
+  setHandler(
+    memoryWriteUpdate,
+    (raw) => {
+      const next = applyMemoryWrite(state, memoryWriteSchema().parse(raw));
+      state = next.state;
+      changed();
+      return next.result;
+    },
+    {
+      // Throws with the reason: the update is rejected and nothing is recorded.
+      validator: (raw) => void applyMemoryWrite(state, parseArgs(memoryWriteSchema(), raw, 'memory write')),
+      description:
+        'Adds, replaces or removes an entry: { action: "add", store: "notes"|"user", text } | { action: "replace", store, match, text } | { action: "remove", store, match }',
+    },
+  );
+  setHandler(
+    memoryClearUpdate,
+    (raw) => {
+      const { store } = memoryClearSchema().parse(raw);
+      for (const name of store ? [store] : MEMORY_STORES) state = { ...state, [name]: { ...state[name], entries: [] } };
+      changed();
+      return view();
+    },
+    {
+      validator: (raw) => void parseArgs(memoryClearSchema(), raw, 'memory clear'),
+      description: 'Empties one store or both: { store?: "notes"|"user" }',
+    },
+  );
+  details(input.scope, state);
+
+  // History grows by a few events per write: start a fresh run now and then, carrying the stores.
+  const perRun = input.writesPerRun ?? WRITES_PER_RUN;
+  await condition(() => writesThisRun >= perRun || workflowInfo().continueAsNewSuggested);
+  await condition(allHandlersFinished);
+  return continueAsNew<typeof memoryWorkflow>(input, { state, writes });
+}
+
+/** The Web UI's workflow page shows the stores. */
+function details(scope: string, state: MemoryState): void {
+  const parts = MEMORY_STORES.map((n) => `**${STORE_TITLES[n]}** (${usedChars(state[n].entries)}/${state[n].limit})\n\n${listEntries(state[n])}`);
+  setCurrentDetails(`Memory scope \`${scope}\`\n\n${parts.join('\n\n')}`);
+}
