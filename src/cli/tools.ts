@@ -1,9 +1,13 @@
 // `hermes tools`: every tool a worker started here would offer — the built-ins and the config file's custom
-// tools — with its toolset, source, whether it is read-only, and its JSON Schema. Loading the catalog is the
-// worker's own start-up step, so a bad config or module fails here the same way.
+// modules, HTTP tools and MCP servers' tools — with its toolset, source, whether it is read-only, and its JSON
+// Schema; for HTTP tools also the circuit states the workers running on this host publish. Loading the catalog
+// is the worker's own start-up step (MCP servers are started, listed and stopped), so a bad config, module or
+// server fails here the same way.
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { configPath } from '../config/load';
+import { hermesHome } from '../paths';
+import { readPublishedCircuitStates, type PublishedCircuits } from '../tools/http';
 import { TOOL_SPECS, TOOLSETS } from '../tools/registry';
 import { loadCatalog } from '../worker';
 
@@ -19,6 +23,14 @@ interface Row {
 export async function tools(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { json: { type: 'boolean' } } });
   const catalog = await loadCatalog();
+  try {
+    return print(catalog, Boolean(values.json));
+  } finally {
+    await catalog.close();
+  }
+}
+
+function print(catalog: Awaited<ReturnType<typeof loadCatalog>>, json: boolean): number {
   const rows: Row[] = [
     ...TOOL_SPECS.map((s) => {
       const { $schema: _drop, ...parameters } = z.toJSONSchema(s.schema, { io: 'input' }) as Record<string, unknown>;
@@ -42,8 +54,10 @@ export async function tools(args: string[]): Promise<number> {
     })),
   ];
   const groups = catalog.toolsetNames();
-  if (values.json) {
-    process.stdout.write(`${JSON.stringify({ config: configPath(), tools: rows, toolsets: groups }, null, 2)}\n`);
+  const http = new Set(catalog.tools().flatMap((t) => (t.source === 'http' ? [t.name] : [])));
+  const circuits = http.size ? readPublishedCircuitStates(hermesHome()) : [];
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ config: configPath(), tools: rows, toolsets: groups, httpCircuits: circuits }, null, 2)}\n`);
     return 0;
   }
   const out: string[] = [`Tools a worker started here offers (config: ${configPath()}):`, ''];
@@ -53,6 +67,24 @@ export async function tools(args: string[]): Promise<number> {
     out.push(`  parameters: ${JSON.stringify(r.parameters)}`);
   }
   for (const [name, members] of Object.entries(groups)) out.push('', `toolset ${name} (config): ${members.join(', ')}`);
+  if (http.size) out.push('', ...circuitLines(circuits, http));
   process.stdout.write(`${out.join('\n')}\n`);
   return 0;
+}
+
+/** Each running worker's circuit per HTTP tool; a tool no call has reached yet is closed. */
+function circuitLines(published: PublishedCircuits[], http: Set<string>): string[] {
+  if (!published.length) return ['HTTP tool circuits: no worker running on this host publishes its states'];
+  const out = ['HTTP tool circuits (workers running on this host):'];
+  for (const p of published) {
+    out.push(`  worker pid ${p.pid} (updated ${p.updatedAt}):`);
+    const states = p.states.filter((s) => http.has(s.tool));
+    if (!states.length) out.push('    every circuit closed (no failures yet)');
+    for (const s of states) {
+      const until = s.openUntil ? ` until ${s.openUntil}` : '';
+      const last = s.lastError ? `, last error: ${s.lastError.split('\n')[0]!.slice(0, 120)}` : '';
+      out.push(`    ${s.tool}: ${s.state}${until}, ${s.failures}/${s.threshold} failures${last}`);
+    }
+  }
+  return out;
 }

@@ -1,5 +1,5 @@
-// The worker's catalog of tools that do not live in the workflow bundle (custom modules; HTTP tools and MCP
-// toolsets plug in as further sources). A conversation records the list it was offered (listTools, at its start);
+// The worker's catalog of tools that do not live in the workflow bundle: custom modules, declarative HTTP tools
+// (src/tools/http) and MCP toolsets (src/tools/mcp), one source each. A conversation records the list it was offered (listTools, at its start);
 // every version a conversation may have recorded stays here by hash, so a module edited on disk changes what new
 // conversations get, never what a running one calls.
 import { createHash } from 'node:crypto';
@@ -7,6 +7,9 @@ import path from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import type { ExternalToolSpec, ToolList } from '../shared/wire';
 import type { ExternalTool } from './catalog';
+import { logger } from '../logger';
+import { createHttpTools } from './http';
+import { McpToolsets } from './mcp';
 import { moduleFiles, moduleRevision, moduleStamp, loadToolModule } from './modules';
 import { toolSpec, TOOLSETS } from './registry';
 
@@ -17,6 +20,8 @@ export interface ToolSource {
   load(): Promise<ExternalTool[]>;
   /** True when load() would now give something else (a module changed on disk); checked when a conversation starts. */
   stale?(): boolean;
+  /** Releases what load() started (MCP server processes and connections). */
+  close?(): Promise<void>;
 }
 
 export function moduleSource(entries: string[], baseDir: string): ToolSource {
@@ -53,8 +58,27 @@ export class ToolCatalog {
   /** Loads every source; throws (the worker does not start) on a bad module or a clash of names. */
   async start(): Promise<void> {
     this.perSource = [];
-    for (const s of this.sources) this.perSource.push(await s.load());
-    this.publish();
+    try {
+      for (const s of this.sources) this.perSource.push(await s.load());
+      this.publish();
+    } catch (err) {
+      // An MCP server started before a later source failed must not outlive the failed start.
+      await this.close();
+      throw err;
+    }
+  }
+
+  /** Stops what the sources started (at worker shutdown, and after `hermes tools` has listed). */
+  async close(): Promise<void> {
+    await Promise.all(
+      this.sources.map(async (s) => {
+        try {
+          await s.close?.();
+        } catch (err) {
+          this.warn(`${s.describe}: ${(err as Error).message}`);
+        }
+      }),
+    );
   }
 
   /** Reloads sources that changed on disk; a reload that fails keeps the previous tools (and says why). */
@@ -196,14 +220,43 @@ function hashOf(s: string): string {
   return createHash('sha256').update(s).digest('hex').slice(0, 16);
 }
 
-/** The catalog a worker builds from the config file (undefined config: built-ins only). */
+export interface CatalogConfig {
+  tools?: { modules?: string[] };
+  toolsets?: Record<string, string[]>;
+  httpTools?: unknown[];
+  mcpServers?: Record<string, unknown>;
+}
+
+/**
+ * The catalog a worker builds from the config file (undefined config: built-ins only). `env` is the worker's
+ * whole environment: HTTP tools read their credential from it at each call, MCP stdio servers get what they name.
+ */
 export function catalogFromConfig(
-  config: { tools?: { modules?: string[] }; toolsets?: Record<string, string[]> } | undefined,
+  config: CatalogConfig | undefined,
   file: string | undefined,
   warn?: (msg: string) => void,
+  env: NodeJS.ProcessEnv = process.env,
 ): ToolCatalog {
   const sources: ToolSource[] = [];
+  const baseDir = file ? path.dirname(file) : process.cwd();
+  const where = (field: string) => (file ? `${file}: ${field}` : field);
   const modules = config?.tools?.modules;
-  if (modules?.length) sources.push(moduleSource(modules, file ? path.dirname(file) : process.cwd()));
+  if (modules?.length) sources.push(moduleSource(modules, baseDir));
+  const httpTools = config?.httpTools;
+  // Checked when the catalog starts (the worker's start, `hermes tools`), naming the file and the field.
+  if (httpTools?.length) sources.push({ describe: 'httpTools', load: async () => createHttpTools(httpTools, env, { where: where('httpTools') }) });
+  const servers = config?.mcpServers;
+  if (servers && Object.keys(servers).length) {
+    let mcp: McpToolsets | undefined;
+    sources.push({
+      describe: 'mcpServers',
+      async load() {
+        mcp = new McpToolsets(servers, { env, baseDir, where: where('mcpServers'), log: (m, meta) => logger.info(meta ?? {}, m) });
+        await mcp.start();
+        return mcp.tools();
+      },
+      close: async () => mcp?.close(),
+    });
+  }
   return new ToolCatalog(sources, config?.toolsets ?? {}, warn);
 }
