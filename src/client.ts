@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dataConverter } from './codec';
 import { connectClient, resolveTemporal, type TemporalTarget } from './connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
+import { readConfig } from './config/load';
 import { answerUpdate, approveUpdate, endSignal, interruptSignal, sendUpdate, stateQuery } from './shared/messages';
 import {
   issuesText,
@@ -36,6 +37,7 @@ import type { HermesWorkerOptions } from './worker';
 export type { ConversationInput, ConversationResult, ConversationState, StartOptions } from './shared/contract';
 export type { InFlightCall } from './in-flight';
 export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
+export { defineTool, ToolResultError, type ToolDefinition, type ExternalToolContext } from './tools/define';
 export { MemoryClient, MemoryError, type MemoryView, type MemoryWrite, type MemoryWriteResult } from './memory/client';
 
 const startOptions = startOptionsSchema();
@@ -170,11 +172,15 @@ export class Hermes {
     const parsed = startOptions.safeParse(withPath);
     if (!parsed.success) throw new Error(`invalid start options: ${issuesText(parsed.error)}`);
     const o = parsed.data;
+    // Names the bundle does not know may be the worker's custom, HTTP or MCP tools: the workflow checks them
+    // against the worker's list and ends as BadInput when nobody has them.
     const { unknown } = resolveTools(o.tools);
-    if (unknown.length) throw new Error(`invalid start options: tools: unknown tools or toolsets: ${unknown.join(', ')}`);
+    const badName = unknown.find((n) => !/^[a-zA-Z0-9_-]{1,64}$/.test(n));
+    if (badName) throw new Error(`invalid start options: tools: unknown tools or toolsets: ${badName}`);
     // Every limit is written into the input: a later change of a default must not change the decisions of
-    // conversations already running (their histories would no longer replay).
-    const limits: Limits = { ...DEFAULT_LIMITS };
+    // conversations already running (their histories would no longer replay). The config file's `limits` are
+    // this process's defaults.
+    const limits: Limits = { ...DEFAULT_LIMITS, ...readConfig()?.config.limits };
     for (const k of LIMIT_KEYS) if (o[k] !== undefined) limits[k] = o[k];
     const input: ConversationInput = {
       prompt: o.prompt ?? '',

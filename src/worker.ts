@@ -13,6 +13,10 @@ import { TASK_QUEUE } from './shared/defaults';
 import type { MemoryLimits } from './shared/memory';
 import { defaultProcessDir, killOrphans, untrustedDir } from './tools/orphans';
 import { parseSandboxSetting, resolveWorkerSandbox, type SandboxSetting } from './tools/sandbox';
+import { readConfig } from './config/load';
+import { catalogFromConfig, type ToolCatalog } from './tools/external';
+import { publishCircuitStates } from './tools/http';
+import { hermesHome } from './paths';
 
 export interface HermesWorkerOptions {
   connection: NativeConnection;
@@ -56,6 +60,20 @@ export interface HermesWorkerOptions {
   bwrapPath?: string;
   /** Store limits of the memory scopes this worker creates (default: HERMES_MEMORY_NOTES_CHARS / HERMES_MEMORY_USER_CHARS, else 2,200 and 1,375). */
   memoryLimits?: Partial<MemoryLimits>;
+  /** Custom, HTTP and MCP tools (default: built from the config file's `tools.modules`, `toolsets`…; started here). */
+  catalog?: ToolCatalog;
+}
+
+/** The worker's catalog from the config file, loaded: a bad module fails the start with the file named. */
+export async function loadCatalog(): Promise<ToolCatalog> {
+  const loaded = readConfig();
+  const catalog = catalogFromConfig(loaded?.config, loaded?.file, (msg) => logger.warn(msg));
+  try {
+    await catalog.start();
+  } catch (err) {
+    throw new Error(`custom tools from ${loaded?.file ?? 'the configuration'}: ${(err as Error).message}`);
+  }
+  return catalog;
 }
 
 /** The Temporal WorkerOptions a Hermes worker lets you tune; the rest (queue, activities, bundle) is Hermes's. */
@@ -81,13 +99,58 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
   loadWebConfig(); // a bad HERMES_WEB_ALLOW_HOSTS fails the start, not every web_fetch call
   const redactor = new Redactor({ env: process.env, ...security.redact });
   setLogRedactor(redactor);
+  const catalog = opts.catalog ?? (await loadCatalog());
+  // What this worker started, it stops when it stops: MCP servers of a catalog it loaded itself, and the file
+  // its HTTP tools' circuit states are published in for `hermes tools` (another process).
+  const release = [
+    ...(opts.catalog ? [] : [() => catalog.close()]),
+    ...(catalog.tools().some((t) => t.source === 'http') ? [publishCircuits()] : []),
+  ];
+  const releaseAll = async () => {
+    for (const r of release.splice(0)) await r();
+  };
+  try {
+    const worker = await createWorker(opts, { catalog, converter, processDir, sandbox, passEnv: security.passEnv, redactor });
+    const run = worker.run.bind(worker);
+    worker.run = () => run().finally(releaseAll);
+    return worker;
+  } catch (err) {
+    await releaseAll();
+    throw err;
+  }
+}
+
+/** One circuit-state file per process, however many workers it runs (tests, embedded mode): the last one out removes it. */
+let publishing: { stop: () => void; workers: number } | undefined;
+function publishCircuits(): () => Promise<void> {
+  publishing ??= { stop: publishCircuitStates(hermesHome()), workers: 0 };
+  publishing.workers++;
+  return async () => {
+    if (publishing && --publishing.workers === 0) {
+      publishing.stop();
+      publishing = undefined;
+    }
+  };
+}
+
+interface WorkerParts {
+  catalog: ToolCatalog;
+  converter: ReturnType<typeof dataConverter>;
+  processDir: string;
+  sandbox: Awaited<ReturnType<typeof resolveWorkerSandbox>>;
+  passEnv: string[];
+  redactor: Redactor;
+}
+
+async function createWorker(opts: HermesWorkerOptions, { catalog, converter, processDir, sandbox, passEnv, redactor }: WorkerParts): Promise<Worker> {
   const activities = createActivities({
+    catalog,
     profiles: opts.profiles ?? loadProfiles(),
     workspace: path.resolve(opts.workspace ?? process.env.HERMES_WORKSPACE ?? process.cwd()),
     contextCache: opts.contextCache,
     processDir,
     sandbox,
-    passEnv: security.passEnv,
+    passEnv,
     redactor,
     ...(opts.workspaceRoots ? { workspaceRoots: opts.workspaceRoots } : {}),
     ...(opts.memoryLimits ? { memoryLimits: opts.memoryLimits } : {}),

@@ -90,9 +90,16 @@ describe('encrypted payloads in the server', () => {
     const payloads = payloadsIn(JSON.parse(stdout));
     // Not run through codecs by any SDK: search attribute values (HermesStatus, …) and the SDK's own patch
     // markers (a patch id and a flag).
-    const sdkOwn = (p: (typeof payloads)[number]) => p.at.includes('.searchAttributes.') || p.at.includes('.patch-data.');
+    // Likewise core's bookkeeping of a local activity (its marker's `data`: sequence, attempt, type, times); the
+    // local activity's result is the marker's `result`, which goes through the codec.
+    const localActivityMeta = (p: (typeof payloads)[number]) => /markerRecordedEventAttributes\.details\.data\./.test(p.at);
+    const sdkOwn = (p: (typeof payloads)[number]) => p.at.includes('.searchAttributes.') || p.at.includes('.patch-data.') || localActivityMeta(p);
     for (const p of payloads.filter((p) => p.at.includes('.patch-data.'))) {
       expect(Object.keys(JSON.parse(b64(p.data!))).sort()).toEqual(['deprecated', 'id']);
+    }
+    const coreKeys = ['activity_id', 'activity_type', 'attempt', 'backoff', 'complete_time', 'original_schedule_time', 'seq'];
+    for (const p of payloads.filter(localActivityMeta)) {
+      for (const key of Object.keys(JSON.parse(b64(p.data!)) as object)) expect(coreKeys, p.at).toContain(key);
     }
     const encrypted = payloads.filter((p) => !sdkOwn(p));
     expect(encrypted.length).toBeGreaterThan(5);

@@ -58,7 +58,12 @@ describe('fallback chains', () => {
     expect(first.filter((s) => s.kind === 'model').map((s) => s.name)).toEqual(['fb2-model']);
     // …and in the history: the chain was asked once per fallthrough (a local activity marker), not before.
     const events = (await h.client.workflow.getHandle(id).fetchHistory()).events ?? [];
-    const markers = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    // (Other local activities run at the start: core's marker data names each one's type.)
+    const typeOf = (e: (typeof events)[number]) => {
+      const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+      return data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type : undefined;
+    };
+    const markers = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity' && typeOf(e) === 'modelFallbacks');
     expect(markers).toHaveLength(2);
     expect(after.profile).toBeUndefined();
   });

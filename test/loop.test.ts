@@ -284,6 +284,6 @@ describe('conversation loop', () => {
     h = await createHarness([]);
     await expect(h.hermes.start({ prompt: '   ' })).rejects.toThrow(/prompt: must not be empty/);
     await expect(h.hermes.start({ prompt: 'x', maxIterations: 0 })).rejects.toThrow(/maxIterations/);
-    await expect(h.hermes.start({ prompt: 'x', tools: ['nope'] })).rejects.toThrow(/unknown tools or toolsets: nope/);
+    await expect(h.hermes.start({ prompt: 'x', tools: ['no such tool'] })).rejects.toThrow(/unknown tools or toolsets: no such tool/);
   });
 });

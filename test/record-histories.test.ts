@@ -2,7 +2,8 @@
 // to test/fixtures/histories/. Skipped in the normal test run; re-record only for an intentional, patched
 // change — the point of the corpus is that old histories keep replaying.
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -259,10 +260,11 @@ describe.runIf(RECORD)('record replay corpus', () => {
     });
   });
 
-  // Since the release patch (src/workflows/release.ts): default tools, a workspace, the memory recall, and the
-  // prompt order and status attributes, all under one marker.
-  it('release 1', () =>
-    record('release-1', [toolCall('web_fetch', { url: 'http://127.0.0.1:9/' }), toolCall('list_dir', {}), answer('done')], (harness) => ({
+  // The latest release patch (src/workflows/release.ts): default tools, a workspace, the system prompt builder
+  // (memory, context file), the prompt order and status attributes, all under one marker. release-1.json was
+  // recorded the same way on release 1 (a separate memory recall, no prompt builder) and still replays.
+  it('latest release', () =>
+    record('release-2', [toolCall('web_fetch', { url: 'http://127.0.0.1:9/' }), toolCall('list_dir', {}), answer('done')], (harness) => ({
       workspace: harness.workspace,
       memoryScope: `replay-release-${Date.now().toString(36)}`,
     })));
@@ -281,6 +283,27 @@ describe.runIf(RECORD)('record replay corpus', () => {
         return { workspace: harness.workspace, memoryScope: `replay-prompt-${Date.now().toString(36)}`, system: 'Be brief.' };
       },
     ));
+
+  // patched('tool-catalog'): a custom module's tool recorded at the start (local activity listTools), then called.
+  // custom-tool.json was recorded before the release patch (its own default-tools markers), custom-tool-release-1.json
+  // on release 1 (RELEASE_1, then tool-catalog, then the memory recall), custom-tool-release-2.json on release 2.
+  it('custom tool module', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'hermes-tools-'));
+    writeFileSync(
+      path.join(dir, 'shout.mjs'),
+      "export default ({ defineTool, z }) => defineTool({ name: 'shout', description: 'Returns the text in capitals', " +
+        "parameters: z.object({ text: z.string().describe('what to shout') }), readOnly: true, handler: ({ text }) => text.toUpperCase() });",
+    );
+    writeFileSync(path.join(dir, 'hermes.config.json'), JSON.stringify({ tools: { modules: ['.'] } }));
+    const before = process.env.HERMES_CONFIG;
+    process.env.HERMES_CONFIG = path.join(dir, 'hermes.config.json');
+    try {
+      await record('custom-tool-release-2', [toolCall('shout', { text: 'hi' }), answer('HI')], {});
+    } finally {
+      if (before === undefined) delete process.env.HERMES_CONFIG;
+      else process.env.HERMES_CONFIG = before;
+    }
+  });
 
   it('budgets', () =>
     record('token-budget', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), toolCall('list_dir', { depth: 3 }), answer('s')], {

@@ -8,6 +8,7 @@ import { APIError } from 'openai';
 import { fetchRuns, stepRows } from '../src/inspect';
 import { defineProfile, type ToolCallMode } from '../src/llm/profiles';
 import { rejectsTools, toTextMode } from '../src/llm/text-mode';
+import { toolDefinitions } from '../src/tools/registry';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import type { RecordedRequest, Reply } from './helpers/mock-model';
 
@@ -230,9 +231,10 @@ describe('text mode helpers', () => {
   });
 
   it('puts the tool block before the per-conversation part, or at the end of an older prompt', () => {
-    const ordered = toTextMode([{ role: 'system', content: 'stable\n\n## This conversation\nWorkspace: /w' }], ['list_dir'])[0]!.content;
+    const ordered = toTextMode([{ role: 'system', content: 'stable\n\n## This conversation\nWorkspace: /w' }], toolDefinitions(['list_dir']))[0]!
+      .content;
     expect(ordered).toMatch(/^stable\n\n## Calling tools\n[\s\S]*\n## Tools\n\{"name":"list_dir"[^\n]*\n\n## This conversation\nWorkspace: \/w$/);
-    const old = toTextMode([{ role: 'system', content: 'old prompt\nWorkspace: /w' }], ['list_dir'])[0]!.content;
+    const old = toTextMode([{ role: 'system', content: 'old prompt\nWorkspace: /w' }], toolDefinitions(['list_dir']))[0]!.content;
     expect(old).toMatch(/^old prompt\nWorkspace: \/w\n\n## Calling tools\n/);
     // A grace call offers no tools: calls and results are still text, no tool block.
     const grace = toTextMode(

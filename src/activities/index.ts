@@ -22,7 +22,7 @@ export function createActivities(deps: ActivityDeps) {
   // One redactor for tool results and model replies: the worker's secret-named variables, shapes, config.
   const redactor = deps.redactor ?? new Redactor({ env: { ...process.env, ...deps.env }, ...deps.redact });
   return {
-    ...createModelActivities({ profiles: deps.profiles, env: deps.env, contextCache, redactor }),
+    ...createModelActivities({ profiles: deps.profiles, env: deps.env, contextCache, redactor, catalog: deps.catalog }),
     ...createToolActivities({ ...deps, contextCache, redactor }),
     ...createDeliverActivities({ env: deps.env }),
     ...createMemoryActivities(),

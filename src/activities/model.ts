@@ -1,17 +1,20 @@
 // The model activity: one chat-completions call. Temporal owns retries (the client runs with maxRetries: 0);
 // failures are classified into stable types; the result is lean (assistant message + usage).
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
 import OpenAI from 'openai';
 import { classifyModelError } from '../llm/errors';
 import { modelFetch } from '../llm/http';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
 import { reasoningExcerpt, reasoningField, splitThinking } from '../llm/reasoning';
 import { costOf, fallbackChain, type ModelProfile, type ProfileSet } from '../llm/profiles';
-import { inventedResult, rejectsTools, toTextMode } from '../llm/text-mode';
+import { inventedResult, rejectsTools, toTextMode, type Definition } from '../llm/text-mode';
 import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
 import type { ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
+import { toolsQuery } from '../shared/messages';
+import type { ToolCatalog } from '../tools/external';
 import { toolDefinitions } from '../tools/registry';
 import type { Redactor } from '../security/redact';
 import type { ContextCache } from './context';
@@ -23,6 +26,8 @@ export interface ModelDeps {
   heartbeatMs?: number;
   /** Applied to the reply (text and tool-call arguments) and to failures before they leave the activity. */
   redactor?: Redactor;
+  /** Remembers the catalog tool lists conversations recorded (else they are asked for with the `tools` query). */
+  catalog?: ToolCatalog;
 }
 
 export function createModelActivities(deps: ModelDeps) {
@@ -64,12 +69,14 @@ export function createModelActivities(deps: ModelDeps) {
     try {
       const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
       ctx.cancellationSignal.throwIfAborted();
+      // Built-ins from the bundle, catalog tools from the recorded list: the same in native and text mode.
+      const tools = input.tools.length ? await definitions(input, ctx.client, workflowId, runId) : [];
       const send = (mode: WireMode) =>
         clientFor(profile).chat.completions.create(
           {
             model: profile.model,
-            messages: (mode === 'text' ? toTextMode(messages, input.tools) : messages) as OpenAI.Chat.ChatCompletionMessageParam[],
-            tools: mode === 'native' && input.tools.length ? toolDefinitions(input.tools) : undefined,
+            messages: (mode === 'text' ? toTextMode(messages, tools) : messages) as OpenAI.Chat.ChatCompletionMessageParam[],
+            tools: mode === 'native' && tools.length ? tools : undefined,
             temperature: profile.temperature,
             ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
           },
@@ -108,6 +115,23 @@ export function createModelActivities(deps: ModelDeps) {
     } finally {
       clearInterval(beat);
     }
+  }
+
+  /** Built-in definitions from the bundle's specs; catalog tools from the list the conversation recorded. */
+  async function definitions(input: ModelCallInput, client: Client, workflowId: string, runId: string): Promise<Definition[]> {
+    const builtin = toolDefinitions(input.tools);
+    if (!input.toolList) return builtin;
+    let list = deps.catalog?.recordedList(input.toolList);
+    if (!list) {
+      // Another worker recorded it, or this one restarted: the workflow has it (a query is not recorded).
+      list = (await client.workflow.getHandle(workflowId, runId).query(toolsQuery)) ?? undefined;
+      if (list) deps.catalog?.rememberList(list);
+    }
+    const offered = new Set(input.tools);
+    const external = (list?.tools ?? [])
+      .filter((t) => offered.has(t.name))
+      .map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));
+    return [...builtin, ...external];
   }
 
   /**

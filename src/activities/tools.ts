@@ -4,7 +4,8 @@ import { Context } from '@temporalio/activity';
 import { existsSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import type { ToolCallInput, ToolCallResult } from '../shared/wire';
+import type { ToolCallInput, ToolCallResult, ToolList } from '../shared/wire';
+import type { ToolCatalog } from '../tools/external';
 import { FILE_TOOL_HANDLERS, WEB_TOOL_HANDLERS } from '../tools/handlers';
 import { memory } from '../tools/handlers/memory';
 import { SCHEDULE_TOOL_HANDLERS } from '../tools/handlers/schedules';
@@ -17,6 +18,7 @@ import type { ToolHandler } from '../tools/spec';
 import type { Redactor } from '../security/redact';
 import type { MemoryLimits } from '../shared/memory';
 import type { ContextCache } from './context';
+import { findExternal, runExternal } from './external-tools';
 
 export interface ToolDeps {
   /** Default workspace when the conversation names none. */
@@ -35,6 +37,8 @@ export interface ToolDeps {
   passEnv?: string[];
   /** Applied to every result before it leaves the activity (createActivities builds it from the worker's env). */
   redactor?: Redactor;
+  /** Tools from custom modules, HTTP and MCP (src/tools/external.ts); absent: built-ins only. */
+  catalog?: ToolCatalog;
   /** Store limits of a memory scope this worker's memory tool creates (default: HERMES_MEMORY_*_CHARS, else 2,200 and 1,375). */
   memoryLimits?: Partial<MemoryLimits>;
 }
@@ -60,9 +64,18 @@ export function createToolActivities(deps: ToolDeps) {
     const ctx = Context.current();
     const handler = handlers[input.name];
     const spec = toolSpec(input.name);
-    if (!handler || !spec) return plain(false, `Error: no tool named "${input.name}" on this worker.`);
-    const parsed = spec.schema.safeParse(input.args);
-    if (!parsed.success) return plain(false, `Error: invalid arguments for ${input.name}: ${parsed.error.message}`);
+    const external = input.hash !== undefined ? findExternal(deps.catalog, input) : undefined;
+    if (typeof external === 'string') return plain(false, external);
+    if (!external && (!handler || !spec)) return plain(false, `Error: no tool named "${input.name}" on this worker.`);
+    let args: unknown = input.args;
+    if (external) {
+      const bad = deps.catalog!.validate(external, input.args);
+      if (bad) return plain(false, `Error: invalid arguments for ${input.name}: ${bad}. Fix the arguments and call it again.`);
+    } else {
+      const parsed = spec!.schema.safeParse(input.args);
+      if (!parsed.success) return plain(false, `Error: invalid arguments for ${input.name}: ${parsed.error.message}`);
+      args = parsed.data;
+    }
     let workspace: string;
     try {
       workspace = await resolveWorkspace(path.resolve(input.workspace ?? deps.workspace));
@@ -82,22 +95,26 @@ export function createToolActivities(deps: ToolDeps) {
     let text: string;
     let ok = true;
     try {
-      text = await handler(parsed.data, {
-        workspace,
-        signal: ctx.cancellationSignal,
-        heartbeat: (d?: unknown) => ctx.heartbeat(d),
-        terminalTimeoutSec: input.terminalTimeoutSec,
-        callId: input.callId,
-        processDir,
-        sandbox,
-        passEnv: deps.passEnv,
-        workflowId: ctx.info.workflowExecution?.workflowId,
-        ...(spec.cluster
-          ? { cluster: { client: ctx.client, taskQueue: ctx.info.taskQueue, conversation: input.conversation, memoryLimits: deps.memoryLimits } }
-          : {}),
-      });
+      if (external) ({ text, ok } = await runExternal(external, args as Record<string, unknown>, workspace, input.callId));
+      else
+        text = await handler!(args, {
+          workspace,
+          signal: ctx.cancellationSignal,
+          heartbeat: (d?: unknown) => ctx.heartbeat(d),
+          terminalTimeoutSec: input.terminalTimeoutSec,
+          callId: input.callId,
+          processDir,
+          sandbox,
+          passEnv: deps.passEnv,
+          workflowId: ctx.info.workflowExecution?.workflowId,
+          ...(spec!.cluster
+            ? { cluster: { client: ctx.client, taskQueue: ctx.info.taskQueue, conversation: input.conversation, memoryLimits: deps.memoryLimits } }
+            : {}),
+        });
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw err;
+      // A catalog tool's failure other than ToolResultError is an outage Temporal retries (the failure is recorded: redacted).
+      if (external) throw deps.redactor && err instanceof Error ? deps.redactor.error(err) : err;
       ok = false;
       text = `Error: ${err instanceof Error ? err.message : String(err)}`;
     }
@@ -125,7 +142,12 @@ export function createToolActivities(deps: ToolDeps) {
     return probe.ok ? null : `the run asks for the bubblewrap sandbox and this worker cannot provide it: ${probe.reason}`;
   }
 
-  return { runTool, checkWorkspace, checkSandbox };
+  /** Local activity at a conversation's start: the catalog tools it offers (recorded in its history). */
+  async function listTools(req: { names?: string[] }): Promise<ToolList> {
+    return deps.catalog ? deps.catalog.list(req.names) : { tools: [], digest: '' };
+  }
+
+  return { runTool, checkWorkspace, checkSandbox, listTools };
 }
 
 function plain(ok: boolean, content: string): ToolCallResult {

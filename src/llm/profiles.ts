@@ -1,92 +1,17 @@
 // Named model profiles. Keys stay in the worker's environment: a profile names the env var that holds the
 // key, and only the profile *name* ever enters workflow history.
-import { existsSync, readFileSync } from 'node:fs';
-import path from 'node:path';
 import { z } from 'zod';
-import { compilePattern, type RedactConfig } from '../security/redact';
+import { readConfig } from '../config/load';
+import { profileSchema as buildProfileSchema } from '../config/schema';
+import type { RedactConfig } from '../security/redact';
 import { parseEnvList } from '../tools/env';
 import { validAllowEntry, type WebConfig } from '../tools/handlers/web-policy';
 
-export const TOOL_CALL_MODES = ['native', 'text', 'auto'] as const;
-export type ToolCallMode = (typeof TOOL_CALL_MODES)[number];
+export { TOOL_CALL_MODES, type ToolCallMode } from '../config/schema';
 
-const profileSchema = z.object({
-  baseURL: z.string().url().describe('OpenAI-compatible endpoint, e.g. https://api.openai.com/v1'),
-  model: z.string().min(1).describe('Model name sent to the endpoint'),
-  apiKeyEnv: z.string().default('OPENAI_API_KEY').describe('Name of the env var holding the API key'),
-  contextWindow: z.number().int().positive().default(128_000).describe('Context window in tokens'),
-  temperature: z.number().min(0).max(2).default(0.3).describe('Sampling temperature'),
-  maxTokens: z.number().int().positive().optional().describe('Max completion tokens per call'),
-  timeoutMs: z.number().int().positive().default(300_000).describe('HTTP timeout of one model call'),
-  inputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million prompt tokens'),
-  outputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million completion tokens'),
-  toolCallMode: z
-    .enum(TOOL_CALL_MODES)
-    .default('auto')
-    .describe(
-      'native: send `tools`; text: describe the tools in the system prompt and parse calls from the text; auto: native, text once the server rejects or ignores `tools`',
-    ),
-  fallbacks: z
-    .array(z.string().min(1))
-    .optional()
-    .describe('Profiles to continue on, in order, when this one stays unavailable (5xx, 429, timeouts) after its retries'),
-});
+// The schema and the file's loading live in src/config/ (one file for every section).
+const profileSchema = buildProfileSchema();
 export type ModelProfile = z.infer<typeof profileSchema> & { name: string };
-
-const envName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'a variable name, or a prefix ending in *')
-  .describe('Environment variable name (PREFIX* for all with that prefix)');
-const pattern = z.string().refine(
-  (p) => {
-    try {
-      compilePattern(p);
-      return true;
-    } catch {
-      return false;
-    }
-  },
-  { message: 'not a valid regular expression' },
-);
-
-const configSchema = z.object({
-  defaultProfile: z.string().optional(),
-  profiles: z.record(z.string(), profileSchema).default({}),
-  passEnv: z.array(envName).optional().describe('Worker variables terminal commands get besides the allow-list (PATH, HOME, LANG, LC_*…)'),
-  redact: z
-    .object({
-      patterns: z.array(pattern).optional().describe('Regular expressions (source or /source/flags) redacted as [REDACTED:pattern]'),
-      values: z.array(z.string().min(1)).optional().describe('Literal values redacted as [REDACTED:value]'),
-    })
-    .strict()
-    .optional(),
-  web: z
-    .object({
-      allowPrivate: z.boolean().optional().describe('web_fetch may fetch loopback, private and link-local addresses'),
-      allowHosts: z
-        .array(z.string().refine(validAllowEntry, { message: 'a host name, *.domain, an IP address or a CIDR range' }))
-        .optional()
-        .describe('Hosts, *.domains, IP addresses and CIDR ranges web_fetch may fetch although they are not public'),
-      maxBytes: z.number().int().positive().optional().describe('Bytes of a response web_fetch reads at most (default 2 MB)'),
-      timeoutSec: z.number().positive().optional().describe('Time limit of one web_fetch call (default 20 s)'),
-    })
-    .strict()
-    .optional(),
-});
-type ConfigFile = z.infer<typeof configSchema>;
-
-function configPath(env: NodeJS.ProcessEnv, cwd: string): string {
-  return env.HERMES_CONFIG ?? path.join(cwd, 'hermes.config.json');
-}
-
-/** The config file (HERMES_CONFIG, else ./hermes.config.json), validated; undefined when there is none. */
-function readConfig(env: NodeJS.ProcessEnv, cwd: string): { file: string; config: ConfigFile } | undefined {
-  const file = configPath(env, cwd);
-  if (!existsSync(file)) return undefined;
-  const parsed = configSchema.safeParse(JSON.parse(readFileSync(file, 'utf8')));
-  if (!parsed.success) throw new Error(`invalid configuration in ${file}: ${z.prettifyError(parsed.error)}`);
-  return { file, config: parsed.data };
-}
 
 export interface SecurityConfig {
   /** Worker variables passed to processes tools start, besides the allow-list. */
@@ -141,7 +66,7 @@ export interface ProfileSet {
 
 /**
  * Profiles from the environment (OPENAI_BASE_URL, OPENAI_API_KEY, HERMES_MODEL → profile "default") plus an
- * optional JSON file (HERMES_CONFIG, else ./hermes.config.json) of named profiles.
+ * the config file's named profiles (HERMES_CONFIG, else ./hermes.config.{json,mjs,js,ts}; src/config/load.ts).
  */
 export function loadProfiles(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ProfileSet {
   const profiles: Record<string, ModelProfile> = {

@@ -5,10 +5,10 @@
 // The workflow's messages stay in the native shape; only the request is rewritten.
 import { APIError } from 'openai';
 import type { ChatMessage } from '../shared/wire';
-import { toolDefinitions } from '../tools/registry';
+import type { toolDefinitions } from '../tools/registry';
 import { CONVERSATION_HEADING } from '../workflows/prompts';
 
-type Definition = ReturnType<typeof toolDefinitions>[number];
+export type Definition = ReturnType<typeof toolDefinitions>[number];
 
 /**
  * A text-mode reply without a call that writes a <tool_response> itself: the model invented a tool's result (seen
@@ -55,7 +55,8 @@ type WireMessage = { role: 'system' | 'user' | 'assistant'; content: string };
  * per-conversation part, so the prefix stays the same across conversations), calls and results as text, and
  * consecutive user messages joined (some chat templates demand alternating roles).
  */
-export function toTextMode(messages: ChatMessage[], tools: string[]): WireMessage[] {
+/** `tools`: the definitions native mode would send (built-ins and the conversation's catalog tools). */
+export function toTextMode(messages: ChatMessage[], tools: Definition[]): WireMessage[] {
   const names = new Map<string, string>();
   const out: WireMessage[] = [];
   const push = (m: WireMessage) => {
@@ -78,7 +79,7 @@ export function toTextMode(messages: ChatMessage[], tools: string[]): WireMessag
     } else push({ role: m.role, content: m.content });
   }
   if (!tools.length) return out;
-  const block = toolInstructions(toolDefinitions(tools));
+  const block = toolInstructions(tools);
   const system = out[0]?.role === 'system' ? out[0] : undefined;
   if (!system) return [{ role: 'system', content: block }, ...out];
   system.content = withToolBlock(system.content, block);

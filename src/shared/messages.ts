@@ -2,12 +2,14 @@
 // public contract: the stock `temporal` CLI drives conversations with them too.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AnswerArgs, ApproveArgs, ConversationState, InterruptArgs, SendArgs, StateQueryArgs, TurnResult } from './contract';
-import type { ChildApprovals, ChildProgress, ContextQueryArgs, ContextSlice } from './wire';
+import type { ChildApprovals, ChildProgress, ContextQueryArgs, ContextSlice, ToolList } from './wire';
 
 /** Live state; `{ stepsAfter: N }` returns the steps since step N, so a follower never misses one. */
 export const stateQuery = defineQuery<ConversationState, [StateQueryArgs?]>('state');
 /** Used by the model activity to fetch the context by reference (queries are not recorded in history). */
 export const contextQuery = defineQuery<ContextSlice, [ContextQueryArgs]>('context');
+/** The catalog tools (modules, HTTP, MCP) this conversation recorded at its start; null when it offers none. */
+export const toolsQuery = defineQuery<ToolList | null>('tools');
 
 export const interruptSignal = defineSignal<[InterruptArgs?]>('interrupt');
 /** Internal: a sub-agent's totals so far, sent to its parent after each of its model calls. */

@@ -71,6 +71,30 @@ export interface ModelCallInput {
   window?: true;
   /** What the call is for when it is not a step of the loop: `summary` = the context compression's summarising call. */
   purpose?: 'summary';
+  /** ToolList.digest when the conversation offers tools from the worker's catalog (modules, HTTP, MCP). */
+  toolList?: string;
+}
+
+/** A tool from the worker's catalog as the workflow records it (src/tools/external.ts builds it). */
+export interface ExternalToolSpec {
+  name: string;
+  description: string;
+  /** JSON Schema of the arguments (type: object). */
+  parameters: Record<string, unknown>;
+  readOnly: boolean;
+  timeoutMs?: number;
+  toolset: string;
+  /** Identifies this exact definition; the tool activity runs only the version with this hash. */
+  hash: string;
+}
+
+/** The catalog tools one conversation offers: fetched at its start, recorded, carried by continue-as-new. */
+export interface ToolList {
+  tools: ExternalToolSpec[];
+  /** How the requested names that are config toolsets (or catalog toolsets) expand. */
+  toolsets?: Record<string, string[]>;
+  /** Of the hashes: the model activity finds the list by it (or asks the workflow with the `tools` query). */
+  digest: string;
 }
 
 export interface ModelCallResult {
@@ -105,6 +129,8 @@ export interface ToolCallInput {
   conversation?: ConversationInput;
   /** The run's sandbox choice for `terminal`, when it makes one (else the worker's default). */
   sandbox?: { mode?: 'bwrap' | 'none'; network?: boolean };
+  /** A catalog tool: the hash of the version the conversation recorded. */
+  hash?: string;
 }
 
 export interface ToolCallResult {

@@ -44,13 +44,25 @@ export function approvalVerdict(tool: string, args: Record<string, unknown>): Co
   return APPROVAL_RULES[tool]?.(args) ?? { verdict: 'allow' };
 }
 
-/** Expands toolset names and tool names into a list of known tool names; unknown names are reported. */
-export function resolveTools(names: string[] | undefined): { tools: string[]; unknown: string[] } {
-  if (!names) return { tools: TOOL_SPECS.map((s) => s.name), unknown: [] };
+/** The catalog tools a conversation recorded (src/shared/wire.ts ToolList), as far as resolving names needs it. */
+export interface CatalogNames {
+  tools: Array<{ name: string }>;
+  toolsets?: Record<string, string[]>;
+}
+
+/**
+ * Expands toolset names and tool names into a list of known tool names; unknown names are reported. With the
+ * worker's catalog list, its tools and toolsets are known too, and no names at all means built-ins plus catalog.
+ */
+export function resolveTools(names: string[] | undefined, catalog?: CatalogNames): { tools: string[]; unknown: string[] } {
+  const catalogNames = catalog?.tools.map((t) => t.name) ?? [];
+  if (!names) return { tools: [...TOOL_SPECS.map((s) => s.name), ...catalogNames], unknown: [] };
+  const known = (m: string) => byName.has(m) || catalogNames.includes(m);
   const tools: string[] = [];
   const unknown: string[] = [];
   for (const n of names) {
-    const expanded = TOOLSETS[n] ?? (byName.has(n) ? [n] : undefined);
+    const group = catalog?.toolsets?.[n]?.flatMap((m) => TOOLSETS[m] ?? [m]).filter(known);
+    const expanded = TOOLSETS[n] ?? (known(n) ? [n] : group?.length ? group : undefined);
     if (!expanded) unknown.push(n);
     else for (const t of expanded) if (!tools.includes(t)) tools.push(t);
   }

@@ -1,10 +1,10 @@
 // The agent loop as a workflow: the model decides one step, the runtime executes it, the result goes back to
 // the model, until it answers. Deterministic code only: all I/O happens in activities. This entry checks the
 // input and hands over: chat.ts (chat mode) → turn.ts (one turn) → model-step.ts / run-tools.ts → state.ts.
-import { isCancellation, patched } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import { issuesText, parseConversationInput, type ConversationInput, type ConversationResult } from '../shared/contract';
 import { DEFAULT_DELEGATION, DEFAULT_LIMITS } from '../shared/defaults';
-import { carriedStateSchema } from '../shared/wire';
+import { carriedStateSchema, type ToolList } from '../shared/wire';
 import { DELEGATE_TASK, resolveTools } from '../tools/registry';
 import { SCHEDULE_TOOLS } from '../tools/specs/schedules';
 import { localActs, localActsOptions } from './activities';
@@ -15,6 +15,7 @@ import { registerHandlers } from './handlers';
 import { MEMORY, recallMemory } from './memory-recall';
 import { buildSystemPrompt, SYSTEM_PROMPT_BUILDER } from './prompt-step';
 import { Conversation, type CarriedState, type RunConfig } from './state';
+import { fetchToolList, wantsCatalog } from './tool-list';
 import { runTurn } from './turn';
 import { since } from './release';
 
@@ -70,7 +71,9 @@ export async function conversationWorkflow(input: unknown, carried?: unknown): P
 }
 
 async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>): Promise<ConversationResult> {
-  if (start.unknownTools.length) {
+  // Names the bundle does not know may be the worker's catalog tools (asked for below, after the start checks).
+  const catalog = wantsCatalog({ ...start, named: start.config.input.tools });
+  if (start.unknownTools.length && !catalog) {
     return c.finish({
       status: 'failed',
       answer: '',
@@ -92,9 +95,23 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
       .catch((err) => `the sandbox could not be checked: ${describeFailure(err).message}`);
     if (missing) return c.finish({ status: 'failed', answer: '', reason: 'SandboxUnavailable', error: missing });
   }
+  // After the start checks, before the memory recall (which appends to the system prompt this rewrites).
+  if (catalog) {
+    const list = await fetchToolList(start.config.input.tools, start.unknownTools);
+    const offered = offeredTools(start.config.input, start.requested, list);
+    if (list) c.useCatalog(offered.config.tools, list);
+    if (offered.unknownTools.length) {
+      return c.finish({
+        status: 'failed',
+        answer: '',
+        reason: 'BadInput',
+        error: `tools: unknown tools or toolsets: ${offered.unknownTools.join(', ')}`,
+      });
+    }
+  }
   if (!start.carried) {
     // The system prompt's per-conversation parts (project context file, memory, date) from one recorded local activity.
-    if (patched(SYSTEM_PROMPT_BUILDER)) await buildSystemPrompt(c);
+    if (since(SYSTEM_PROMPT_BUILDER, 2)) await buildSystemPrompt(c);
     // Before it: memory shared by the conversations of a scope, recalled into the system prompt (recorded too).
     else if (c.tools.includes('memory') && since(MEMORY)) await recallMemory(c);
   }
@@ -104,7 +121,7 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
   return start.config.input.schedule?.webhook ? deliverResult(c, result) : result;
 }
 
-type Start = { config: RunConfig; carried?: CarriedState; unknownTools: string[] } | { error: string };
+type Start = { config: RunConfig; carried?: CarriedState; unknownTools: string[]; requested: string[] | undefined } | { error: string };
 
 function readStart(raw: unknown, carriedRaw: unknown): Start {
   // Runs started before the carried state became the second argument had it inside the input.
@@ -129,12 +146,20 @@ function readStart(raw: unknown, carriedRaw: unknown): Start {
     limits: { ...DEFAULT_LIMITS, ...parsed.input.limits },
     delegation: { ...DEFAULT_DELEGATION, ...parsed.input.delegation },
   };
-  const { tools, unknown } = resolveTools(input.tools ?? defaultTools());
+  const requested = input.tools ?? defaultTools();
+  return { ...offeredTools(input, requested, carried?.toolList), ...(carried ? { carried } : {}), requested };
+}
+
+/** The tools a run offers: the requested names resolved against the bundle and the recorded catalog list. */
+function offeredTools(input: RunConfig['input'], requested: string[] | undefined, list: ToolList | undefined) {
+  const { tools, unknown } = resolveTools(requested, list);
+  // No names: the default tools of the run's release, and every catalog tool the worker had at its start.
+  if (!input.tools && requested) for (const t of list?.tools ?? []) if (!tools.includes(t.name)) tools.push(t.name);
   // Nobody can answer a question in a scheduled run, and a schedule must not multiply itself unless it may.
   let offered = input.scheduled ? tools.filter((t) => t !== 'clarify' && (input.schedule?.allowSchedules || !SCHEDULE_TOOLS.includes(t))) : tools;
   // A conversation at the delegation depth limit is not offered delegate_task (a call gets an error result).
-  if ((input.parent?.depth ?? 0) >= input.delegation.maxDepth) offered = offered.filter((t) => t !== DELEGATE_TASK);
-  return { config: { input, tools: offered }, ...(carried ? { carried } : {}), unknownTools: unknown };
+  if ((input.parent?.depth ?? 0) >= (input.delegation ?? DEFAULT_DELEGATION).maxDepth) offered = offered.filter((t) => t !== DELEGATE_TASK);
+  return { config: { input, tools: offered, ...(list ? { toolList: list } : {}) }, unknownTools: unknown };
 }
 
 /** Ends a conversation whose input could not be read: its state query and result say why. */

@@ -71,7 +71,7 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
   const plans: Array<{ workflowId: string; goal: string; input: () => ConversationInput }> = [];
   for (const [i, t] of tasks.entries()) {
     const names = ('tools' in t ? t.tools : undefined) ?? args.tools;
-    const resolved = names ? resolveTools(names) : { tools: c.tools, unknown: [] };
+    const resolved = names ? resolveTools(names, c.toolList) : { tools: c.tools, unknown: [] };
     if (resolved.unknown.length) {
       return { content: `Error: unknown tools or toolsets: ${resolved.unknown.join(', ')}. Nothing was started.`, cut: false };
     }

@@ -24,6 +24,7 @@ import {
   interruptSignal,
   sendUpdate,
   stateQuery,
+  toolsQuery,
 } from '../shared/messages';
 import { childProgressSchema, contextQueryArgsSchema } from '../shared/wire';
 import { allPendingApprovals, approvalTarget, decide, onApproveFromParent, onChildApprovals, routeApproval } from './child-approvals';
@@ -38,6 +39,9 @@ export function registerHandlers(c: Conversation): void {
   setHandler(contextQuery, (raw) => context(c, raw), {
     description:
       'The messages the model sees. Internal (the model activity reads { version, from, to }); without arguments, the count and the last 10',
+  });
+  setHandler(toolsQuery, () => c.toolList ?? null, {
+    description: "The worker's custom, HTTP and MCP tools this conversation recorded at its start (names, descriptions, JSON schemas)",
   });
 
   setHandler(interruptSignal, (raw) => interrupt(c, readInterrupt(raw)), {

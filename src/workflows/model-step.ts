@@ -129,6 +129,8 @@ async function callModel(c: Conversation, tools: string[], summary: string): Pro
       tools,
       step: c.modelCalls,
       ...(windowOf(c) === undefined ? { window: true as const } : {}),
+      // Catalog tools' definitions come from the recorded list (by digest), not from this input: history stays small.
+      ...(c.toolList && tools.length ? { toolList: c.toolList.digest } : {}),
     },
   ]);
   c.usage = addUsage(c.usage, r.usage);

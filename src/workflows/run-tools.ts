@@ -3,6 +3,7 @@
 // were refused, denied, skipped or cancelled, so call/result pairing stays valid.
 import { ActivityCancellationType, isCancellation, patched } from '@temporalio/workflow';
 import type { ToolCall, ToolCallResult } from '../shared/wire';
+import type { ToolSpec } from '../tools/spec';
 import { approvalVerdict, DELEGATE_TASK, toolSpec } from '../tools/registry';
 import { acts, onceToolOptions, retryingToolOptions } from './activities';
 import { shortArgs, toolMessageContent } from './context-ops';
@@ -16,6 +17,7 @@ import { cancelledBeforeStart, cancelledRunning, duplicateResult, loopWarning, u
 import { fingerprint, recordStep } from './repetition';
 import type { Conversation } from './state';
 import { applyTodo, formatTodo } from './todo';
+import { catalogToolSpec } from './tool-list';
 import { batchCalls, canonicalJson, planToolCalls, type PlannedCall } from './tool-calls';
 
 type RunCall = Extract<PlannedCall, { kind: 'run' }>;
@@ -29,7 +31,7 @@ export interface ToolRoundVerdict {
 export const STOP_INVALID_CALLS = 'stop-invalid-calls';
 
 export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<ToolRoundVerdict> {
-  const plan = planToolCalls(calls, c.tools, toolSpec);
+  const plan = planToolCalls(calls, c.tools, (name) => toolSpec(name) ?? catalogSpec(c, name));
   const results = new Map<string, string>();
   const cut = new Set<string>();
   for (const p of plan) {
@@ -98,7 +100,9 @@ async function executeTool(c: Conversation, r: RunCall, cut: Set<string>): Promi
     return gate;
   }
   const { limits } = c;
+  const catalog = toolSpec(r.name) ? undefined : c.catalogTool(r.name);
   const options = r.spec.idempotent ? retryingToolOptions(limits.toolHeartbeatSec) : onceToolOptions(limits.toolHeartbeatSec);
+  if (catalog?.timeoutMs) options.startToCloseTimeout = catalog.timeoutMs;
   let res: ToolCallResult;
   try {
     res = await acts.runTool.executeWithOptions(
@@ -117,6 +121,7 @@ async function executeTool(c: Conversation, r: RunCall, cut: Set<string>): Promi
           outputLimit: limits.toolOutputLimit,
           terminalTimeoutSec: limits.terminalTimeoutSec,
           ...(r.spec.cluster ? { conversation: c.input } : {}),
+          ...(catalog ? { hash: catalog.hash } : {}),
           ...(r.name === 'terminal' && (c.input.sandbox || c.input.network !== undefined)
             ? {
                 sandbox: {
@@ -147,6 +152,19 @@ async function executeTool(c: Conversation, r: RunCall, cut: Set<string>): Promi
   const summary = `${shortArgs(r.args)} → ${res.ok ? 'ok' : 'error'}, ${size}${res.redactions ? `, ${res.redactions} secret(s) redacted` : ''}`;
   c.record({ kind: 'tool', name: r.name, summary, ok: res.ok, ...redacted(c, res.redactions) });
   return toolMessageContent(res.content, r.name, r.repairedFrom, limits.toolOutputLimit);
+}
+
+/** Planner specs of catalog tools, built once per conversation and tool. */
+const catalogSpecs = new WeakMap<Conversation, Map<string, ToolSpec>>();
+function catalogSpec(c: Conversation, name: string): ToolSpec | undefined {
+  let specs = catalogSpecs.get(c);
+  if (!specs) catalogSpecs.set(c, (specs = new Map<string, ToolSpec>()));
+  if (!specs.has(name)) {
+    const t = c.catalogTool(name);
+    if (!t) return undefined;
+    specs.set(name, catalogToolSpec(t));
+  }
+  return specs.get(name);
 }
 
 async function runInternal(c: Conversation, r: RunCall, cut: Set<string>): Promise<string> {

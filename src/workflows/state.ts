@@ -28,7 +28,7 @@ import type {
 } from '../shared/contract';
 import { extendDigest } from '../shared/digest';
 import { HermesIterations, HermesModel, HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
-import type { ChatMessage, ChildProgress, ContextSlice, RepeatState } from '../shared/wire';
+import type { ChatMessage, ChildProgress, ContextSlice, ExternalToolSpec, RepeatState, ToolList } from '../shared/wire';
 import type { BudgetInput } from './budget';
 import { newCompressionState, PRUNE_KEEP_TAIL, pruneToolOutputs, type CompressionState } from './context-ops';
 import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
@@ -48,6 +48,8 @@ const PROGRESS_EVERY_MS = 5_000;
 export interface RunConfig {
   input: ConversationInput & { limits: Limits; delegation?: Required<Delegation> };
   tools: string[];
+  /** The worker's catalog tools this conversation recorded at its start (src/workflows/tool-list.ts). */
+  toolList?: ToolList;
 }
 
 type CarriedKey =
@@ -79,13 +81,15 @@ export type CarriedState = Pick<Conversation, CarriedKey> &
     Pick<Conversation, 'invalidStreak' | 'redactions' | 'turnInProgress' | 'turnStartMessage' | 'ended' | 'compression'> & {
       profile: string;
       fallbackTurn: number;
+      toolList: ToolList;
     }
   >;
 
 export class Conversation {
   readonly input: RunConfig['input'];
   readonly limits: Limits;
-  readonly tools: string[];
+  tools: string[];
+  toolList: ToolList | undefined;
 
   // Carried across continue-as-new (see carry()).
   messages: ChatMessage[];
@@ -156,20 +160,18 @@ export class Conversation {
    * run that had them (a closed run answers queries by replaying).
    */
   private readonly archive = new Map<number, ChatMessage[]>();
+  /** A fresh run's system prompt order (PROMPT_CACHE_ORDER), kept for the rewrite that names its catalog tools. */
+  private promptOrdered = false;
 
-  constructor({ input, tools }: RunConfig, carried?: CarriedState) {
+  constructor({ input, tools, toolList }: RunConfig, carried?: CarriedState) {
     this.input = input;
     this.limits = input.limits;
     this.tools = tools;
+    this.toolList = carried?.toolList ?? toolList;
     const c = carried;
     const firstPrompt = input.prompt?.trim() ? [{ role: 'user' as const, content: input.prompt }] : [];
-    this.messages = c?.messages ?? [
-      {
-        role: 'system',
-        content: systemPrompt({ workspace: input.workspace, tools, extra: input.system, schedule: input.schedule }, since(PROMPT_CACHE_ORDER)),
-      },
-      ...firstPrompt,
-    ];
+    this.promptOrdered = c ? false : since(PROMPT_CACHE_ORDER);
+    this.messages = c?.messages ?? [{ role: 'system', content: this.systemPrompt() }, ...firstPrompt];
     this.contextVersion = c?.contextVersion ?? 0;
     this.iteration = c?.iteration ?? 0;
     this.usage = c?.usage ?? ZERO_USAGE;
@@ -202,6 +204,24 @@ export class Conversation {
     if (this.fullAttributes) this.publishStatus();
   }
 
+  private systemPrompt(): string {
+    const { input, tools } = this;
+    return systemPrompt({ workspace: input.workspace, tools, extra: input.system, schedule: input.schedule }, this.promptOrdered);
+  }
+
+  /** A fresh run's catalog tools, fetched after the start (tool-list.ts): before the first step, so the prompt names them. */
+  useCatalog(tools: string[], list: ToolList): void {
+    this.tools = tools;
+    this.toolList = list;
+    this.messages[0] = { role: 'system', content: this.systemPrompt() };
+    this.digested = { version: -1, count: 0, value: '' };
+  }
+
+  /** A catalog tool (module, HTTP, MCP) this conversation recorded, by name. */
+  catalogTool(name: string): ExternalToolSpec | undefined {
+    return this.toolList?.tools.find((t) => t.name === name);
+  }
+
   /** The state handed to the next run by continue-as-new. */
   carry(): CarriedState {
     const { messages, contextVersion, iteration, usage, modelCalls, toolCalls, steps, repeat, runs, emptyStreak, profile } = this;
@@ -214,6 +234,7 @@ export class Conversation {
       ...{ todo, approvedPatterns, warned, startedAtMs, turn, turnStartIteration, inbox, turnResults, turnStartMessage, ended },
       ...(profile !== undefined ? { profile } : {}),
       ...(this.fallbackTurn !== undefined ? { fallbackTurn: this.fallbackTurn } : {}),
+      ...(this.toolList ? { toolList: this.toolList } : {}),
       turnInProgress: this.turnInProgress,
     };
   }

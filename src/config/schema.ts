@@ -1,0 +1,97 @@
+// The config file's schema (hermes.config.json / .mjs / .js / .ts): one place for every section, validated at
+// load so a bad file stops the worker or the CLI with the file, the path of the bad field and what was expected.
+import { z } from 'zod';
+import { limitsSchema } from '../shared/contract';
+import { compilePattern } from '../security/redact';
+import { validAllowEntry } from '../tools/handlers/web-policy';
+
+export const TOOL_CALL_MODES = ['native', 'text', 'auto'] as const;
+export type ToolCallMode = (typeof TOOL_CALL_MODES)[number];
+
+export function profileSchema() {
+  return z.object({
+    baseURL: z.string().url().describe('OpenAI-compatible endpoint, e.g. https://api.openai.com/v1'),
+    model: z.string().min(1).describe('Model name sent to the endpoint'),
+    apiKeyEnv: z.string().default('OPENAI_API_KEY').describe('Name of the env var holding the API key'),
+    contextWindow: z.number().int().positive().default(128_000).describe('Context window in tokens'),
+    temperature: z.number().min(0).max(2).default(0.3).describe('Sampling temperature'),
+    maxTokens: z.number().int().positive().optional().describe('Max completion tokens per call'),
+    timeoutMs: z.number().int().positive().default(300_000).describe('HTTP timeout of one model call'),
+    inputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million prompt tokens'),
+    outputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million completion tokens'),
+    toolCallMode: z
+      .enum(TOOL_CALL_MODES)
+      .default('auto')
+      .describe(
+        'native: send `tools`; text: describe the tools in the system prompt and parse calls from the text; auto: native, text once the server rejects or ignores `tools`',
+      ),
+    fallbacks: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('Profiles to continue on, in order, when this one stays unavailable (5xx, 429, timeouts) after its retries'),
+  });
+}
+
+const envName = () =>
+  z
+    .string()
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*\*?$/, 'a variable name, or a prefix ending in *')
+    .describe('Environment variable name (PREFIX* for all with that prefix)');
+
+const pattern = () =>
+  z.string().refine(
+    (p) => {
+      try {
+        compilePattern(p);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    { message: 'not a valid regular expression' },
+  );
+
+const toolName = () => z.string().regex(/^[a-zA-Z0-9_-]{1,64}$/, 'a tool name: letters, digits, _ and -, at most 64');
+
+export function configSchema() {
+  return z.strictObject({
+    defaultProfile: z.string().optional(),
+    profiles: z.record(z.string(), profileSchema()).default({}),
+    /** Defaults the client writes into conversations it starts (hermes run, chat, hermes.start); per-call options win. */
+    limits: limitsSchema().partial().optional(),
+    tools: z
+      .strictObject({
+        /** Custom tool modules: files, or directories whose *.mjs/*.js/*.cjs/*.ts files are all loaded. Relative to the config file. */
+        modules: z.array(z.string().min(1)).optional(),
+      })
+      .optional(),
+    /** Named groups of tool and toolset names a conversation can ask for, like the built-in `files` or `web`. */
+    toolsets: z.record(toolName(), z.array(z.string().min(1)).min(1)).optional(),
+    /** Declarative HTTP tools; their schema is checked by the HTTP tool loader (src/tools/http). */
+    httpTools: z.array(z.unknown()).optional(),
+    /** MCP servers by name; their schema is checked by the MCP loader (src/tools/mcp). */
+    mcpServers: z.record(z.string(), z.unknown()).optional(),
+    /** Defaults for `hermes schedule add` and task_register. */
+    schedules: z.strictObject({ timezone: z.string().min(1).optional() }).optional(),
+    passEnv: z.array(envName()).optional().describe('Worker variables terminal commands get besides the allow-list (PATH, HOME, LANG, LC_*…)'),
+    redact: z
+      .strictObject({
+        patterns: z.array(pattern()).optional().describe('Regular expressions (source or /source/flags) redacted as [REDACTED:pattern]'),
+        values: z.array(z.string().min(1)).optional().describe('Literal values redacted as [REDACTED:value]'),
+      })
+      .optional(),
+    web: z
+      .strictObject({
+        allowPrivate: z.boolean().optional().describe('web_fetch may fetch loopback, private and link-local addresses'),
+        allowHosts: z
+          .array(z.string().refine(validAllowEntry, { message: 'a host name, *.domain, an IP address or a CIDR range' }))
+          .optional()
+          .describe('Hosts, *.domains, IP addresses and CIDR ranges web_fetch may fetch although they are not public'),
+        maxBytes: z.number().int().positive().optional().describe('Bytes of a response web_fetch reads at most (default 2 MB)'),
+        timeoutSec: z.number().positive().optional().describe('Time limit of one web_fetch call (default 20 s)'),
+      })
+      .optional(),
+  });
+}
+
+export type HermesConfig = z.infer<ReturnType<typeof configSchema>>;

@@ -1,0 +1,44 @@
+// Catalog tools (custom modules, HTTP, MCP) reach the workflow as data: a fresh conversation that wants them asks
+// the worker for its list at the start (a local activity, recorded), and every later run — replay, continue-as-new —
+// uses the recorded list. Built-in tools stay in the bundle, so the list holds only the catalog's specs.
+import { z } from 'zod';
+import type { ExternalToolSpec, ToolList } from '../shared/wire';
+import type { ToolSpec } from '../tools/spec';
+import { localActs, localActsOptions } from './activities';
+import { since } from './release';
+
+/** Patch id: conversations fetch the worker's catalog tools at their start (runs recorded before offered built-ins only). */
+export const TOOL_CATALOG = 'tool-catalog';
+
+/**
+ * A fresh run that names no tools (it gets the default tools of its release plus the whole catalog) or names some
+ * the bundle does not know asks the worker for its catalog; runs recorded before the patch (and continued runs,
+ * which carry their list) do not. A sub-agent names its parent's tools, so it asks for the catalog ones by name.
+ */
+export function wantsCatalog(start: { carried?: unknown; named: string[] | undefined; unknownTools: string[] }): boolean {
+  if (start.carried || (start.named !== undefined && start.unknownTools.length === 0)) return false;
+  return since(TOOL_CATALOG, 2);
+}
+
+/** The worker's list (only the tools the names select); undefined when it has none, or cannot list them. */
+export async function fetchToolList(named: string[] | undefined, unknown: string[]): Promise<ToolList | undefined> {
+  const list = await localActs.listTools
+    .executeWithOptions({ ...localActsOptions, summary: "list the worker's custom tools" }, [named ? { names: unknown } : {}])
+    .catch(() => undefined);
+  return list && (list.tools.length || list.toolsets) ? list : undefined;
+}
+
+/** A recorded catalog tool as the planner sees it: any JSON object passes here, the tool activity checks the schema. */
+export function catalogToolSpec(t: ExternalToolSpec): ToolSpec {
+  let schema: z.ZodType | undefined;
+  return {
+    name: t.name,
+    description: t.description,
+    get schema() {
+      return (schema ??= z.record(z.string(), z.unknown()));
+    },
+    concurrency: t.readOnly ? 'read' : 'write',
+    // Its author decides what is retried: a ToolResultError is a result, anything else thrown an outage (src/tools/catalog.ts).
+    idempotent: true,
+  };
+}
