@@ -97,7 +97,9 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
   }
   // After the start checks, before the memory recall (which appends to the system prompt this rewrites).
   if (catalog) {
-    const list = await fetchToolList(start.config.input.tools, start.unknownTools);
+    const list = await fetchToolList(start.config.input.tools, start.unknownTools, (why) =>
+      c.note('tools', `the worker could not list its custom tools (${why}): only the built-in tools are offered`),
+    );
     const offered = offeredTools(start.config.input, start.requested, list);
     if (list) c.useCatalog(offered.config.tools, list);
     if (offered.unknownTools.length) {

@@ -1,10 +1,12 @@
 // Catalog tools (custom modules, HTTP, MCP) reach the workflow as data: a fresh conversation that wants them asks
 // the worker for its list at the start (a local activity, recorded), and every later run — replay, continue-as-new —
 // uses the recorded list. Built-in tools stay in the bundle, so the list holds only the catalog's specs.
+import { isCancellation } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ExternalToolSpec, ToolList } from '../shared/wire';
 import type { ToolSpec } from '../tools/spec';
 import { localActs, localActsOptions } from './activities';
+import { describeFailure } from './failures';
 import { since } from './release';
 
 /** Patch id: conversations fetch the worker's catalog tools at their start (runs recorded before offered built-ins only). */
@@ -20,11 +22,18 @@ export function wantsCatalog(start: { carried?: unknown; named: string[] | undef
   return since(TOOL_CATALOG, 2);
 }
 
-/** The worker's list (only the tools the names select); undefined when it has none, or cannot list them. */
-export async function fetchToolList(named: string[] | undefined, unknown: string[]): Promise<ToolList | undefined> {
+/**
+ * The worker's list (only the tools the names select); undefined when it has none, or cannot list them — then
+ * `onError` hears why (a cancellation is not an error: it ends the conversation as cancelled).
+ */
+export async function fetchToolList(named: string[] | undefined, unknown: string[], onError?: (why: string) => void): Promise<ToolList | undefined> {
   const list = await localActs.listTools
     .executeWithOptions({ ...localActsOptions, summary: "list the worker's custom tools" }, [named ? { names: unknown } : {}])
-    .catch(() => undefined);
+    .catch((err: unknown) => {
+      if (isCancellation(err)) throw err;
+      onError?.(describeFailure(err).message);
+      return undefined;
+    });
   return list && (list.tools.length || list.toolsets) ? list : undefined;
 }
 
