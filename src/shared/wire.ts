@@ -43,6 +43,31 @@ export function carriedStateSchema() {
     turnStartIteration: n,
     inbox: z.array(z.string()),
     turnResults: z.array(z.looseObject({ turn: n })),
+    // Added since: optional, so states carried by older runs still pass.
+    turnStartMessage: n.optional(),
+    ended: z.boolean().optional(),
+    turnInProgress: z.boolean().optional(),
+    profile: z.string().optional(),
+    fallbackTurn: n.optional(),
+    toolList: z
+      .looseObject({
+        tools: z.array(z.looseObject({ name: z.string(), description: z.string(), parameters: z.looseObject({}), hash: z.string() })),
+        toolsets: z.record(z.string(), z.array(z.string())).optional(),
+        digest: z.string(),
+      })
+      .optional(),
+    compression: z
+      .looseObject({
+        windows: z.record(z.string(), z.number()),
+        promptTokens: z.number(),
+        promptChars: z.number(),
+        count: n,
+        turn: n,
+        ineffective: n,
+        overflows: n,
+        off: z.boolean(),
+      })
+      .optional(),
   });
 }
 
