@@ -193,3 +193,36 @@ describe('the model activity recovers calls from text', () => {
     expect(r).not.toHaveProperty('unparsedToolCall');
   });
 });
+
+describe('unescaped quotes inside a string value', () => {
+  const TOOLS = ['write_file', 'terminal'];
+  // Qwen2.5-Coder-1.5B's first reply to the README quickstart, verbatim: a Python docstring's bare """ inside the
+  // JSON string. It used to end in a correction and then a non-answer.
+  const reply = [
+    '```json',
+    '{',
+    '  "name": "write_file",',
+    '  "arguments": {',
+    '    "path": "primes.py",',
+    '    "content": "def primes(n):\\n    """Print the first n primes."""\\n    primes = [2]\\n    i = 3\\n    while len(primes) < n:\\n        if all(i % p != 0 for p in primes):\\n            primes.append(i)\\n        i += 2\\n    for p in primes:\\n        print(p)"',
+    '  }',
+    '}',
+    '```',
+  ].join('\n');
+
+  it('recovers the call with the quotes as text', () => {
+    const r = recoverToolCalls(reply, TOOLS, 'c');
+    expect(r.unparsed).toBeUndefined();
+    expect(r.calls).toHaveLength(1);
+    const args = JSON.parse(r.calls[0]!.function.arguments) as { path: string; content: string };
+    expect(args.path).toBe('primes.py');
+    expect(args.content).toContain('    """Print the first n primes."""\n    primes = [2]');
+    expect(args.content.endsWith('print(p)')).toBe(true);
+  });
+
+  it('leaves well-formed strings with escaped quotes and commas alone', () => {
+    const ok = '{"name": "terminal", "arguments": {"command": "echo \\"a, b\\": done"}}';
+    const r = recoverToolCalls(ok, TOOLS, 'c');
+    expect(JSON.parse(r.calls[0]!.function.arguments)).toEqual({ command: 'echo "a, b": done' });
+  });
+});

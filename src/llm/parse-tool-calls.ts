@@ -276,6 +276,8 @@ function parseRepaired(raw: string, span: Span): { value: unknown } | { error: s
     tries.push(base.slice(1, base.endsWith('}}') ? -1 : undefined), base.replace(/\{\{/g, '{').replace(/\}\}/g, '}'));
   }
   if (span.missing) tries.push(base.trimEnd() + span.missing);
+  const quoted = escapeStrayQuotes(base);
+  if (quoted !== base) tries.push(quoted, ...(span.missing ? [quoted.trimEnd() + span.missing] : []));
   let first: string | undefined;
   for (const t of tries) {
     try {
@@ -285,4 +287,33 @@ function parseRepaired(raw: string, span: Span): { value: unknown } | { error: s
     }
   }
   return { error: clip(first ?? 'not JSON', 200) };
+}
+
+/**
+ * Escapes quotes a model left unescaped inside a string value, e.g. a Python docstring in a file's content
+ * (`"content": "def f():\n    """Doc."""\n"` written with bare `"""`; seen with Qwen2.5-Coder-1.5B): inside
+ * a string, a bare quote ends it when the next character can follow a string — `,` `}` `]` `:`, a space or the
+ * end; a bare quote right before anything else is taken as part of the text. Used only after JSON.parse failed.
+ */
+function escapeStrayQuotes(text: string): string {
+  let out = '';
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (inString && c === '\\') {
+      out += c + (text[i + 1] ?? '');
+      i++;
+      continue;
+    }
+    if (c === '"') {
+      if (!inString) inString = true;
+      else if (i + 1 >= text.length || /[\s,}\]:]/.test(text[i + 1]!)) inString = false;
+      else {
+        out += '\\"';
+        continue;
+      }
+    }
+    out += c;
+  }
+  return out;
 }
