@@ -11,6 +11,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { Hermes } from '../src/client';
 import { MemoryClient } from '../src/memory/client';
 import { memoryWorkflowId } from '../src/shared/memory';
+import { contextQuery } from '../src/shared/messages';
 import { emptyMemoryBlock } from '../src/workflows/system-prompt';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { MockModel, type RecordedRequest, type Reply } from './helpers/mock-model';
@@ -214,6 +215,10 @@ describe('durable memory', () => {
       expect(systemOf(r[3]!).split('</memory-context>')[1]).toBe(systemOf(r[0]!).split('</memory-context>')[1]);
       const s = await chat.state();
       expect(s.contextVersion).toBe(1);
+      // The version before the refresh is still answerable, as the model saw it (for hermes inspect --step).
+      const old = await chat.workflow.query(contextQuery, { version: 0, from: 0, to: 1 });
+      expect(old.archived).toBe(true);
+      expect(old.messages[0]!.content).toBe(systemOf(r[0]!));
     });
   }, 60_000);
 

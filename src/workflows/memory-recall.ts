@@ -27,9 +27,11 @@ export async function recallMemory(c: Conversation): Promise<void> {
 export async function refreshMemoryAfterWrite(c: Conversation): Promise<void> {
   if (!wroteMemory(c.messages, c.turnStartMessage) || !since(MEMORY)) return;
   const block = await snapshot(c);
-  if (setMemoryBlock(c.messages, block, memoryScopeOf(c.input))) {
-    // An earlier message changed: workers must drop the context they cached.
-    c.contextVersion++;
+  const next = c.messages.slice();
+  if (setMemoryBlock(next, block, memoryScopeOf(c.input))) {
+    // An earlier message changed: a new context version (workers drop the context they cached), and the old one
+    // stays answerable to the `context` query, so `hermes inspect` shows earlier steps as the model saw them.
+    c.rewriteContext(next);
     c.note('memory', 'the system prompt has the memory written in the last turn');
   }
 }
