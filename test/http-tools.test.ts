@@ -24,6 +24,7 @@ import { installRuntimeLogger } from '../src/logger';
 import { callToolWorkflow } from './fixtures/tool-retry-workflow';
 import { answer, createHarness, toolCall, toolResult } from './helpers/harness';
 import { spawnHermes } from './helpers/spawn-hermes';
+import { failure } from './helpers/failure';
 
 installRuntimeLogger('ERROR');
 
@@ -97,16 +98,6 @@ function tools(defs: HttpToolInput[], circuits = new Circuits()): Record<string,
 }
 
 const obj = (properties: Record<string, unknown>, required: string[] = []) => ({ type: 'object', properties, required });
-
-/** The error run() throws (fails the test if it resolves). */
-async function failure(p: Promise<string>): Promise<Error> {
-  const r = await p.then(
-    (v) => new Error(`expected a failure, got ${v}`),
-    (e: Error) => e,
-  );
-  if (r.message.startsWith('expected a failure')) throw r;
-  return r;
-}
 
 describe('HTTP tool requests', () => {
   it('sends a JSON body with path parameters, mapped names and the bearer token from the environment', async () => {

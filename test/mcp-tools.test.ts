@@ -15,6 +15,7 @@ import { defineProfile } from '../src/llm/profiles';
 import { answer, createHarness } from './helpers/harness';
 import { spawnHermes } from './helpers/spawn-hermes';
 import { alive, waitFor } from './helpers/wait';
+import { failure } from './helpers/failure';
 
 const FIXTURE = path.join(__dirname, 'fixtures/mcp-server.mjs');
 const logs: string[] = [];
@@ -22,15 +23,6 @@ const log = (msg: string, meta?: Record<string, unknown>) => logs.push(`${msg} $
 
 function ctx(signal = new AbortController().signal): ExternalToolContext {
   return { workspace: os.tmpdir(), signal, heartbeat: () => undefined, log, callId: 'call-1' };
-}
-
-async function failure(p: Promise<string>): Promise<Error> {
-  const r = await p.then(
-    (v) => new Error(`expected a failure, got ${v}`),
-    (e: Error) => e,
-  );
-  if (r.message.startsWith('expected a failure')) throw r;
-  return r;
 }
 
 function byName(tools: ExternalTool[]): Record<string, ExternalTool> {
