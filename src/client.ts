@@ -2,7 +2,14 @@
 //   const hermes = await Hermes.connect();
 //   const run = await hermes.start({ prompt: 'Fix the failing test' });
 //   console.log((await run.result()).answer);
-import { Client, Connection, WorkflowFailedError, WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowUpdateFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import path from 'node:path';
@@ -28,6 +35,8 @@ import {
 } from './shared/contract';
 import { completedModelSteps, fetchRunHistories } from './inspect';
 import { callNames, inFlightCalls, type InFlightCall } from './in-flight';
+import { newConversationId } from './shared/ids';
+import { resultOfFailure } from './shared/outcome';
 import { MemoryClient, type MemoryLimits } from './memory/client';
 import { HermesSchedules } from './schedules/client';
 import { resolveTools } from './tools/registry';
@@ -207,12 +216,18 @@ export class Hermes {
           "(Temporal's payload limit is 2 MiB): put long text in a file in the workspace and ask for it to be read instead",
       );
     }
-    const id = o.id ?? newConversationId();
-    const handle = await this.client.workflow.start<typeof conversationWorkflow>('conversationWorkflow', {
-      workflowId: id,
-      taskQueue: this.taskQueue,
-      args: [input],
-      staticSummary: `hermes ${o.mode ?? 'task'}: ${(o.prompt ?? '').slice(0, 120)}`,
+    const start = (workflowId: string) =>
+      this.client.workflow.start<typeof conversationWorkflow>('conversationWorkflow', {
+        workflowId,
+        taskQueue: this.taskQueue,
+        args: [input],
+        staticSummary: o.summary ?? staticSummaryOf(o.mode, o.prompt),
+      });
+    const prompt = o.prompt ?? '';
+    const handle = await start(o.id ?? newConversationId(prompt || (o.summary ?? ''), o.mode)).catch((err: unknown) => {
+      // A default id that clashes (one chance in ~2·10^9 per slug) gets another suffix; a caller's id does not.
+      if (o.id || !(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+      return start(newConversationId(prompt || (o.summary ?? ''), o.mode));
     });
     return new ConversationHandle(handle);
   }
@@ -317,6 +332,9 @@ export class ConversationHandle {
       return await this.workflow.result();
     } catch (err) {
       if (!(err instanceof WorkflowFailedError)) throw err;
+      // A failed conversation ends as a FAILED workflow with its result in the failure's details.
+      const carried = resultOfFailure(err.cause);
+      if (carried) return carried;
       const cause = err.cause;
       const cancelled = cause?.name === 'CancelledFailure';
       return {
@@ -490,7 +508,9 @@ async function hasWorkflowPollers(service: Client['workflowService'], namespace:
   return (r.pollers?.length ?? 0) > 0;
 }
 
-function newConversationId(): string {
-  const stamp = new Date().toISOString().replace(/[-:T]/g, '').slice(0, 14);
-  return `hermes-${stamp}-${Math.random().toString(36).slice(2, 8)}`;
+/** The Web UI's summary of a conversation: the task, or a chat's first message (`hermes chat` starts with it). */
+export function staticSummaryOf(mode: string | undefined, prompt: string | undefined): string {
+  const first = (prompt ?? '').trim().split('\n')[0]!.slice(0, 200);
+  if (mode === 'chat') return first ? `chat: ${first}` : 'chat (no message yet)';
+  return first || 'task';
 }

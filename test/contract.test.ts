@@ -78,7 +78,8 @@ describe('the workflow input contract', () => {
             const state = conversationStateSchema().parse(await handle.state());
             expect(state, what).toMatchObject({ status: 'failed', reason: 'BadInput' });
             const d = await handle.workflow.describe();
-            expect(d.status.name, what).toBe('COMPLETED');
+            // A failed conversation is a FAILED workflow (the reason is the failure type; the result rides in its details).
+            expect(d.status.name, what).toBe('FAILED');
             expect(d.searchAttributes.HermesStatus, what).toEqual(['failed']);
             const events = await historyOf(id);
             expect(

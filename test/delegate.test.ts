@@ -296,7 +296,7 @@ describe('delegate_task', () => {
     expect(inspect.stdout).toContain('list_dir');
     // Its static summary names the parent and the goal (the Web UI shows it).
     const d = await harness.client.workflow.getHandle(child1).describe();
-    expect(await d.staticSummary()).toBe(`Sub-agent of ${id}: cli child one`);
+    expect(await d.staticSummary()).toBe(`cli child one (sub-agent of ${id})`);
     h.mock.assertDone();
   }, 90_000);
 

@@ -28,11 +28,26 @@ describe('model failures', () => {
 
   it('fails fast on 401 with reason ModelAuth after one attempt', async () => {
     h = await createHarness([{ status: 401, body: { error: { message: 'Incorrect API key provided' } } }]);
-    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
+    const { id, result } = await h.run(async () => {
+      const run = await h.hermes.start({ prompt: 'go' });
+      return { id: run.id, result: await run.result() };
+    });
     expect(result.status).toBe('failed');
     expect(result.reason).toBe('ModelAuth');
     expect(result.error).toMatch(/401/);
     expect(h.mock.requests).toHaveLength(1);
+    // Temporal sees a FAILED workflow whose failure type is the reason, with the result in its details.
+    const handle = h.client.workflow.getHandle(id);
+    expect((await handle.describe()).status.name).toBe('FAILED');
+    const err = await handle.result().then(
+      () => undefined,
+      (e: unknown) => e as { cause?: { type?: string; nonRetryable?: boolean; details?: unknown[] } },
+    );
+    expect(err?.cause).toMatchObject({ type: 'ModelAuth', nonRetryable: true });
+    expect(err?.cause?.details?.[0]).toMatchObject({ status: 'failed', reason: 'ModelAuth', iterations: 1 });
+    const listed: string[] = [];
+    for await (const w of h.client.workflow.list({ query: `WorkflowId="${id}" AND ExecutionStatus="Failed"` })) listed.push(w.workflowId);
+    expect(listed).toEqual([id]);
   });
 
   it('waits as long as Retry-After says on 429', async () => {

@@ -27,5 +27,11 @@ export function createActivities(deps: ActivityDeps) {
     ...createDeliverActivities({ env: deps.env }),
     ...createMemoryActivities(),
     ...createPromptActivities({ workspace: deps.workspace, redactor }),
+    /**
+     * Does nothing: the workflow runs it as a local activity so that an outcome no other event shows (an approval
+     * that timed out or was denied, an interrupt, a stop, a retried model call) is a row with a summary in the
+     * Web UI's compact view and in `temporal workflow show` (src/workflows/trace.ts).
+     */
+    async outcome(): Promise<void> {},
   };
 }

@@ -12,7 +12,7 @@ import { inventedResult, rejectsTools, toTextMode, type Definition } from '../ll
 import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
-import type { ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
+import type { ModelAttemptFailure, ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
 import { toolsQuery } from '../shared/messages';
 import type { ToolCatalog } from '../tools/external';
 import { toolDefinitions } from '../tools/registry';
@@ -65,7 +65,10 @@ export function createModelActivities(deps: ModelDeps) {
     const { workflowId, runId } = exec;
     // Heartbeats let Temporal notice a dead worker long before startToClose, and deliver cancellation —
     // from the start: fetching the context (a cold query that replays the workflow) can take a while too.
-    const beat = setInterval(() => ctx.heartbeat({ step: input.step }), deps.heartbeatMs ?? 200);
+    // Each attempt's heartbeat also carries the failures of the attempts before it, so the one that succeeds can
+    // report them: Temporal keeps only the latest failure of a retried activity, and the workflow none.
+    const failures = earlierFailures(ctx.info.heartbeatDetails);
+    const beat = setInterval(() => ctx.heartbeat({ step: input.step, attempt: ctx.info.attempt, failures }), deps.heartbeatMs ?? 200);
     try {
       const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
       ctx.cancellationSignal.throwIfAborted();
@@ -105,13 +108,17 @@ export function createModelActivities(deps: ModelDeps) {
       const result = deps.redactor ? redactResult(raw, deps.redactor) : raw;
       deps.contextCache.noteAssistant(workflowId, result);
       // Asked once per profile: the workflow compresses its context against this window (src/workflows/compress.ts).
-      return input.window ? { ...result, contextWindow: profile.contextWindow } : result;
+      const retried = ctx.info.attempt > 1 ? { attempt: ctx.info.attempt, failures } : {};
+      return input.window ? { ...result, ...retried, contextWindow: profile.contextWindow } : { ...result, ...retried };
     } catch (err) {
       // Cancelled (interrupt, workflow cancel): let Temporal see the cancellation, not a model failure.
       if (ctx.cancellationSignal.aborted) throw err;
-      const failure = classifyModelError(err, profile.baseURL);
+      const classified = classifyModelError(err, profile.baseURL);
       // An endpoint's error text can quote what it was sent; the failure is recorded in history.
-      throw deps.redactor ? deps.redactor.error(failure) : failure;
+      const failure = deps.redactor ? deps.redactor.error(classified) : classified;
+      // The next attempt reads this from its heartbeat details (see earlierFailures).
+      ctx.heartbeat({ step: input.step, attempt: ctx.info.attempt, failures: [...failures, failureNote(failure)].slice(-MAX_FAILURES_KEPT) });
+      throw failure;
     } finally {
       clearInterval(beat);
     }
@@ -309,4 +316,22 @@ function mapStrings(v: unknown, f: (s: string) => string): unknown {
   if (Array.isArray(v)) return v.map((x) => mapStrings(x, f));
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [f(k), mapStrings(x, f)]));
   return v;
+}
+
+/** How many earlier attempts' failures a model call remembers (the latest ones). */
+const MAX_FAILURES_KEPT = 5;
+
+/** One earlier attempt's failure: its type and the start of its (already redacted) message. */
+function failureNote(err: unknown): ModelAttemptFailure {
+  const e = err as { type?: string; message?: string };
+  return { type: e.type ?? 'Error', message: String(e.message ?? err).slice(0, 160) };
+}
+
+function earlierFailures(details: unknown): ModelAttemptFailure[] {
+  const f = (details as { failures?: unknown } | undefined)?.failures;
+  if (!Array.isArray(f)) return [];
+  return (f as unknown[]).filter((x): x is ModelAttemptFailure => {
+    const o = x as Partial<ModelAttemptFailure> | null;
+    return typeof o?.type === 'string' && typeof o.message === 'string';
+  });
 }

@@ -20,14 +20,25 @@ export async function chat(args: string[]): Promise<number> {
   const maxIterations = maxIterationsOption(values['max-iterations']);
   return withHermes(
     async (hermes) => {
-      const handle = values.id ? hermes.get(values.id) : await hermes.start({ mode: 'chat', model: values.model, workspace, maxIterations });
-      process.stderr.write(`chat ${handle.id} — empty line or Ctrl-D ends; Ctrl-C interrupts a running turn\n`);
+      // A new chat starts with its first message, so the Web UI's summary and the id say what it is about.
+      let handle = values.id ? hermes.get(values.id) : undefined;
+      const open = async (first: string) =>
+        (handle ??= await hermes.start({
+          mode: 'chat',
+          model: values.model,
+          workspace,
+          maxIterations,
+          summary: `chat: ${first.split('\n')[0]!.slice(0, 200)}`,
+        }));
+      process.stderr.write(
+        `chat ${handle?.id ?? '(starts with your first message)'} — empty line or Ctrl-D ends; Ctrl-C interrupts a running turn\n`,
+      );
       const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY });
       let turnRunning = false;
       rl.on('SIGINT', () => {
         if (turnRunning) {
           process.stderr.write('\n(interrupting the turn)\n');
-          void handle.interrupt({ reason: 'Ctrl-C' }).catch((e: Error) => process.stderr.write(`interrupt failed: ${e.message}\n`));
+          void handle?.interrupt({ reason: 'Ctrl-C' }).catch((e: Error) => process.stderr.write(`interrupt failed: ${e.message}\n`));
         } else rl.close();
       });
       const closed = new Promise<void>((resolve) => rl.once('close', resolve));
@@ -36,32 +47,35 @@ export async function chat(args: string[]): Promise<number> {
         for (;;) {
           const line = await Promise.race([rl.question('you> '), closed.then(() => undefined)]);
           if (line === undefined || !line.trim()) break;
+          const fresh = !handle;
+          const h = await open(line);
+          if (fresh) process.stderr.write(`(chat ${h.id})\n`);
           turnRunning = true;
           // Steps of earlier turns (or of a conversation joined with --id) are not shown again. The first look
           // waits for the conversation to start: without a worker, that is said within seconds.
           const watch = new AbortController();
           let started = false;
           const watching = watchWorker(hermes, { started: () => started, signal: watch.signal });
-          const first = await handle.state().finally(() => {
+          const first = await h.state().finally(() => {
             started = true;
             watch.abort();
           });
           await watching;
           const after = first.lastStep?.step ?? 0;
           // Model step lines carry the number inspect --step takes, counted from the calls made so far.
-          const before = await handle.modelSteps().then(
+          const before = await h.modelSteps().then(
             (n) => n.length,
             () => undefined,
           );
-          const numbering = before !== undefined ? { modelSteps: () => handle.modelSteps(), modelStepsBefore: before } : {};
-          const r = await follow(handle, handle.send(line), { log, rl, after, intervalMs: 200, ...numbering });
+          const numbering = before !== undefined ? { modelSteps: () => h.modelSteps(), modelStepsBefore: before } : {};
+          const r = await follow(h, h.send(line), { log, rl, after, intervalMs: 200, ...numbering });
           turnRunning = false;
           process.stdout.write(`hermes> ${r.answer}\n`);
           if (r.status !== 'completed') process.stderr.write(`(turn ${r.turn}: ${r.status}${r.reason ? `, ${r.reason}` : ''})\n`);
         }
       } finally {
         rl.close();
-        await handle.end().catch(() => undefined);
+        await handle?.end().catch(() => undefined);
       }
       return 0;
     },

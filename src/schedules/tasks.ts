@@ -14,6 +14,7 @@ import {
 } from '@temporalio/client';
 import { conversationInputSchema, conversationResultSchema, issuesText, type ConversationInput, type RunStatus } from '../shared/contract';
 import { HermesSchedule } from '../shared/search-attributes';
+import { resultOfFailure } from '../shared/outcome';
 import { formatFireTime, parseWhen, type When } from './when';
 
 export const SCHEDULE_ID_PREFIX = 'hermes-task-';
@@ -229,13 +230,14 @@ export async function taskRuns(client: Client, name: string, limit = 10): Promis
   const newest = runs.filter((r, i) => runs.findIndex((x) => x.workflowId === r.workflowId) === i).slice(0, limit);
   await Promise.all(
     newest
-      .filter((r) => r.execution === 'COMPLETED')
+      .filter((r) => r.execution === 'COMPLETED' || r.execution === 'FAILED')
       .map(async (r) => {
+        // A failed conversation is a FAILED workflow carrying its result in the failure (src/shared/outcome.ts).
         const result = conversationResultSchema().safeParse(
           await client.workflow
             .getHandle(r.workflowId)
             .result()
-            .catch(() => undefined),
+            .catch((err: unknown) => resultOfFailure(err)),
         );
         if (!result.success) return;
         r.status = result.data.status;

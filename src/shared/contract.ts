@@ -137,7 +137,13 @@ export type BusyPolicy = NonNullable<ConversationInput['busyPolicy']>;
 /** `Hermes.start` options: the input's fields with the limits flattened in, and the workflow id. */
 export function startOptionsSchema() {
   return z
-    .strictObject({ ...inputFields(), ...limitsSchema().partial().shape, id: z.string().min(1).max(200).optional() })
+    .strictObject({
+      ...inputFields(),
+      ...limitsSchema().partial().shape,
+      id: z.string().min(1).max(200).optional(),
+      /** The Web UI's summary of the conversation (default: the prompt's first line; `hermes chat`: its first message). */
+      summary: z.string().max(400).optional(),
+    })
     .refine(promptNeeded, PROMPT_NEEDED);
 }
 export type StartOptions = z.input<ReturnType<typeof startOptionsSchema>>;
@@ -266,7 +272,13 @@ export type TodoItem = z.infer<ReturnType<typeof todoItemSchema>>;
 
 function stepRecordSchema() {
   return z.object({
+    /** This record's place in the conversation's list of steps (the `stepsAfter` cursor counts these). */
     step: z.number().int(),
+    /**
+     * The model step it belongs to, numbered as the history's summaries ("model step 4") and `hermes inspect
+     * --step` number them: a model record is that call, tool records and notes come after it.
+     */
+    modelStep: z.number().int().optional(),
     kind: z.enum(['model', 'tool', 'note']),
     name: z.string(),
     summary: z.string(),

@@ -141,6 +141,14 @@ export interface ModelCallResult {
   reasoning?: { text: string; chars: number };
   /** The profile's context window in tokens, when the input asked for it (`window`). */
   contextWindow?: number;
+  /** Set when the call succeeded on a retry: the attempt that did, and what the earlier ones failed with. */
+  attempt?: number;
+  failures?: ModelAttemptFailure[];
+}
+
+export interface ModelAttemptFailure {
+  type: string;
+  message: string;
 }
 
 export interface ToolCallInput {

@@ -151,7 +151,7 @@ async function summarise(c: Conversation, source: ChatMessage[]): Promise<string
   c.modelCalls++;
   let r: ModelCallResult;
   try {
-    r = await acts.callModel.executeWithOptions(modelOptions(c.limits, 'context summary'), [
+    r = await acts.callModel.executeWithOptions(modelOptions(c.limits, `step ${c.modelCalls}: context summary, no tools`), [
       {
         context: { version, count: request.length, digest: extendDigest('', request) },
         profile: c.profile,

@@ -47,8 +47,10 @@ export function clip(text: string, limit: number): string {
 }
 
 export function shortArgs(args: Record<string, unknown>, max = 60): string {
-  const first = Object.values(args).find((v) => typeof v === 'string') as string | undefined;
-  return oneLine(first ?? JSON.stringify(args), max);
+  // Every short string argument in order (memory's action, store and text; a path and a pattern), so the
+  // summary says what the call does, not only its first word.
+  const strings = Object.values(args).filter((v): v is string => typeof v === 'string' && v.trim() !== '');
+  return oneLine(strings.length ? strings.join(' · ') : JSON.stringify(args), max);
 }
 
 /** `text` on one line, at most `max` characters. */

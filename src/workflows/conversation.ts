@@ -4,6 +4,7 @@
 import { isCancellation } from '@temporalio/workflow';
 import { issuesText, parseConversationInput, type ConversationInput, type ConversationResult } from '../shared/contract';
 import { DEFAULT_DELEGATION, DEFAULT_LIMITS } from '../shared/defaults';
+import { conversationFailure } from '../shared/outcome';
 import { carriedStateSchema, type ToolList } from '../shared/wire';
 import { DELEGATE_TASK, resolveTools } from '../tools/registry';
 import { SCHEDULE_TOOLS } from '../tools/specs/schedules';
@@ -59,15 +60,27 @@ function defaultTools(): string[] | undefined {
  */
 export async function conversationWorkflow(input: unknown, carried?: unknown): Promise<ConversationResult> {
   const start = readStart(input, carried);
-  if ('error' in start) return badInput(input, start.error);
+  if ('error' in start) return ended(badInput(input, start.error));
   const c = new Conversation(start.config, start.carried);
   registerHandlers(c);
+  let result: ConversationResult;
   try {
-    return await run(c, start);
+    result = await run(c, start);
   } catch (err) {
     if (isCancellation(err)) c.cancelled();
     throw err;
   }
+  return ended(result);
+}
+
+/**
+ * A failed conversation is a FAILED workflow, its reason the failure type and its result in the details
+ * (src/shared/outcome.ts). The other endings carry an answer and complete: `budget_exhausted`,
+ * `stopped_repeating` and `interrupted` are COMPLETED with HermesStatus saying which (docs/design-notes.md).
+ */
+function ended(result: ConversationResult): ConversationResult {
+  if (result.status === 'failed') throw conversationFailure(result);
+  return result;
 }
 
 async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>): Promise<ConversationResult> {

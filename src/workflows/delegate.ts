@@ -17,6 +17,7 @@ import {
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import { RUN_STATUSES, type ChildView, type ConversationInput, type ConversationResult, type Limits, type Usage } from '../shared/contract';
+import { resultOfFailure } from '../shared/outcome';
 import { CHILD_MAX_ITERATIONS, DEFAULT_DELEGATION } from '../shared/defaults';
 import { childProgressSignal, interruptSignal } from '../shared/messages';
 import { DELEGATE_TASK, resolveTools } from '../tools/registry';
@@ -136,11 +137,17 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
           // A parent that ends (or is cancelled) takes its children with it, and a cancel lets each child stop
           // its tools cleanly (process groups killed) — TERMINATE would leave that to heartbeat timeouts.
           parentClosePolicy: ParentClosePolicy.REQUEST_CANCEL,
-          staticSummary: `Sub-agent of ${parentId}: ${p.goal.split('\n')[0]!.slice(0, 200)}`,
+          // The goal first: the Web UI cuts long summaries, and the parent is a link on the child's page anyway.
+          staticSummary: `${p.goal.split('\n')[0]!.slice(0, 200)} (sub-agent of ${parentId})`,
         });
         running.set(p.workflowId, handle);
         if (stopping === 'interrupt') await interruptChild(handle, c);
-        const r: ConversationResult = await handle.result();
+        // A failed child is a FAILED workflow whose failure carries its result (src/shared/outcome.ts).
+        const r: ConversationResult = await handle.result().catch((err: unknown) => {
+          const carried = isCancellation(err) ? undefined : resultOfFailure(err);
+          if (carried) return carried;
+          throw err;
+        });
         c.childReport({ workflowId: p.workflowId, status: r.status, iteration: r.iterations, modelCalls: r.modelCalls, usage: r.usage }, true);
         c.note('agent', `↳ ${r.status} ${p.workflowId} (${r.modelCalls} model calls, ${r.usage.totalTokens} tokens)`);
         return { ...base, status: r.status, answer: r.answer, reason: r.reason, error: r.error, modelCalls: r.modelCalls, usage: r.usage };

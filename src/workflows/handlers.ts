@@ -30,6 +30,7 @@ import { childProgressSchema, contextQueryArgsSchema } from '../shared/wire';
 import { allPendingApprovals, approvalTarget, decide, onApproveFromParent, onChildApprovals, routeApproval } from './child-approvals';
 import { childStatus } from './delegate';
 import type { Conversation } from './state';
+import { rejecting } from './validators';
 import { snapshot } from './view';
 
 export function registerHandlers(c: Conversation): void {
@@ -55,10 +56,10 @@ export function registerHandlers(c: Conversation): void {
       return { callId: c.pendingQuestion!.callId };
     },
     {
-      validator: (raw) => {
+      validator: rejecting((raw) => {
         if (!c.pendingQuestion) throw new Error('no question is pending: nothing to answer');
         parseArgs(answerSchema(), raw, 'answer: expected {"text": "..."}');
-      },
+      }),
       description: 'Answers the pending clarify question: { text }',
     },
   );
@@ -73,7 +74,7 @@ export function registerHandlers(c: Conversation): void {
       return { callId: args.callId, decision: args.decision };
     },
     {
-      validator: (raw) => {
+      validator: rejecting((raw) => {
         if (!allPendingApprovals(c).length) throw new Error('no approval is pending');
         const args = parseArgs(
           approveSchema(),
@@ -81,7 +82,7 @@ export function registerHandlers(c: Conversation): void {
           'approval: expected {"callId": "...", "decision": "approve"|"deny", "remember"?: boolean, "workflowId"?: "..."}',
         );
         approvalTarget(c, args);
-      },
+      }),
       description:
         "Approves or denies a pending tool call, this conversation's or a sub-agent's it lists: { callId, decision: approve|deny, remember?, workflowId? }",
     },
@@ -100,14 +101,14 @@ export function registerHandlers(c: Conversation): void {
       return c.turnResults.find((r) => r.turn === ticket) ?? endedTurn(ticket, c);
     },
     {
-      validator: (raw) => {
+      validator: rejecting((raw) => {
         if (c.input.mode !== 'chat') throw new Error('send needs a conversation started in chat mode');
         if (c.ended) throw new Error('the conversation has ended');
         parseArgs(sendSchema(), raw, 'message: expected {"text": "..."}');
         if (c.input.busyPolicy === 'reject' && (c.turnInProgress || c.inbox.length)) {
           throw new Error('a turn is running; busyPolicy is reject: send again when it has finished');
         }
-      },
+      }),
       description: "Chat mode: sends a user message and returns that turn's answer: { text }",
     },
   );

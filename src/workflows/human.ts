@@ -7,6 +7,7 @@ import { reportToParent } from './delegate';
 import { STOPPED, type Stopped } from './outcomes';
 import { approvalDenied, clarifyTimedOut, refused } from './prompts';
 import type { Conversation } from './state';
+import { traceOutcome } from './trace';
 
 export async function askClarify(c: Conversation, callId: string, question: string, choices?: string[]): Promise<string | Stopped> {
   c.pendingQuestion = { callId, question, ...(choices?.length ? { choices } : {}) };
@@ -41,16 +42,22 @@ export async function approvalGate(
   if (v.verdict === 'allow') return undefined;
   const reason = v.reason ?? 'dangerous command';
   const pattern = v.pattern ?? reason;
+  const command = typeof args.command === 'string' ? args.command : JSON.stringify(args);
+  const what = `${tool} \`${command.slice(0, 120)}\``;
   if (v.verdict === 'refuse') {
     c.note('approval', `refused ${tool}: ${reason}`);
+    await traceOutcome(c, `refused (${reason}): ${what} did not run`);
     return refused(reason);
   }
   if (c.approvedPatterns.includes(pattern)) return undefined;
   const mode = c.input.approvalMode ?? (c.input.scheduled ? 'deny' : 'ask');
   if (mode === 'allow') return undefined;
-  if (mode === 'deny') return approvalDenied('policy', reason);
+  if (mode === 'deny') {
+    await traceOutcome(c, `denied by the approval policy (${reason}): ${what} did not run`);
+    return approvalDenied('policy', reason);
+  }
 
-  c.pendingApprovals.push({ callId, tool, command: typeof args.command === 'string' ? args.command : JSON.stringify(args), reason, pattern });
+  c.pendingApprovals.push({ callId, tool, command, reason, pattern });
   c.setStatus('waiting', 'approval');
   // A sub-agent allowed to ask (delegation.childApprovals): its parent's state shows it waiting, and lists the
   // call among its pending approvals (child-approvals.ts).
@@ -58,15 +65,19 @@ export async function approvalGate(
   reportApprovals(c);
   try {
     const decided = await condition(() => c.approvalDecisions.has(callId), c.limits.approvalTimeoutSec * 1000, {
-      summary: `waiting for approval of ${tool}: ${reason}`,
+      summary: `waiting for approval of ${what} (${reason})`,
     });
     const d = c.approvalDecisions.get(callId);
     if (!decided || !d) {
       c.note('approval', `${tool}: no decision before the timeout, denied`);
+      await traceOutcome(c, `approval timed out after ${c.limits.approvalTimeoutSec} s: ${what} was denied and did not run`);
       return approvalDenied('timeout', reason, c.limits.approvalTimeoutSec);
     }
     c.note('approval', `${tool}: ${d.decision}${d.remember ? ' (remembered)' : ''}`);
-    if (d.decision === 'deny') return approvalDenied('user', reason);
+    if (d.decision === 'deny') {
+      await traceOutcome(c, `approval denied: ${what} did not run`);
+      return approvalDenied('user', reason);
+    }
     if (d.remember && !c.approvedPatterns.includes(pattern)) c.approvedPatterns.push(pattern);
     return undefined;
   } catch (err) {

@@ -3,7 +3,7 @@
 // an unavailable model with a fallback profile) become another try; the rest end the turn.
 import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
 import type { RunStatus } from '../shared/contract';
-import type { ModelCallResult } from '../shared/wire';
+import type { ModelAttemptFailure, ModelCallResult } from '../shared/wire';
 import { acts, localActs, modelOptions } from './activities';
 import type { ModelOutcome, TurnOutcome } from './outcomes';
 import type { Conversation } from './state';
@@ -14,6 +14,7 @@ import { MAX_INVALID_STREAK } from './limits';
 import { addUsage } from './usage';
 import { compressOnOverflow, CONTEXT_COMPRESSION, learnFromCall, windowOf } from './compress';
 import { contextChars } from './context-ops';
+import { traceOutcome } from './trace';
 
 /**
  * Patch id: a step whose model stays unavailable continues on the next profile of the primary's fallback chain
@@ -32,7 +33,7 @@ export async function modelStep(c: Conversation): Promise<ModelOutcome> {
   c.iteration++;
   let r: ModelCallResult;
   try {
-    r = await callModel(c, c.tools, `step ${c.iteration}`);
+    r = await callModel(c, c.tools);
   } catch (err) {
     if (isCancellation(err)) throw err;
     const f = describeFailure(err);
@@ -109,7 +110,7 @@ export async function grace(c: Conversation, status: RunStatus, request: string)
   c.messages.push({ role: 'user', content: request });
   try {
     // Not stoppable: the summary is what the user gets for an interrupted budget.
-    const r = await CancellationScope.nonCancellable(() => callModel(c, [], 'grace summary'));
+    const r = await CancellationScope.nonCancellable(() => callModel(c, [], 'final summary, no tools'));
     const text = r.message.content ?? '';
     c.messages.push({ role: 'assistant', content: text });
     return { status, answer: text };
@@ -119,10 +120,12 @@ export async function grace(c: Conversation, status: RunStatus, request: string)
   }
 }
 
-async function callModel(c: Conversation, tools: string[], summary: string): Promise<ModelCallResult> {
+async function callModel(c: Conversation, tools: string[], purpose?: string): Promise<ModelCallResult> {
   c.modelCalls++;
   const chars = contextChars(c.messages);
-  const r = await acts.callModel.executeWithOptions(modelOptions(c.limits, summary), [
+  // Numbered as `hermes inspect --step` and the state query's modelStep number it: every model call counts.
+  const step = `step ${c.modelCalls}${purpose ? `: ${purpose}` : ''}`;
+  const call = acts.callModel.executeWithOptions(modelOptions(c.limits, step), [
     {
       context: { version: c.contextVersion, count: c.messages.length, digest: c.digest() },
       profile: c.profile,
@@ -133,6 +136,8 @@ async function callModel(c: Conversation, tools: string[], summary: string): Pro
       ...(c.toolList && tools.length ? { toolList: c.toolList.digest } : {}),
     },
   ]);
+  const r = await c.calling(`model ${step} (profile ${c.profile ?? 'default'})`, call);
+  if (r.attempt) await traceOutcome(c, retriedCall(`model ${step}`, r.attempt, r.failures));
   c.usage = addUsage(c.usage, r.usage);
   learnFromCall(c, r, chars);
   // A sub-agent that goes on reports its totals now; a reply without tool calls ends it, and its result reports them.
@@ -156,4 +161,10 @@ export function redacted(c: Conversation, n: number | undefined): { redactions?:
   if (!n) return {};
   c.redactions += n;
   return { redactions: n };
+}
+
+/** The trace of a call that succeeded on a retry: how many attempts, and why the earlier ones failed. */
+export function retriedCall(what: string, attempt: number, failures: ModelAttemptFailure[] = []): string {
+  const why = failures.length ? `: ${failures.map((f) => `${f.type} (${f.message.slice(0, 60)})`).join(', ')}` : '';
+  return `${what} succeeded on attempt ${attempt} after ${attempt - 1} failed${why}`;
 }

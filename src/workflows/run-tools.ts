@@ -105,10 +105,10 @@ async function executeTool(c: Conversation, r: RunCall, cut: Set<string>): Promi
   if (catalog?.timeoutMs) options.startToCloseTimeout = catalog.timeoutMs;
   let res: ToolCallResult;
   try {
-    res = await acts.runTool.executeWithOptions(
+    const call = acts.runTool.executeWithOptions(
       {
         ...options,
-        summary: `${r.name} ${shortArgs(r.args)}`,
+        summary: `${r.name} ${shortArgs(r.args, 100)}`,
         // Wait until the tool has really stopped (its process group killed) before the loop moves on.
         cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
       },
@@ -133,6 +133,7 @@ async function executeTool(c: Conversation, r: RunCall, cut: Set<string>): Promi
         },
       ],
     );
+    res = await c.calling(`${r.name} ${shortArgs(r.args)}`, call);
   } catch (err) {
     if (isCancellation(err) && c.stopRequested()) {
       c.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → cancelled`, ok: false });

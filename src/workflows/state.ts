@@ -38,6 +38,7 @@ import { detailsText } from './view';
 import { since } from './release';
 
 const MAX_STEPS_KEPT = 20;
+const OUTCOMES_KEPT = 3;
 /** Patch id: HermesStatus is published from the first workflow task and on cancel, with HermesModel and HermesIterations. */
 export const STATUS_ATTRIBUTES = 'status-attributes';
 /** Patch id: the system prompt puts the per-conversation parts last (prefix caching, prompts.ts). */
@@ -137,6 +138,12 @@ export class Conversation {
   pendingApprovals: PendingApproval[] = [];
   approvalDecisions = new Map<string, { decision: 'approve' | 'deny'; remember: boolean }>();
   waitingFor: ConversationState['waitingFor'] = null;
+  /** The latest outcomes traced into the history (trace.ts), newest last: the Web UI's details list them. */
+  recentOutcomes: string[] = [];
+  /** The call the loop waits for, for the details (its attempts are on the Web UI's pending-activity card). */
+  inFlight: string | undefined;
+  /** The call the latest stop cut short, until the stop's trace names it. */
+  lastCut: string | undefined;
   /** Sub-agents of the current (or latest) delegate_task call, for the state query. */
   children: ChildView[] = [];
   /** What each sub-agent of this run has reported so far; `settled` once its result is counted. */
@@ -376,11 +383,33 @@ export class Conversation {
     return { version: this.contextVersion, messages: [] };
   }
 
-  record(step: Omit<StepRecord, 'step'>): void {
+  record(step: Omit<StepRecord, 'step' | 'modelStep'>): void {
     const last = this.steps[this.steps.length - 1];
-    this.steps.push({ step: last ? last.step + 1 : 1, ...step });
+    // modelStep numbers as the history's summaries and `hermes inspect --step` do: the model calls so far.
+    this.steps.push({ step: last ? last.step + 1 : 1, ...(this.modelCalls ? { modelStep: this.modelCalls } : {}), ...step });
     if (this.steps.length > MAX_STEPS_KEPT) this.steps.splice(0, this.steps.length - MAX_STEPS_KEPT);
     this.details();
+  }
+
+  noteOutcome(text: string): void {
+    this.recentOutcomes.push(text);
+    if (this.recentOutcomes.length > OUTCOMES_KEPT) this.recentOutcomes.shift();
+    this.details();
+  }
+
+  /** Names the call in flight in the details until `done` settles (the model step, the tool and its arguments). */
+  async calling<T>(what: string, done: Promise<T>): Promise<T> {
+    this.inFlight = what;
+    this.details();
+    try {
+      return await done;
+    } catch (err) {
+      // An interrupt's trace names the call it cut short (turn.ts).
+      if (isCancellation(err) && this.stopRequested()) this.lastCut = what;
+      throw err;
+    } finally {
+      if (this.inFlight === what) this.inFlight = undefined;
+    }
   }
 
   note(name: string, summary: string): void {

@@ -9,6 +9,7 @@ import { grace, modelStep } from './model-step';
 import { graceRequest, interruptedAnswer } from './prompts';
 import { runToolCalls } from './run-tools';
 import type { Conversation } from './state';
+import { traceOutcome } from './trace';
 
 /** One turn: model and tool steps until the model answers or something stops it. */
 export async function runTurn(c: Conversation): Promise<TurnOutcome> {
@@ -41,12 +42,15 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
     if (c.cancelRequested) throw new CancelledFailure('conversation cancelled');
     if (c.stretchCut()) return STOPPED;
     if (c.pendingInterrupt) {
-      const stop = takeInterrupt(c);
+      const stop = await takeInterrupt(c);
       if (stop) return stop;
     }
     const budget = c.budgetInput();
     const out = exhausted(budget);
-    if (out) return grace(c, 'budget_exhausted', graceRequest('budget', out));
+    if (out) {
+      await traceOutcome(c, `budget used up (${out}): asking the model for a final summary`);
+      return grace(c, 'budget_exhausted', graceRequest('budget', out));
+    }
     for (const w of dueWarnings(budget, c.warned)) {
       c.warned.push(w.kind);
       c.messages.push({ role: 'user', content: w.text });
@@ -63,15 +67,17 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
       case 'again':
         continue;
       case 'invalid':
+        await traceOutcome(c, `stopped: ${outcome.detail}`);
         return { ...(await grace(c, 'stopped_repeating', graceRequest('invalid', outcome.detail))), reason: 'InvalidToolCalls' };
       case 'fail':
         return { status: 'failed', answer: c.lastAssistantText(), reason: outcome.reason, error: outcome.error };
       case 'tools': {
         const verdict = await runToolCalls(c, outcome.calls);
-        if (verdict.stop?.why === 'repeating') return grace(c, 'stopped_repeating', graceRequest('repeating', verdict.stop.detail));
-        if (verdict.stop)
-          return { ...(await grace(c, 'stopped_repeating', graceRequest('invalid', verdict.stop.detail))), reason: 'InvalidToolCalls' };
-        break;
+        if (!verdict.stop) break;
+        const { why, detail } = verdict.stop;
+        await traceOutcome(c, why === 'repeating' ? `stopped: the model repeats itself (${detail})` : `stopped: ${detail}`);
+        if (why === 'repeating') return grace(c, 'stopped_repeating', graceRequest('repeating', detail));
+        return { ...(await grace(c, 'stopped_repeating', graceRequest('invalid', detail))), reason: 'InvalidToolCalls' };
       }
       default: {
         const never: never = outcome;
@@ -82,10 +88,18 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
 }
 
 /** Applies a pending interrupt: redirect (new user message, go on) or end the turn as interrupted. */
-function takeInterrupt(c: Conversation): TurnOutcome | undefined {
+async function takeInterrupt(c: Conversation): Promise<TurnOutcome | undefined> {
   const i = c.pendingInterrupt!;
   c.pendingInterrupt = undefined;
   c.note('interrupt', i.message ? `redirected: ${i.message.slice(0, 80)}` : `stopped${i.reason ? `: ${i.reason}` : ''}`);
+  const cut = c.lastCut ? `; ${c.lastCut} was cut short` : '';
+  c.lastCut = undefined;
+  await traceOutcome(
+    c,
+    i.message
+      ? `interrupted${i.reason ? ` (${i.reason})` : ''}${cut}: going on with the new message "${i.message.slice(0, 80)}"`
+      : `interrupted${i.reason ? ` (${i.reason})` : ''}${cut}: the turn ended`,
+  );
   if (i.message) {
     c.messages.push({ role: 'user', content: i.message });
     return undefined;

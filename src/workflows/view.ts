@@ -8,7 +8,8 @@ import type { Conversation } from './state';
 
 export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationState {
   const after = typeof args?.stepsAfter === 'number' ? args.stepsAfter : undefined;
-  const first = c.steps[0]?.step;
+  const shown = after === undefined ? c.steps.slice(-5) : c.steps.filter((s) => s.step > after);
+  const last = c.steps[c.steps.length - 1];
   return {
     status: c.status,
     ...c.outcome,
@@ -31,8 +32,10 @@ export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationSt
     pendingQuestion: c.pendingQuestion,
     pendingApprovals: allPendingApprovals(c),
     lastStep: c.steps[c.steps.length - 1],
-    steps: after === undefined ? c.steps.slice(-5) : c.steps.filter((s) => s.step > after),
-    stepsMissed: after !== undefined && first !== undefined ? Math.max(0, first - after - 1) : 0,
+    steps: shown,
+    // Steps before the ones shown that this answer leaves out: dropped from the kept 20, or (without a cursor)
+    // older than the last 5.
+    stepsMissed: Math.max(0, (shown[0]?.step ?? (last ? last.step + 1 : 1)) - (after ?? 0) - 1),
     ...(c.children.length ? { children: c.children } : {}),
   };
 }
@@ -46,7 +49,9 @@ export function detailsText(c: Conversation): string {
     `**${c.status}**${c.waitingFor ? ` (waiting for ${c.waitingFor})` : ''} · iteration ${c.iteration} · run ${c.runs} of ${id}`,
     task ? `task: ${task.slice(0, 200)}` : '',
     `tokens ${c.usage.totalTokens} · cost $${c.usage.costUsd.toFixed(4)} · tool calls ${c.toolCalls}${c.redactions ? ` · secrets redacted ${c.redactions}` : ''}`,
-    last ? `last step: ${last.kind} ${last.name} — ${last.summary}` : '',
+    c.inFlight ? `in flight: ${c.inFlight} (attempts and the last failure are on its pending-activity card)` : '',
+    last ? `last step${last.modelStep ? ` (model step ${last.modelStep})` : ''}: ${last.kind} ${last.name} — ${last.summary}` : '',
+    c.recentOutcomes.length ? `recent outcomes:\n${c.recentOutcomes.map((o) => `- ${o}`).join('\n')}` : '',
     howToAnswer(c, id),
     c.outcome.error ? `${c.outcome.reason ?? 'error'}: ${c.outcome.error}` : '',
   ]
