@@ -10,12 +10,15 @@ export const CONVERSATION_FAILED = 'ConversationFailed';
 
 /** The failure a `failed` conversation ends with: type = its reason, not retryable, the result in details[0]. */
 export function conversationFailure(result: ConversationResult): ApplicationFailure {
-  return ApplicationFailure.create({
+  const failure = ApplicationFailure.create({
     type: result.reason || CONVERSATION_FAILED,
     message: result.error || `the conversation failed (${result.reason ?? 'no reason given'})`,
     nonRetryable: true,
     details: [result],
   });
+  // The Web UI and `temporal workflow describe` show a failure's stack: the reason is the story, not our source.
+  failure.stack = '';
+  return failure;
 }
 
 /** The result a failed conversation carried in its failure (a workflow's, or a child's), if it is one. */
