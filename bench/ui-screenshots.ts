@@ -113,7 +113,7 @@ async function shoot(page: Page, url: string, file: string, shots: string[], but
   await sleep(1500);
   if (button) {
     const clicked = await page.evaluate((text) => {
-      const b = [...document.querySelectorAll('button')].find((x) => x.textContent?.trim() === text);
+      const b = Array.from(document.querySelectorAll('button')).find((x) => x.textContent?.trim() === text);
       b?.click();
       return Boolean(b);
     }, button);
