@@ -91,6 +91,13 @@ describe('outcomes in the history', () => {
       expect(models).toEqual([1, 2]);
       // Tool records belong to the step that asked for them.
       expect(state.steps.find((s) => s.kind === 'tool' && s.name === 'read_file')?.modelStep).toBe(1);
+      // Tool activities carry their own retry policy, not the model's non-retryable failure types.
+      const events = (await h.client.workflow.getHandle(handle.id).fetchHistory()).events ?? [];
+      const toolRetries = events.flatMap((e) => {
+        const a = e.activityTaskScheduledEventAttributes;
+        return a?.activityType?.name === 'runTool' ? [a.retryPolicy?.nonRetryableErrorTypes ?? []] : [];
+      });
+      expect(toolRetries).toEqual([[], []]);
       // Without a cursor: the last 5, and stepsMissed counts the ones before them.
       const recent = await handle.state();
       expect(recent.stepsMissed).toBe(Math.max(0, state.steps.length - 5));

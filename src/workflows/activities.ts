@@ -48,6 +48,11 @@ export function onceToolOptions(heartbeatSec: number): ActivityOptions {
 }
 
 export const acts = proxyActivities<Activities>(modelCallOptions);
+/**
+ * Tools get a proxy of their own: executeWithOptions deep-merges its options into the proxy's, so on `acts` a
+ * tool call would inherit the model's non-retryable failure types (shown on every tool activity in the Web UI).
+ */
+export const toolActs = proxyActivities<Activities>({ startToCloseTimeout: '15 minutes' });
 
 /** Quick checks on the worker's own filesystem (no side effects): local activities, a marker in history. */
 export const localActsOptions = { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } } as const;

@@ -5,7 +5,7 @@ import { ActivityCancellationType, isCancellation, patched } from '@temporalio/w
 import type { ToolCall, ToolCallResult } from '../shared/wire';
 import type { ToolSpec } from '../tools/spec';
 import { approvalVerdict, DELEGATE_TASK, toolSpec } from '../tools/registry';
-import { acts, onceToolOptions, retryingToolOptions } from './activities';
+import { onceToolOptions, retryingToolOptions, toolActs } from './activities';
 import { shortArgs, toolMessageContent } from './context-ops';
 import { delegate, delegationUnavailable, type DelegateArgs } from './delegate';
 import { describeFailure } from './failures';
@@ -105,7 +105,7 @@ async function executeTool(c: Conversation, r: RunCall, cut: Set<string>): Promi
   if (catalog?.timeoutMs) options.startToCloseTimeout = catalog.timeoutMs;
   let res: ToolCallResult;
   try {
-    const call = acts.runTool.executeWithOptions(
+    const call = toolActs.runTool.executeWithOptions(
       {
         ...options,
         summary: `${r.name} ${shortArgs(r.args, 100)}`,
