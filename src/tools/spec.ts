@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
 import type { ConversationInput } from '../shared/contract';
 import type { MemoryLimits } from '../shared/memory';
+import type { Isolation } from './isolation';
 
 export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   readonly name: string;
@@ -76,8 +77,9 @@ export interface ToolContext {
   /**
    * Where `terminal` runs: in a bubblewrap sandbox (workspace writable, the rest read-only, no network unless
    * `network`) or not (src/tools/sandbox.ts). Absent: not sandboxed. `bwrap` names the binary (default on PATH).
+   * Outside bwrap, `isolation` is the namespace launcher (src/tools/isolation.ts); absent, the terminal probes.
    */
-  sandbox?: { mode: 'bwrap' | 'none'; network: boolean; bwrap?: string };
+  sandbox?: { mode: 'bwrap' | 'none'; network: boolean; bwrap?: string; isolation?: Isolation };
   /** For `cluster` tools: the worker's Temporal client, its task queue and the calling conversation's run config. */
   cluster?: {
     client: Client;

@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { ToolError, type ToolHandler } from '../spec';
 import { TERMINAL_MAX_TIMEOUT_SEC, type terminalSpec } from '../specs/terminal';
-import { forgetProcess, groupStillOurs, newToken, recordProcess, TOKEN_ENV } from '../orphans';
+import { forgetProcess, groupStillOurs, newToken, recordProcess, signalTokenHolders, TOKEN_ENV } from '../orphans';
 import { toolEnv } from '../env';
+import { probeIsolation } from '../isolation';
 import { wrapCommand } from '../sandbox';
 import { resolveInWorkspace } from '../workspace';
 import { statOrFail } from './fs-util';
@@ -35,11 +36,17 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
   if (!(await statOrFail(cwd, args.cwd ?? '.')).isDirectory()) throw new ToolError(`cwd ${args.cwd} is not a directory`);
   const timeoutSec = Math.min(TERMINAL_MAX_TIMEOUT_SEC, args.timeout ?? ctx.terminalTimeoutSec);
 
-  // The token marks the group's members for the crash clean-up (orphans.ts), also after bash has exited.
+  // The token marks the group's members for the crash clean-up (orphans.ts), also after bash has exited, and
+  // without a pid namespace it finds the children that left the group (setsid).
   const token = newToken();
-  // detached: bash (or bwrap around it, sandbox.ts) leads a new process group, so one kill(-pid) reaches
-  // everything it started.
-  const run = wrapCommand(ctx.sandbox, args.command, { workspace: ctx.workspace, cwd });
+  // Outside bwrap: the namespace launcher the worker found (isolation.ts), else this process's own probe.
+  const isolation = ctx.sandbox?.mode === 'bwrap' ? undefined : (ctx.sandbox?.isolation ?? (await probeIsolation()));
+  // detached: bash (or bwrap or the launcher around it) leads a new process group, so one kill(-pid) reaches
+  // everything that stayed in it; a pid namespace reaches the rest.
+  const run = wrapCommand(ctx.sandbox, args.command, { workspace: ctx.workspace, cwd, isolation });
+  const confined = run.confinement;
+  // Again after the awaits: an abort that came during them would find no listener below.
+  ctx.signal.throwIfAborted();
   const child = spawn(run.file, run.args, {
     cwd,
     detached: true,
@@ -73,11 +80,17 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
       const pid = pgid;
       killing = true;
       signalGroup(pid, 'SIGTERM');
+      // unshare blocks SIGTERM and the namespace's init ignores it; killing unshare kills its init
+      // (--kill-child), which kills the whole namespace — as bwrap dying of the SIGTERM does. child.kill is a
+      // no-op once Node has reaped it, so it never hits a recycled pid.
+      if (confined === 'namespace') child.kill('SIGKILL');
+      else if (confined === 'none') signalTokenHolders(token, 'SIGTERM');
       // Not cleared on finish: a child that ignores SIGTERM must still die after bash has gone. Not unref'd: a
       // worker shutting down waits for it. The record stays until then, for the crash clean-up.
       setTimeout(() => {
         // Only while the group is still this command's: once it has ended, its pid may name someone else's.
         if (groupStillOurs(pid, token)) signalGroup(pid, 'SIGKILL');
+        signalTokenHolders(token, 'SIGKILL');
         forget();
       }, KILL_GRACE_MS);
     };
@@ -123,6 +136,9 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     });
     child.on('exit', (code, signal) => {
       exit = { code, signal };
+      // What the command left running ends with it (`sleep 100 &`, `nohup … &`, `setsid …`): in a pid
+      // namespace the kernel has killed it already; without one, whatever still carries the token is.
+      if (confined === 'none') signalTokenHolders(token, 'SIGKILL');
       timers.push(setTimeout(finish, DRAIN_MS));
     });
     child.on('close', finish);
