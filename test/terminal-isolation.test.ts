@@ -3,20 +3,22 @@
 //    isolation they could (the same probe finds it: the check can fail);
 //  - what they leave running (`sleep &`, `nohup … &`, `setsid …`) ends with the call — after a normal exit, an
 //    interrupt and a timeout — under the namespace launcher, under bwrap, and (by the token sweep) without
-//    either; under the launcher it also dies with a SIGKILLed worker.
+//    either; under the launcher it also dies with a SIGKILLed worker;
+//  - a running command's heartbeat details, as a client sees them (describe → pending activities).
 // Processes are found on the host by a marker in their command line (`sleep 300.<unique>`). Timeouts here are
 // safety nets: what is checked is the order (dead before or after the call returns) and the outcome.
 import { Client, Connection } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { Hermes } from '../src/client';
 import { terminal } from '../src/tools/handlers/terminal';
 import { isolationWarning, probeIsolation, type Isolation } from '../src/tools/isolation';
 import { probeBwrap, type BwrapProbe, type SandboxChoice } from '../src/tools/sandbox';
 import type { ToolContext } from '../src/tools/spec';
-import { answer, toolCall, toolResult } from './helpers/harness';
+import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { MockModel, type Reply } from './helpers/mock-model';
 import { processesWith, sleepMarker, sleepsWith } from './helpers/procs';
 import { waitFor } from './helpers/wait';
@@ -209,4 +211,55 @@ describe("the worker's environment (worker processes)", () => {
     await isolated.worker.exited;
     await waitFor('the sleeps to die with the worker', () => gone(...m), 10_000);
   }, 90_000);
+});
+
+describe('heartbeat details', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('a running command shows its command, elapsed time, output so far and last line (redacted, cut); a model call its step', async () => {
+    const secret = 'hermes-probe-secret-4f1c2a9b';
+    const sleeping = marker();
+    // The secret is printed whole but appears in the command only in two halves (else the model activity's
+    // redaction of tool-call arguments would already have replaced it).
+    const command = `printf 'first line\\n'; printf '%s%s\\n' hermes-probe- secret-4f1c2a9b; sleep ${sleeping} # ${'x'.repeat(300)}`;
+    h = await createHarness([{ toolCalls: [{ id: 't', name: 'terminal', arguments: { command } }], delayMs: 1_500 }]);
+    const harness = h;
+    const pending = async (type: string) => {
+      const d = await harness.client.workflow.getHandle(id).describe();
+      const p = d.raw.pendingActivities?.find((a) => a.activityType?.name === type);
+      const payload = p?.heartbeatDetails?.payloads?.[0];
+      return payload ? defaultPayloadConverter.fromPayload<Record<string, unknown>>(payload) : undefined;
+    };
+    let id = '';
+    const { model, tool } = await h.run(
+      async () => {
+        const handle = await harness.hermes.start({ prompt: 'go' });
+        id = handle.id;
+        const model = await waitFor('the model call to heartbeat', () => pending('callModel'));
+        const tool = await waitFor('a heartbeat a second into the command', async () => {
+          const d = await pending('runTool');
+          return d && (d.elapsedSec as number) >= 1 && d;
+        });
+        await handle.interrupt({ reason: 'seen enough' });
+        await waitFor('the command to die', () => gone(sleeping), 10_000);
+        return { model, tool };
+      },
+      { sandbox: 'none', redact: { values: [secret] } },
+    );
+    expect(Object.keys(model).sort()).toEqual(['attempt', 'elapsedSec', 'model', 'step']);
+    expect(model).toMatchObject({ step: expect.any(Number), model: 'default: mock-model', attempt: 1 });
+    expect(tool).toMatchObject({
+      command: expect.stringMatching(/^printf 'first line\\n'; printf '%s%s\\n' hermes-probe- secret-4f1c2a9b; sleep [\d.]+ # x+…$/),
+      outputBytes: 'first line\n'.length + `${secret}\n`.length,
+      lastLine: expect.stringMatching(/^\[REDACTED/),
+      sandbox: ISO.kind,
+    });
+    expect((tool.command as string).length).toBe(200);
+    expect(JSON.stringify(tool)).not.toContain(secret);
+    expect(tool.elapsedSec).toBeGreaterThanOrEqual(1);
+  });
 });

@@ -11,6 +11,7 @@ import { FILE_TOOL_HANDLERS, listDir, patch, readFile, searchFiles, terminal, wr
 import { MAX_LIST_ENTRIES } from '../src/tools/handlers/list_dir';
 import { resolveInWorkspace } from '../src/tools/workspace';
 import { finishToolOutput } from '../src/tools/output';
+import { TerminalProgress } from '../src/tools/handlers/terminal-progress';
 import { processesWith, sleepMarker, sleepsWith } from './helpers/procs';
 import { waitFor } from './helpers/wait';
 
@@ -384,6 +385,41 @@ describe('terminal', () => {
     expect(out.startsWith('aaaa')).toBe(true);
     expect(out).toMatch(/\[\.\.\. \d+ characters dropped \.\.\.\]/);
     expect(out.endsWith('a\nEND\nexit code: 0')).toBe(true);
+  });
+});
+
+describe('terminal heartbeat details (TerminalProgress)', () => {
+  const redact = (t: string) => t.replaceAll('SECRETVALUE123', '[REDACTED:value]');
+
+  it('redacts before it cuts: a secret across the cut is replaced whole, not shown in part', () => {
+    const command = `echo ${'a'.repeat(184)} SECRETVALUE123 and more`; // the secret spans characters 190-204
+    const p = new TerminalProgress(command, 'namespace', redact);
+    const d = p.details();
+    expect(d.command).toHaveLength(200);
+    expect(d.command).not.toMatch(/SECR/);
+    expect(d.command).toMatch(/ \[REDACTED…$/); // the placeholder is what got cut
+    expect(d).toMatchObject({ elapsedSec: 0, outputBytes: 0, lastLine: '', sandbox: 'namespace' });
+  });
+
+  it('shows the last non-empty line: after a carriage return, without escape sequences, redacted', () => {
+    const p = new TerminalProgress('make', 'none', redact);
+    p.push('line one\nprogress 10%\rprogress 50%\r');
+    expect(p.details().lastLine).toBe('progress 50%');
+    p.push('\x1b[32mgreen\x1b[0m SECRETVALUE123\n\n');
+    expect(p.details()).toMatchObject({
+      lastLine: 'green [REDACTED:value]',
+      outputBytes: Buffer.byteLength('line one\nprogress 10%\rprogress 50%\r\x1b[32mgreen\x1b[0m SECRETVALUE123\n\n'),
+    });
+    p.push('é\n');
+    expect(p.details().outputBytes - Buffer.byteLength('line one\nprogress 10%\rprogress 50%\r\x1b[32mgreen\x1b[0m SECRETVALUE123\n\n')).toBe(3);
+  });
+
+  it('drops the first word of a line longer than its window (it may be the end of a secret) and cuts the line', () => {
+    const p = new TerminalProgress('cat big', 'none');
+    p.push(`${'y'.repeat(20_000)} visible end`);
+    expect(p.details().lastLine).toBe('visible end');
+    p.push(`\n${'z '.repeat(300)}`);
+    expect(p.details().lastLine).toHaveLength(200);
   });
 });
 

@@ -64,8 +64,20 @@ export function createModelActivities(deps: ModelDeps) {
     if (!exec) throw ApplicationFailure.nonRetryable('callModel must run inside a conversation workflow', FailureType.ModelConfig);
     const { workflowId, runId } = exec;
     // Heartbeats let Temporal notice a dead worker long before startToClose, and deliver cancellation —
-    // from the start: fetching the context (a cold query that replays the workflow) can take a while too.
-    const beat = setInterval(() => ctx.heartbeat({ step: input.step }), deps.heartbeatMs ?? 200);
+    // from the start: fetching the context (a cold query that replays the workflow) can take a while too. Their
+    // details (the Web UI's pending-activity card) say which step, on which model, how long and which try;
+    // never anything of the messages.
+    const started = Date.now();
+    const beat = setInterval(
+      () =>
+        ctx.heartbeat({
+          step: input.step,
+          model: `${profile.name}: ${profile.model}`,
+          elapsedSec: Math.floor((Date.now() - started) / 1000),
+          attempt: ctx.info.attempt,
+        }),
+      deps.heartbeatMs ?? 200,
+    );
     try {
       const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
       ctx.cancellationSignal.throwIfAborted();

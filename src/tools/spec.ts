@@ -80,6 +80,12 @@ export interface ToolContext {
    * Outside bwrap, `isolation` is the namespace launcher (src/tools/isolation.ts); absent, the terminal probes.
    */
   sandbox?: { mode: 'bwrap' | 'none'; network: boolean; bwrap?: string; isolation?: Isolation };
+  /**
+   * The worker's redactor (src/security/redact.ts), for what a tool reports while it runs (heartbeat details):
+   * applied before anything is cut short, so a cut cannot leave half a secret the redactor no longer knows.
+   * Absent: nothing to redact with. Results are redacted by the activity.
+   */
+  redact?: (text: string) => string;
   /** For `cluster` tools: the worker's Temporal client, its task queue and the calling conversation's run config. */
   cluster?: {
     client: Client;

@@ -8,6 +8,7 @@ import { wrapCommand } from '../sandbox';
 import { resolveInWorkspace } from '../workspace';
 import { statOrFail } from './fs-util';
 import { HeadTailBuffer } from './output-buffer';
+import { TerminalProgress } from './terminal-progress';
 
 export const MAX_CAPTURE_CHARS = 1024 * 1024;
 const KILL_GRACE_MS = 2000;
@@ -63,8 +64,13 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
   let killing = false;
   const forget = () => pgid !== undefined && forgetProcess(ctx.processDir, pgid, token);
   const out = new HeadTailBuffer(MAX_CAPTURE_CHARS);
-  child.stdout.setEncoding('utf8').on('data', (s: string) => out.push(s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => out.push(s));
+  const progress = new TerminalProgress(args.command, confined, ctx.redact);
+  const take = (s: string) => {
+    out.push(s);
+    progress.push(s);
+  };
+  child.stdout.setEncoding('utf8').on('data', take);
+  child.stderr.setEncoding('utf8').on('data', take);
 
   return new Promise<string>((resolve, reject) => {
     let timedOut = false;
@@ -72,8 +78,9 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
-    // Frequent heartbeats are how a cancellation (interrupt) reaches this process quickly.
-    const heartbeat = setInterval(() => ctx.heartbeat(), 100);
+    // Frequent heartbeats are how a cancellation (interrupt) reaches this process quickly. The worker sends at
+    // most one per throttle interval (worker.ts), with the latest details.
+    const heartbeat = setInterval(() => ctx.heartbeat(progress.details()), 100);
 
     const kill = () => {
       if (pgid === undefined) return;
