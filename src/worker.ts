@@ -94,6 +94,7 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
     bwrap: opts.bwrapPath,
   });
   if (sandbox.warning) logger.warn({ setting: sandbox.setting }, sandbox.warning);
+  if (sandbox.isolationWarning) logger.warn({ isolation: 'none' }, sandbox.isolationWarning);
   // Secrets: what tools' processes may see, and the redactor every result, reply and log line passes through.
   const security = loadSecurityConfig({ passEnv: opts.passEnv, redact: opts.redact });
   loadWebConfig(); // a bad HERMES_WEB_ALLOW_HOSTS fails the start, not every web_fetch call

@@ -49,8 +49,10 @@ async function setup(script: Reply[]) {
     { address, taskQueue, baseURL: mock.baseURL, workspace },
     {
       HERMES_PROCESS_DIR: processDir,
-      // Host pids and the orphan sweep of unsandboxed commands (under bwrap they die with the worker anyway).
+      // Host pids ($$) and the orphan sweep: neither bwrap nor the isolation launcher, under which a command
+      // dies with its worker anyway (terminal-isolation.test.ts).
       HERMES_SANDBOX: 'none',
+      HERMES_UNSHARE_PATH: '/nonexistent/unshare',
     },
   );
   const worker = (): WorkerProcess => startWorkerProcess(env, workspace);

@@ -1,14 +1,13 @@
 // Sub-agents (delegate_task) against the real dev server: each task is a child conversation workflow; the
 // scripted model answers each conversation from its own queue (test/helpers/routed-model.ts).
-import { readFileSync, existsSync } from 'node:fs';
-import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { ConversationResult } from '../src/shared/contract';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import type { Reply } from './helpers/mock-model';
 import { routed } from './helpers/routed-model';
 import { spawnHermes } from './helpers/spawn-hermes';
-import { alive, stateWhen, waitFor } from './helpers/wait';
+import { processesWith, sleepMarker, sleepsWith } from './helpers/procs';
+import { stateWhen, waitFor } from './helpers/wait';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -171,29 +170,22 @@ describe('delegate_task', () => {
 
   it('interrupting the parent interrupts its running children: both end interrupted, their commands dead within 2 s', async () => {
     const ws = () => h!.workspace;
-    const slow = (name: string) => `echo $$ > ${name}.pid; sleep 60`;
+    // Found by a marker in their command lines: in a pid namespace (the isolation launcher) `$$` is not a host pid.
+    const markers = [sleepMarker(60), sleepMarker(60)] as const;
     const r = routed({
       'two sleepers': [toolCall('delegate_task', { tasks: [{ goal: 'sleeper A' }, { goal: 'sleeper B' }] }, 'd1')],
-      'sleeper A': [toolCall('terminal', { command: slow('a') })],
-      'sleeper B': [toolCall('terminal', { command: slow('b') })],
+      'sleeper A': [toolCall('terminal', { command: `sleep ${markers[0]}` })],
+      'sleeper B': [toolCall('terminal', { command: `sleep ${markers[1]}` })],
     });
     h = await createHarness(r.script);
     const harness = h;
-    const pids = () =>
-      ['a', 'b']
-        .map((n) => path.join(ws(), `${n}.pid`))
-        .filter(existsSync)
-        .map((f) => Number(readFileSync(f, 'utf8').trim()));
     const { result, stoppedMs, id } = await h.run(async () => {
       const handle = await harness.hermes.start({ prompt: 'two sleepers', workspace: ws(), sandbox: 'none' });
-      const both = await waitFor('both commands running', () => {
-        const p = pids();
-        return p.length === 2 && p.every((x) => x > 0) ? p : undefined;
-      });
+      await waitFor('both commands running', () => markers.every((m) => sleepsWith(m).length === 1));
       await new Promise((res) => setTimeout(res, 300));
       const t0 = Date.now();
       await handle.interrupt({ reason: 'enough' });
-      await waitFor('both commands dead', () => both.every((p) => !alive(-p)), 5_000);
+      await waitFor('both commands dead', () => markers.every((m) => processesWith(m).length === 0), 5_000);
       const stoppedMs = Date.now() - t0;
       return { result: await handle.result(), stoppedMs, id: handle.id };
     });

@@ -1,11 +1,12 @@
 // Human in the loop against the real dev server: interrupt, approvals, chat, budgets, live state.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import type { ConversationState } from '../src/shared/contract';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
+import { processesWith, sleepMarker, sleepsWith } from './helpers/procs';
 import { alive, stateWhen, waitFor } from './helpers/wait';
 
 const run = promisify(execFile);
@@ -16,26 +17,27 @@ afterEach(async () => {
 
 describe('interrupt', () => {
   it('kills the running tool within 2 s, skips the later calls and ends as interrupted', async () => {
+    // Found by a marker in its command line: in a pid namespace (the isolation launcher) `$$` is not a host pid.
+    const marker = sleepMarker(30);
     h = await createHarness([
       {
         toolCalls: [
-          { id: 'slow', name: 'terminal', arguments: { command: 'echo $$ > pid.txt; sleep 30; echo slow >> side.txt' } },
+          { id: 'slow', name: 'terminal', arguments: { command: `sleep ${marker}; echo slow >> side.txt` } },
           { id: 'later', name: 'terminal', arguments: { command: 'echo later >> side.txt' } },
         ],
       },
     ]);
-    const pidFile = path.join(h.workspace, 'pid.txt');
     const result = await h.run(
       async () => {
         const handle = await h.hermes.start({ prompt: 'go' });
-        const pid = await waitFor('the tool to start', () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined));
-        expect(alive(pid)).toBe(true);
+        const [sleep] = await waitFor('the tool to start', () => sleepsWith(marker).length === 1 && sleepsWith(marker));
+        expect(alive(sleep!.pid)).toBe(true);
         const t0 = Date.now();
         await handle.interrupt({ reason: 'user pressed stop' });
-        await waitFor('the process group to die', () => !alive(pid) && !alive(-pid), 5_000);
+        await waitFor('the command to die', () => processesWith(marker).length === 0, 5_000);
         expect(Date.now() - t0).toBeLessThan(2_000);
         return handle.result();
-        // Host pids ($$): no sandbox (a pid namespace); test/sandbox.test.ts interrupts sandboxed commands.
+        // Outside bwrap; test/sandbox.test.ts interrupts sandboxed commands.
       },
       { sandbox: 'none' },
     );
@@ -126,14 +128,14 @@ describe('interrupt', () => {
   });
 
   it('cancelling the workflow kills the tool and ends as cancelled', async () => {
-    h = await createHarness([toolCall('terminal', { command: 'echo $$ > pid.txt; sleep 30' })]);
-    const pidFile = path.join(h.workspace, 'pid.txt');
+    const marker = sleepMarker(30);
+    h = await createHarness([toolCall('terminal', { command: `sleep ${marker}` })]);
     const result = await h.run(
       async () => {
         const handle = await h.hermes.start({ prompt: 'go' });
-        const pid = await waitFor('the tool to start', () => (existsSync(pidFile) ? Number(readFileSync(pidFile, 'utf8')) : undefined));
+        await waitFor('the tool to start', () => sleepsWith(marker).length === 1);
         await handle.cancel();
-        await waitFor('the process to die', () => !alive(pid), 5_000);
+        await waitFor('the process to die', () => processesWith(marker).length === 0, 5_000);
         return handle.result();
       },
       { sandbox: 'none' },

@@ -22,11 +22,13 @@ import {
   SandboxUnavailableError,
   type SandboxChoice,
 } from '../src/tools/sandbox';
+import { probeIsolation } from '../src/tools/isolation';
 import type { ConversationInput } from '../src/shared/contract';
 import type { ToolCallInput, ToolCallResult } from '../src/shared/wire';
 import type { ToolContext } from '../src/tools/spec';
 import { spawnHermes } from './helpers/spawn-hermes';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
+import { processesWith } from './helpers/procs';
 import { waitFor } from './helpers/wait';
 
 /** Checked synchronously at load, so the suite can be skipped with the reason in its name. */
@@ -134,7 +136,15 @@ describe('sandbox detection and settings', () => {
       ),
     );
     const off = await resolveWorkerSandbox({ bwrap: none, env: { HERMES_SANDBOX: 'none', HERMES_SANDBOX_NETWORK: '1' } });
-    expect(off).toEqual({ setting: 'none', mode: 'none', network: true, bwrap: none });
+    // No bwrap probe for `none`; the process isolation outside bwrap is found out all the same (isolation.test.ts).
+    expect(off).toEqual({
+      setting: 'none',
+      mode: 'none',
+      network: true,
+      bwrap: none,
+      isolation: await probeIsolation(),
+      ...(off.isolationWarning ? { isolationWarning: off.isolationWarning } : {}),
+    });
     expect(await resolveWorkerSandbox({ env: { HERMES_BWRAP_PATH: none } })).toMatchObject({ setting: 'auto', bwrap: none, mode: 'none' });
     if (BWRAP.ok) expect(await resolveWorkerSandbox({ env: {} })).toMatchObject({ setting: 'auto', mode: 'bwrap', network: false });
     expect(() => parseSandboxSetting('docker')).toThrow('HERMES_SANDBOX=docker: expected one of auto, bwrap, none');
@@ -241,6 +251,13 @@ describe('hermes doctor', () => {
     } else {
       expect(r.stdout).toMatch(/sandbox +terminal runs without a sandbox: /);
     }
+    // Outside bwrap: the namespace launcher, or a warning of what commands can read (isolation.ts).
+    const iso = await probeIsolation();
+    expect(r.stdout).toMatch(
+      iso.kind === 'namespace'
+        ? /\n {3}isolation +(runs that opt out of the sandbox run commands|commands run) in their own .*pid and mount namespaces.*: they cannot read the worker's environment/
+        : /\n! {2}isolation +terminal commands .*run without any process isolation/,
+    );
   });
 
   it('exits 1 with the reason when HERMES_SANDBOX=bwrap and bubblewrap does not work; auto only warns', async () => {
@@ -251,31 +268,19 @@ describe('hermes doctor', () => {
     expect(r.stdout).toContain(
       '!! sandbox          a worker would refuse to start: the worker requires the bubblewrap sandbox (HERMES_SANDBOX=bwrap) but bubblewrap is not installed',
     );
-    const auto = await spawnHermes(['doctor', '--json'], { env: { ...env, HERMES_SANDBOX: 'auto' } });
-    expect(auto.code).toBe(0);
-    const sandbox = (JSON.parse(auto.stdout) as { checks: Array<{ name: string; text: string }> }).checks.find((c) => c.name === 'sandbox');
-    expect(sandbox?.text).toBe(
+    const auto = await spawnHermes(['doctor', '--json'], { env: { ...env, HERMES_SANDBOX: 'auto', HERMES_UNSHARE_PATH: '/nonexistent/unshare' } });
+    expect(auto.code).toBe(0); // no isolation is loud, not fatal
+    const checks = (JSON.parse(auto.stdout) as { checks: Array<{ name: string; ok: boolean; text: string }> }).checks;
+    expect(checks.find((c) => c.name === 'sandbox')?.text).toBe(
       'terminal runs without a sandbox: bubblewrap is not installed: /nonexistent/bwrap does not exist (HERMES_SANDBOX=auto)',
+    );
+    const isolation = checks.find((c) => c.name === 'isolation');
+    expect(isolation?.ok).toBe(false);
+    expect(isolation?.text).toMatch(
+      /^terminal commands run without any process isolation: .*can read the worker's whole environment .*No pid namespace here: \/nonexistent\/unshare is not an executable file/,
     );
   });
 });
-
-/** Host pids of the processes whose command line contains `marker` (bwrap, bash, the command), with their groups. */
-function processesWith(marker: string): Array<{ pid: number; pgrp: number }> {
-  const found: Array<{ pid: number; pgrp: number }> = [];
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d) || Number(d) === process.pid) continue;
-    try {
-      if (!readFileSync(`/proc/${d}/cmdline`, 'utf8').includes(marker)) continue;
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (f[0] !== 'Z') found.push({ pid: Number(d), pgrp: Number(f[2]) });
-    } catch {
-      // gone
-    }
-  }
-  return found;
-}
 
 describe.skipIf(!BWRAP.ok)(SANDBOX_SUITE, () => {
   it('the workspace is writable, the rest is not: direct writes, /tmp/.. and cd .. all fail to reach outside', async () => {

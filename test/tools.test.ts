@@ -1,7 +1,6 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import * as fs from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ToolError, type ToolContext } from '../src/tools/spec';
@@ -12,6 +11,8 @@ import { FILE_TOOL_HANDLERS, listDir, patch, readFile, searchFiles, terminal, wr
 import { MAX_LIST_ENTRIES } from '../src/tools/handlers/list_dir';
 import { resolveInWorkspace } from '../src/tools/workspace';
 import { finishToolOutput } from '../src/tools/output';
+import { TerminalProgress } from '../src/tools/handlers/terminal-progress';
+import { processesWith, sleepMarker, sleepsWith } from './helpers/procs';
 import { waitFor } from './helpers/wait';
 
 let ws: string;
@@ -35,30 +36,6 @@ async function tempDir(prefix: string): Promise<string> {
   const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), prefix)));
   created.push(dir);
   return dir;
-}
-
-/** A zombie (killed, not yet reaped by init) counts as gone. */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
-  try {
-    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.[0] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-async function waitForFile(p: string, ms = 3000): Promise<string> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const text = await fs.readFile(p, 'utf8').catch(() => '');
-    if (text.trim()) return text.trim();
-    if (Date.now() > until) throw new Error(`timed out waiting for ${p}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 beforeEach(async () => {
@@ -377,31 +354,29 @@ describe('terminal', () => {
     expect(await terminal({ command: 'pwd', cwd: 'sub' }, ctx())).toBe(`${path.join(ws, 'sub')}\nexit code: 0`);
   });
 
+  // In a pid namespace (isolation.ts) `$$` and `$!` are the namespace's pids: the processes are found on the
+  // host by a marker in their command line.
   it('kills the whole process group on timeout and returns the output so far', async () => {
+    const [bg, fg] = [sleepMarker(30), sleepMarker(30)];
     const started = Date.now();
-    const out = await terminal({ command: 'sleep 30 & echo $! > bgpid; echo $$ > pid; echo started; sleep 5', timeout: 1 }, ctx());
+    const out = await terminal({ command: `sleep ${bg} & echo started; sleep ${fg}`, timeout: 1 }, ctx());
     expect(Date.now() - started).toBeLessThan(3000);
     expect(out).toBe('started\ntimed out after 1 s; the command and its child processes were killed');
-    const pid = Number(await fs.readFile(path.join(ws, 'pid'), 'utf8'));
-    const bgPid = Number(await fs.readFile(path.join(ws, 'bgpid'), 'utf8'));
-    expect(() => process.kill(pid, 0)).toThrow();
-    expect(isAlive(bgPid)).toBe(false);
+    await waitFor('the command and its background child to die', () => processesWith(bg).length + processesWith(fg).length === 0, 5_000);
   }, 10_000);
 
   it('kills the process group and rejects with AbortError when aborted', async () => {
     const ac = new AbortController();
-    const run = terminal({ command: 'sleep 30 & echo $! > bgpid; echo $$ > pid; sleep 30' }, ctx({ signal: ac.signal }));
+    const [bg, fg] = [sleepMarker(30), sleepMarker(30)];
+    const run = terminal({ command: `sleep ${bg} & sleep ${fg}` }, ctx({ signal: ac.signal }));
     const settled = run.catch((e: unknown) => e);
-    const pid = Number(await waitForFile(path.join(ws, 'pid')));
-    const bgPid = Number(await waitForFile(path.join(ws, 'bgpid')));
-    await new Promise((r) => setTimeout(r, 1200));
-    expect(heartbeats).toBeGreaterThanOrEqual(1);
+    await waitFor('both sleeps', () => sleepsWith(bg).length === 1 && sleepsWith(fg).length === 1);
+    await waitFor('a heartbeat', () => heartbeats >= 1);
     ac.abort();
     const err = await settled;
     expect((err as Error).name).toBe('AbortError');
-    expect(() => process.kill(pid, 0)).toThrow();
-    // The background child got the same SIGTERM; under load it may take a moment to be gone.
-    await waitFor('the background child to die', () => !isAlive(bgPid), 2_000);
+    // The background child got the same kill; under load it may take a moment to be gone.
+    await waitFor('the command and its background child to die', () => processesWith(bg).length + processesWith(fg).length === 0, 5_000);
   }, 10_000);
 
   it('keeps head and tail of huge output within 1 MB', async () => {
@@ -410,6 +385,41 @@ describe('terminal', () => {
     expect(out.startsWith('aaaa')).toBe(true);
     expect(out).toMatch(/\[\.\.\. \d+ characters dropped \.\.\.\]/);
     expect(out.endsWith('a\nEND\nexit code: 0')).toBe(true);
+  });
+});
+
+describe('terminal heartbeat details (TerminalProgress)', () => {
+  const redact = (t: string) => t.replaceAll('SECRETVALUE123', '[REDACTED:value]');
+
+  it('redacts before it cuts: a secret across the cut is replaced whole, not shown in part', () => {
+    const command = `echo ${'a'.repeat(184)} SECRETVALUE123 and more`; // the secret spans characters 190-204
+    const p = new TerminalProgress(command, 'namespace', redact);
+    const d = p.details();
+    expect(d.command).toHaveLength(200);
+    expect(d.command).not.toMatch(/SECR/);
+    expect(d.command).toMatch(/ \[REDACTED…$/); // the placeholder is what got cut
+    expect(d).toMatchObject({ elapsedSec: 0, outputBytes: 0, lastLine: '', sandbox: 'namespace' });
+  });
+
+  it('shows the last non-empty line: after a carriage return, without escape sequences, redacted', () => {
+    const p = new TerminalProgress('make', 'none', redact);
+    p.push('line one\nprogress 10%\rprogress 50%\r');
+    expect(p.details().lastLine).toBe('progress 50%');
+    p.push('\x1b[32mgreen\x1b[0m SECRETVALUE123\n\n');
+    expect(p.details()).toMatchObject({
+      lastLine: 'green [REDACTED:value]',
+      outputBytes: Buffer.byteLength('line one\nprogress 10%\rprogress 50%\r\x1b[32mgreen\x1b[0m SECRETVALUE123\n\n'),
+    });
+    p.push('é\n');
+    expect(p.details().outputBytes - Buffer.byteLength('line one\nprogress 10%\rprogress 50%\r\x1b[32mgreen\x1b[0m SECRETVALUE123\n\n')).toBe(3);
+  });
+
+  it('drops the first word of a line longer than its window (it may be the end of a secret) and cuts the line', () => {
+    const p = new TerminalProgress('cat big', 'none');
+    p.push(`${'y'.repeat(20_000)} visible end`);
+    expect(p.details().lastLine).toBe('visible end');
+    p.push(`\n${'z '.repeat(300)}`);
+    expect(p.details().lastLine).toHaveLength(200);
   });
 });
 

@@ -29,17 +29,26 @@ export async function runExternal(
   args: Record<string, unknown>,
   workspace: string,
   callId: string,
+  /** The activity's heartbeat (redacting, in runTool); default: the context's. */
+  heartbeat?: (details?: unknown) => void,
 ): Promise<{ text: string; ok: boolean }> {
   const ctx = Context.current();
   const workflowId = ctx.info.workflowExecution?.workflowId;
   const log = logger.child({ tool: tool.name, workflowId, callId });
+  const beatWith = heartbeat ?? ((d?: unknown) => ctx.heartbeat(d));
+  const started = Date.now();
+  // What the tool itself last reported (an MCP server's progress…): repeated, so the timer does not erase it.
+  let reported: unknown;
   // Heartbeats keep a long call alive (and deliver cancellation) without the tool's author having to send them.
-  const beat = setInterval(() => ctx.heartbeat(), 1_000);
+  const beat = setInterval(() => beatWith(reported ?? { tool: tool.name, elapsedSec: Math.floor((Date.now() - started) / 1000) }), 1_000);
   try {
     const text = await tool.run(args, {
       workspace,
       signal: ctx.cancellationSignal,
-      heartbeat: (d?: unknown) => ctx.heartbeat(d),
+      heartbeat: (d?: unknown) => {
+        if (d !== undefined) reported = d;
+        beatWith(d);
+      },
       log: (msg, meta) => log.info(meta ?? {}, msg),
       callId,
       ...(workflowId ? { workflowId } : {}),

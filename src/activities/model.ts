@@ -64,11 +64,20 @@ export function createModelActivities(deps: ModelDeps) {
     if (!exec) throw ApplicationFailure.nonRetryable('callModel must run inside a conversation workflow', FailureType.ModelConfig);
     const { workflowId, runId } = exec;
     // Heartbeats let Temporal notice a dead worker long before startToClose, and deliver cancellation —
-    // from the start: fetching the context (a cold query that replays the workflow) can take a while too.
-    // Each attempt's heartbeat also carries the failures of the attempts before it, so the one that succeeds can
-    // report them: Temporal keeps only the latest failure of a retried activity, and the workflow none.
+    // from the start: fetching the context (a cold query that replays the workflow) can take a while too. Their
+    // details (the Web UI's pending-activity card) say which step, on which model, how long and which try;
+    // never anything of the messages. They also carry the failures of the attempts before this one, so the one
+    // that succeeds can report them: Temporal keeps only the latest failure of a retried activity, the workflow none.
     const failures = earlierFailures(ctx.info.heartbeatDetails);
-    const beat = setInterval(() => ctx.heartbeat({ step: input.step, attempt: ctx.info.attempt, failures }), deps.heartbeatMs ?? 200);
+    const started = Date.now();
+    const details = () => ({
+      step: input.step,
+      model: `${profile.name}: ${profile.model}`,
+      elapsedSec: Math.floor((Date.now() - started) / 1000),
+      attempt: ctx.info.attempt,
+      failures,
+    });
+    const beat = setInterval(() => ctx.heartbeat(details()), deps.heartbeatMs ?? 200);
     try {
       const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
       ctx.cancellationSignal.throwIfAborted();
@@ -117,7 +126,7 @@ export function createModelActivities(deps: ModelDeps) {
       // An endpoint's error text can quote what it was sent; the failure is recorded in history.
       const failure = deps.redactor ? deps.redactor.error(classified) : classified;
       // The next attempt reads this from its heartbeat details (see earlierFailures).
-      ctx.heartbeat({ step: input.step, attempt: ctx.info.attempt, failures: [...failures, failureNote(failure)].slice(-MAX_FAILURES_KEPT) });
+      ctx.heartbeat({ ...details(), failures: [...failures, failureNote(failure)].slice(-MAX_FAILURES_KEPT) });
       throw failure;
     } finally {
       clearInterval(beat);

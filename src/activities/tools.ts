@@ -94,13 +94,18 @@ export function createToolActivities(deps: ToolDeps) {
     }
     let text: string;
     let ok = true;
+    // Heartbeat details leave the worker too (the Web UI's pending-activity card; the history, when the call
+    // times out): redacted like results. A handler that cuts text for them redacts first, with `redact`.
+    const redactor = deps.redactor;
+    const heartbeat = (d?: unknown) => ctx.heartbeat(redactor && d !== undefined ? redactor.deep(d) : d);
     try {
-      if (external) ({ text, ok } = await runExternal(external, args as Record<string, unknown>, workspace, input.callId));
+      if (external) ({ text, ok } = await runExternal(external, args as Record<string, unknown>, workspace, input.callId, heartbeat));
       else
         text = await handler!(args, {
           workspace,
           signal: ctx.cancellationSignal,
-          heartbeat: (d?: unknown) => ctx.heartbeat(d),
+          heartbeat,
+          ...(redactor ? { redact: (t: string) => redactor.text(t) } : {}),
           terminalTimeoutSec: input.terminalTimeoutSec,
           callId: input.callId,
           processDir,

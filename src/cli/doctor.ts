@@ -1,5 +1,5 @@
 // `hermes doctor`: what a worker started here, with this environment, would run with — node, the temporal CLI,
-// bubblewrap and the terminal's sandbox, the default model endpoint (never the key), the workspace and its
+// bubblewrap and the terminal's sandbox, its process isolation outside bwrap, the default model endpoint (never the key), the workspace and its
 // roots. Exits 1 when such a worker would refuse to start (HERMES_SANDBOX=bwrap without a working bwrap, an
 // invalid setting or model configuration), else 0.
 import { execFile } from 'node:child_process';
@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { loadProfiles } from '../llm/profiles';
 import { findTemporalBinary } from '../server/temporal-cli';
 import { workspaceRoots } from '../tools/roots';
+import { isolationWarning, probeIsolation, unshareBinary, type Isolation } from '../tools/isolation';
 import { bwrapBinary, probeBwrap, resolveWorkerSandbox, SandboxUnavailableError } from '../tools/sandbox';
 
 interface Check {
@@ -39,6 +40,19 @@ function version(file: string): Promise<string | undefined> {
   return new Promise((resolve) => {
     execFile(file, ['--version'], { timeout: 5_000 }, (err, stdout) => resolve(err ? undefined : stdout.trim().split('\n')[0]));
   });
+}
+
+/** What terminal commands outside bwrap run under (src/tools/isolation.ts); a warning, never fatal. */
+function isolationCheck(iso: Isolation, defaultSandboxed: boolean): Check {
+  const outside = defaultSandboxed ? 'runs that opt out of the sandbox run commands in' : 'commands run in';
+  return iso.kind === 'namespace'
+    ? {
+        name: 'isolation',
+        ok: true,
+        text: `${outside} ${iso.description}: they cannot read the worker's environment, and what they leave running ends with them`,
+        details: { ...iso },
+      }
+    : { name: 'isolation', ok: false, text: isolationWarning(iso, defaultSandboxed)!, details: { ...iso } };
 }
 
 export async function doctorChecks(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): Promise<Check[]> {
@@ -87,9 +101,11 @@ export async function doctorChecks(env: NodeJS.ProcessEnv = process.env, cwd = p
             details: { ...s },
           },
     );
+    checks.push(isolationCheck(s.isolation!, s.mode === 'bwrap'));
   } catch (err) {
     const text = err instanceof SandboxUnavailableError ? `a worker would refuse to start: ${err.message}` : (err as Error).message;
     checks.push({ name: 'sandbox', ok: false, fatal: true, text });
+    checks.push(isolationCheck(await probeIsolation(unshareBinary(env)), false));
   }
 
   try {

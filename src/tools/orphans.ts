@@ -1,6 +1,7 @@
 // Terminal processes outliving a crashed worker. The terminal tool starts each command as its own process group
 // (detached), so a worker that is SIGKILLed — or whose machine loses power mid-call — cannot take the group
-// down with it. Each group is written down here while it runs; a worker starting on the same host kills the
+// down with it itself. Under bwrap (--die-with-parent) and the namespace launcher (isolation.ts: setpriv
+// --pdeathsig) the kernel does; without either, and as a second line behind them, each group is written down here while it runs; a worker starting on the same host kills the
 // groups whose owner is gone. Nothing is killed on a guess: a group counts as ours only while its leader is the
 // very process we started (pid + start time from /proc), or — once the leader has exited — while a member
 // still carries the command's random token in its environment. Where /proc is missing (macOS) nothing is
@@ -98,6 +99,34 @@ function memberHasToken(pgid: number, token: string): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Signals every live process that carries the command's token, wherever it is: a child that left the process
+ * group (`setsid`, a daemon) still has it in its environment. Where commands run without a pid namespace
+ * (isolation.ts), this is how what a command left behind is found. One pass over /proc, reading the environ
+ * of each process this user may read (a few ms). Returns how many were signalled; 0 without /proc.
+ */
+export function signalTokenHolders(token: string, sig: NodeJS.Signals): number {
+  const needle = `${TOKEN_ENV}=${token}`;
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d) && Number(d) !== process.pid);
+  } catch {
+    return 0;
+  }
+  let n = 0;
+  for (const pid of pids) {
+    try {
+      if (!readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(needle)) continue;
+      if (procState(pid)?.zombie !== false) continue;
+      process.kill(Number(pid), sig);
+      n++;
+    } catch {
+      // gone, or not ours to read
+    }
+  }
+  return n;
 }
 
 /**

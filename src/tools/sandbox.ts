@@ -5,11 +5,14 @@
 //
 // Whether bwrap works is found out once per worker (per binary): the binary may be missing, or the kernel may
 // refuse the namespaces (user namespaces off, a container without the privilege). A worker never downgrades a
-// run that asked for the sandbox: that run fails with the reason instead (checkSandbox, runTool).
+// run that asked for the sandbox: that run fails with the reason instead (checkSandbox, runTool). Outside
+// bwrap (no bwrap here, or a run that opts out) commands still get their own pid namespace where the kernel
+// allows one (isolation.ts): no filesystem or network boundary, but no view of the worker's processes either.
 import { spawn } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { isolationWarning, probeIsolation, unshareBinary, type Isolation } from './isolation';
 
 export type SandboxMode = 'bwrap' | 'none';
 /** A worker's setting: `auto` is bwrap where it works, else none (with a warning at start-up). */
@@ -23,7 +26,12 @@ export interface SandboxChoice {
   network: boolean;
   /** The bwrap binary (default `bwrap` on PATH). */
   bwrap?: string;
+  /** What a command runs under outside bwrap (isolation.ts); absent: the terminal probes for itself. */
+  isolation?: Isolation;
 }
+
+/** What one terminal command actually ran under: bwrap, the namespace launcher, or nothing at all. */
+export type Confinement = 'bwrap' | 'namespace' | 'none';
 
 export type BwrapProbe = { ok: true; bwrap: string; ms: number } | { ok: false; bwrap: string; reason: string };
 
@@ -115,6 +123,13 @@ export interface WorkerSandbox {
   probe?: BwrapProbe;
   /** Set when `auto` fell back to none: "terminal runs without a sandbox: <reason>". */
   warning?: string;
+  /**
+   * Outside bwrap (the default `none`, or runs that opt out): the namespace launcher, or none (isolation.ts).
+   * Absent (a hand-made WorkerSandbox): the terminal probes for itself.
+   */
+  isolation?: Isolation;
+  /** Set when there is no isolation: what commands outside bwrap can read. */
+  isolationWarning?: string;
 }
 
 export class SandboxUnavailableError extends Error {
@@ -128,6 +143,8 @@ export interface WorkerSandboxOptions {
   network?: boolean;
   /** Default: HERMES_BWRAP_PATH, else `bwrap` on PATH. */
   bwrap?: string;
+  /** Default: HERMES_UNSHARE_PATH, else `unshare` on PATH. */
+  unshare?: string;
   env?: NodeJS.ProcessEnv;
 }
 
@@ -138,11 +155,25 @@ export async function resolveWorkerSandbox(opts: WorkerSandboxOptions = {}): Pro
   const source = opts.setting ? `sandbox: 'bwrap'` : 'HERMES_SANDBOX=bwrap';
   const network = opts.network ?? truthy(env.HERMES_SANDBOX_NETWORK);
   const bwrap = opts.bwrap ?? bwrapBinary(env);
-  if (setting === 'none') return { setting, mode: 'none', network, bwrap };
-  const probe = await probeBwrap(bwrap);
-  if (probe.ok) return { setting, mode: 'bwrap', network, bwrap, probe };
-  if (setting === 'bwrap') throw new SandboxUnavailableError(`the worker requires the bubblewrap sandbox (${source}) but ${probe.reason}`);
-  return { setting, mode: 'none', network, bwrap, probe, warning: `terminal runs without a sandbox: ${probe.reason}` };
+  // Probed also where bwrap works: a run may opt out of the sandbox.
+  const probingIsolation = probeIsolation(opts.unshare ?? unshareBinary(env));
+  const probe = setting === 'none' ? undefined : await probeBwrap(bwrap);
+  if (setting === 'bwrap' && probe?.ok === false) {
+    throw new SandboxUnavailableError(`the worker requires the bubblewrap sandbox (${source}) but ${probe.reason}`);
+  }
+  const mode: SandboxMode = probe?.ok ? 'bwrap' : 'none';
+  const isolation = await probingIsolation;
+  const exposed = isolationWarning(isolation, mode === 'bwrap');
+  return {
+    setting,
+    mode,
+    network,
+    bwrap,
+    ...(probe ? { probe } : {}),
+    ...(probe?.ok === false ? { warning: `terminal runs without a sandbox: ${probe.reason}` } : {}),
+    isolation,
+    ...(exposed ? { isolationWarning: exposed } : {}),
+  };
 }
 
 /** The run's choice over the worker's default: a run may ask for the sandbox, or opt out of it, and allow network. */
@@ -151,6 +182,7 @@ export function sandboxFor(worker: WorkerSandbox | undefined, run?: { mode?: San
     mode: run?.mode ?? worker?.mode ?? 'none',
     network: run?.network ?? worker?.network ?? false,
     bwrap: worker?.bwrap ?? bwrapBinary(),
+    ...(worker?.isolation ? { isolation: worker.isolation } : {}),
   };
 }
 
@@ -221,15 +253,25 @@ export function bwrapArgs(o: BwrapArgsOptions): string[] {
   return args;
 }
 
-/** The program and arguments that run `bash -c command` under `choice`. */
+/**
+ * The program and arguments that run `bash -c command` under `choice`: bwrap; outside it the namespace launcher
+ * of `isolation` (isolation.ts), or bash alone when there is none.
+ */
 export function wrapCommand(
   choice: SandboxChoice | undefined,
   command: string,
-  o: { workspace: string; cwd: string },
-): { file: string; args: string[] } {
-  if (choice?.mode !== 'bwrap') return { file: 'bash', args: ['-c', command] };
-  return {
-    file: choice.bwrap ?? bwrapBinary(),
-    args: [...bwrapArgs({ workspace: o.workspace, network: choice.network, cwd: o.cwd }), 'bash', '-c', command],
-  };
+  o: { workspace: string; cwd: string; isolation?: Isolation },
+): { file: string; args: string[]; confinement: Confinement } {
+  if (choice?.mode === 'bwrap') {
+    return {
+      file: choice.bwrap ?? bwrapBinary(),
+      args: [...bwrapArgs({ workspace: o.workspace, network: choice.network, cwd: o.cwd }), 'bash', '-c', command],
+      confinement: 'bwrap',
+    };
+  }
+  const iso = o.isolation ?? choice?.isolation;
+  if (iso?.kind === 'namespace') {
+    return { file: iso.launcher[0]!, args: [...iso.launcher.slice(1), 'bash', '-c', command], confinement: 'namespace' };
+  }
+  return { file: 'bash', args: ['-c', command], confinement: 'none' };
 }

@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
 import type { ConversationInput } from '../shared/contract';
 import type { MemoryLimits } from '../shared/memory';
+import type { Isolation } from './isolation';
 
 export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   readonly name: string;
@@ -76,8 +77,15 @@ export interface ToolContext {
   /**
    * Where `terminal` runs: in a bubblewrap sandbox (workspace writable, the rest read-only, no network unless
    * `network`) or not (src/tools/sandbox.ts). Absent: not sandboxed. `bwrap` names the binary (default on PATH).
+   * Outside bwrap, `isolation` is the namespace launcher (src/tools/isolation.ts); absent, the terminal probes.
    */
-  sandbox?: { mode: 'bwrap' | 'none'; network: boolean; bwrap?: string };
+  sandbox?: { mode: 'bwrap' | 'none'; network: boolean; bwrap?: string; isolation?: Isolation };
+  /**
+   * The worker's redactor (src/security/redact.ts), for what a tool reports while it runs (heartbeat details):
+   * applied before anything is cut short, so a cut cannot leave half a secret the redactor no longer knows.
+   * Absent: nothing to redact with. Results are redacted by the activity.
+   */
+  redact?: (text: string) => string;
   /** For `cluster` tools: the worker's Temporal client, its task queue and the calling conversation's run config. */
   cluster?: {
     client: Client;

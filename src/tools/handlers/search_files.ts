@@ -50,7 +50,7 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
     for (const h of found) hits.push(`${h.file}:${h.line + 1}: ${h.text.slice(0, MAX_LINE_CHARS)}`);
   };
   const searchFile = async (abs: string) => {
-    if (++files % 200 === 0) checkpoint(ctx);
+    if (++files % 200 === 0) checkpoint(ctx, { filesSearched: files, matches: hits.length });
     const rel = path.relative(ctx.workspace, abs);
     const size = (await stat(abs).catch(() => undefined))?.size;
     if (size === undefined) return;
@@ -61,7 +61,7 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
     take(matcher.add(rel, splitLines(buf.toString('utf8')), buf.length));
   };
   const walk = async (dir: string): Promise<void> => {
-    checkpoint(ctx); // per directory too: a glob that matches nothing must still heartbeat and stop on cancel
+    checkpoint(ctx, { filesSearched: files, matches: hits.length }); // per directory too: a glob that matches nothing must still heartbeat and stop on cancel
     const entries = await readDirOrNote(dir, start);
     if (typeof entries === 'string') return void skipped.push(entries);
     for (const e of entries) {
@@ -86,8 +86,8 @@ export const searchFiles: ToolHandler<typeof searchFilesSpec.schema> = async (ar
   return [...hits, ...notes].join('\n');
 };
 
-/** Long searches keep the activity alive and stop promptly when it is cancelled. */
-function checkpoint(ctx: ToolContext): void {
+/** Long searches keep the activity alive, say how far they got, and stop promptly when cancelled. */
+function checkpoint(ctx: ToolContext, progress: { filesSearched: number; matches: number }): void {
   ctx.signal.throwIfAborted();
-  ctx.heartbeat();
+  ctx.heartbeat(progress);
 }

@@ -1,12 +1,14 @@
 import { spawn } from 'node:child_process';
 import { ToolError, type ToolHandler } from '../spec';
 import { TERMINAL_MAX_TIMEOUT_SEC, type terminalSpec } from '../specs/terminal';
-import { forgetProcess, groupStillOurs, newToken, recordProcess, TOKEN_ENV } from '../orphans';
+import { forgetProcess, groupStillOurs, newToken, recordProcess, signalTokenHolders, TOKEN_ENV } from '../orphans';
 import { toolEnv } from '../env';
+import { probeIsolation } from '../isolation';
 import { wrapCommand } from '../sandbox';
 import { resolveInWorkspace } from '../workspace';
 import { statOrFail } from './fs-util';
 import { HeadTailBuffer } from './output-buffer';
+import { TerminalProgress } from './terminal-progress';
 
 export const MAX_CAPTURE_CHARS = 1024 * 1024;
 const KILL_GRACE_MS = 2000;
@@ -35,11 +37,17 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
   if (!(await statOrFail(cwd, args.cwd ?? '.')).isDirectory()) throw new ToolError(`cwd ${args.cwd} is not a directory`);
   const timeoutSec = Math.min(TERMINAL_MAX_TIMEOUT_SEC, args.timeout ?? ctx.terminalTimeoutSec);
 
-  // The token marks the group's members for the crash clean-up (orphans.ts), also after bash has exited.
+  // The token marks the group's members for the crash clean-up (orphans.ts), also after bash has exited, and
+  // without a pid namespace it finds the children that left the group (setsid).
   const token = newToken();
-  // detached: bash (or bwrap around it, sandbox.ts) leads a new process group, so one kill(-pid) reaches
-  // everything it started.
-  const run = wrapCommand(ctx.sandbox, args.command, { workspace: ctx.workspace, cwd });
+  // Outside bwrap: the namespace launcher the worker found (isolation.ts), else this process's own probe.
+  const isolation = ctx.sandbox?.mode === 'bwrap' ? undefined : (ctx.sandbox?.isolation ?? (await probeIsolation()));
+  // detached: bash (or bwrap or the launcher around it) leads a new process group, so one kill(-pid) reaches
+  // everything that stayed in it; a pid namespace reaches the rest.
+  const run = wrapCommand(ctx.sandbox, args.command, { workspace: ctx.workspace, cwd, isolation });
+  const confined = run.confinement;
+  // Again after the awaits: an abort that came during them would find no listener below.
+  ctx.signal.throwIfAborted();
   const child = spawn(run.file, run.args, {
     cwd,
     detached: true,
@@ -56,8 +64,13 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
   let killing = false;
   const forget = () => pgid !== undefined && forgetProcess(ctx.processDir, pgid, token);
   const out = new HeadTailBuffer(MAX_CAPTURE_CHARS);
-  child.stdout.setEncoding('utf8').on('data', (s: string) => out.push(s));
-  child.stderr.setEncoding('utf8').on('data', (s: string) => out.push(s));
+  const progress = new TerminalProgress(args.command, confined, ctx.redact);
+  const take = (s: string) => {
+    out.push(s);
+    progress.push(s);
+  };
+  child.stdout.setEncoding('utf8').on('data', take);
+  child.stderr.setEncoding('utf8').on('data', take);
 
   return new Promise<string>((resolve, reject) => {
     let timedOut = false;
@@ -65,19 +78,26 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let settled = false;
     const timers: NodeJS.Timeout[] = [];
-    // Frequent heartbeats are how a cancellation (interrupt) reaches this process quickly.
-    const heartbeat = setInterval(() => ctx.heartbeat(), 100);
+    // Frequent heartbeats are how a cancellation (interrupt) reaches this process quickly. The worker sends at
+    // most one per throttle interval (worker.ts), with the latest details.
+    const heartbeat = setInterval(() => ctx.heartbeat(progress.details()), 100);
 
     const kill = () => {
       if (pgid === undefined) return;
       const pid = pgid;
       killing = true;
       signalGroup(pid, 'SIGTERM');
+      // unshare blocks SIGTERM and the namespace's init ignores it; killing unshare kills its init
+      // (--kill-child), which kills the whole namespace — as bwrap dying of the SIGTERM does. child.kill is a
+      // no-op once Node has reaped it, so it never hits a recycled pid.
+      if (confined === 'namespace') child.kill('SIGKILL');
+      else if (confined === 'none') signalTokenHolders(token, 'SIGTERM');
       // Not cleared on finish: a child that ignores SIGTERM must still die after bash has gone. Not unref'd: a
       // worker shutting down waits for it. The record stays until then, for the crash clean-up.
       setTimeout(() => {
         // Only while the group is still this command's: once it has ended, its pid may name someone else's.
         if (groupStillOurs(pid, token)) signalGroup(pid, 'SIGKILL');
+        signalTokenHolders(token, 'SIGKILL');
         forget();
       }, KILL_GRACE_MS);
     };
@@ -123,6 +143,9 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     });
     child.on('exit', (code, signal) => {
       exit = { code, signal };
+      // What the command left running ends with it (`sleep 100 &`, `nohup … &`, `setsid …`): in a pid
+      // namespace the kernel has killed it already; without one, whatever still carries the token is.
+      if (confined === 'none') signalTokenHolders(token, 'SIGKILL');
       timers.push(setTimeout(finish, DRAIN_MS));
     });
     child.on('close', finish);

@@ -12,6 +12,7 @@ import { loadWebConfig } from '../../llm/profiles';
 import { ToolError, type ToolContext, type ToolHandler } from '../spec';
 import type { webFetchSpec } from '../specs/web_fetch';
 import { formatSize } from './fs-util';
+import { shown } from './shown';
 import { AddressGuard, unbracket, type WebConfig } from './web-policy';
 import { bodyText, contentKind, htmlTitle, mimeOf } from './web-content';
 
@@ -50,10 +51,27 @@ async function webFetch(raw: string, o: WebFetchOptions, guard: AddressGuard, ct
   const timeoutMs = o.timeoutMs ?? WEB_DEFAULTS.timeoutMs;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = AbortSignal.any([ctx.signal, timeout]);
-  // Slow DNS, a slow server: the activity still shows it is alive.
-  const beat = setInterval(() => ctx.heartbeat(), 1_000);
   let url = parseUrl(raw);
   const first = url.href;
+  // Slow DNS, a slow server: the activity still shows it is alive, and what it is at (the Web UI's card): the
+  // URL without its query (where tokens go), redacted, and the bytes read so far.
+  const started = Date.now();
+  let bytes = 0;
+  const details = () => ({
+    url: shown(`${url.origin}${url.pathname}`, ctx.redact),
+    elapsedSec: Math.floor((Date.now() - started) / 1000),
+    bytes,
+  });
+  const send = ctx.heartbeat;
+  const beat = setInterval(() => send(details()), 1_000);
+  // readCapped heartbeats per chunk with the count so far.
+  const counting: ToolContext = {
+    ...ctx,
+    heartbeat: (d?: unknown) => {
+      bytes = (d as { bytes?: number } | undefined)?.bytes ?? bytes;
+      send(details());
+    },
+  };
   try {
     for (let hop = 0; ; hop++) {
       const res = await request(url, guard, o.resolve, signal);
@@ -66,7 +84,7 @@ async function webFetch(raw: string, o: WebFetchOptions, guard: AddressGuard, ct
         url = parseUrl(location, url);
         continue;
       }
-      return await readResponse(res, url, first, maxBytes, ctx);
+      return await readResponse(res, url, first, maxBytes, counting);
     }
   } catch (err) {
     if (ctx.signal.aborted) throw err; // cancelled: the activity reports that, not a result
@@ -183,7 +201,7 @@ async function readCapped(res: IncomingMessage, maxBytes: number, ctx: ToolConte
   let truncated = false;
   try {
     for await (const chunk of stream as AsyncIterable<Buffer>) {
-      ctx.heartbeat();
+      ctx.heartbeat({ bytes: read });
       const room = maxBytes - read;
       if (chunk.length >= room) {
         chunks.push(chunk.subarray(0, room));
