@@ -4,9 +4,13 @@
 // read-back, web_fetch of a local file server, an MCP tool and an HTTP tool reading the same files. A real
 // `hermes worker` process on the dev server, real HTTP, real files; only the model's answers are scripted.
 // Nothing secret may reach a decoded history payload, a worker log line or a request to the model.
+//
+// And memory: a write holding a secret is stored redacted (the memory tool, hermes.memory().write), one that
+// bypasses our clients is refused by the memory workflow's validator, and the next conversation's system
+// prompt recalls placeholders, not secrets.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowUpdateFailedError } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
@@ -17,7 +21,8 @@ import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import { Hermes } from '../src/client';
-import { answer, toolCall, toolResult } from './helpers/harness';
+import { memoryWorkflowId, memoryWriteUpdate } from '../src/shared/memory';
+import { answer, createHarness, toolCall, toolResult } from './helpers/harness';
 import { historyText } from './helpers/history-text';
 import { MockModel, type Reply } from './helpers/mock-model';
 import { cleanupsAfterEach, startWorkerProcess, workerEnv } from './helpers/worker-process';
@@ -298,5 +303,71 @@ describe('acceptance: secrets planted only in workspace files (real dev server, 
     const onDisk = readFileSync(path.join(workspace, '.env'), 'utf8');
     expect(onDisk).toContain(`DB_PASSWORD=${s.dbPassword}`);
     expect(onDisk).toContain('PORT=9090');
+  });
+});
+
+describe('memory writes are redacted before they are stored (real dev server)', () => {
+  it('the memory tool and hermes.memory().write store placeholders; a raw update with a secret is refused; the next prompt recalls no secret', async () => {
+    const s = planted();
+    const scope = `redact-${Date.now().toString(36)}`;
+    const h = await createHarness([
+      {
+        toolCalls: [
+          { name: 'memory', arguments: { action: 'add', store: 'notes', text: `AWS secret ${s.awsSecret} for deploys` }, id: 'm1' },
+          { name: 'memory', arguments: { action: 'add', store: 'user', text: `db password is ${s.dbPassword} (prod)` }, id: 'm2' },
+        ],
+      },
+      answer('saved'),
+      answer('recalled'),
+    ]);
+    cleanups.push(() => h.close());
+    await h.run(async () => {
+      const first = await h.hermes.start({ prompt: 'remember the deploy credentials', memoryScope: scope });
+      expect(await first.result()).toMatchObject({ status: 'completed', answer: 'saved' });
+      // The model's tool call was redacted before it was recorded, so the tool got placeholders and says so.
+      const seen = h.mock.requests[1]!.messages;
+      expect(toolResult(seen, 'm1')).toMatch(/^Added to agent notes\. .* The text holds redaction placeholders/);
+
+      // From code: redacted in the client, before the update is sent (its arguments are recorded in history).
+      const m = h.hermes.memory(scope);
+      const written = await m.write({
+        action: 'add',
+        store: 'notes',
+        text: `deploy key ${s.awsId} with token ${s.github}; password: ${s.yamlPassword}`,
+      });
+      expect(written.redactions).toBe(3);
+      expect(written.message).toMatch(/3 secrets were replaced with a placeholder before storing\.$/);
+
+      // Around our clients (as the stock `temporal workflow update` would): the validator refuses, nothing is recorded.
+      const raw = h.client.workflow.getHandle(memoryWorkflowId(scope));
+      const refused = await raw
+        .executeUpdate(memoryWriteUpdate, { args: [{ action: 'add', store: 'notes', text: `the db password is ${s.prosePassword}` }] })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+      expect(String((refused as WorkflowUpdateFailedError).cause?.message)).toMatch(/refused: nothing was saved because .* credential \(secret\)/);
+      // The entry is found by its text as stored (and shown): the placeholder.
+      await m.write({ action: 'remove', store: 'notes', match: 'deploy key [REDACTED:aws-access-key-id]' });
+
+      const view = await m.read();
+      expect(view.notes.entries).toEqual(['AWS secret [REDACTED:aws-secret-key] for deploys']);
+      expect(view.user.entries).toEqual(['db password is [REDACTED:secret] (prod)']);
+
+      // The next conversation of the scope recalls the placeholders.
+      const second = await h.hermes.start({ prompt: 'what do you know?', memoryScope: scope });
+      expect(await second.result()).toMatchObject({ status: 'completed', answer: 'recalled' });
+      const system = h.mock.requests[2]!.messages[0].content as string;
+      expect(system).toContain('AWS secret [REDACTED:aws-secret-key] for deploys');
+      expect(system).toContain('db password is [REDACTED:secret] (prod)');
+
+      expect(leaked(JSON.stringify(h.mock.requests.map((r) => r.raw)), s)).toEqual([]);
+      for (const id of [first.id, second.id, memoryWorkflowId(scope)]) {
+        const text = historyText(await h.client.workflow.getHandle(id).fetchHistory());
+        expect(text, id).toContain('[REDACTED:');
+        expect(leaked(text, s), id).toEqual([]);
+      }
+    });
   });
 });

@@ -1,10 +1,16 @@
 // Redaction by meaning, not layout (issue 18): pure units for the built-in rules of src/shared/credentials.ts and
 // src/shared/secret-assignments.ts — secret-named assignments in every layout a tool shows them in, credential
-// shapes, secrets named in prose — with the false positives they must not produce, and their cost on inputs built
-// to make them slow.
+// shapes, secrets named in prose — with the false positives they must not produce, their cost on inputs built to
+// make them slow, and the memory side (redacted writes, the validator's refusal, matching a redacted entry).
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { redactWrite, redactMemoryView } from '../src/memory/client';
+import { gatherPromptParts } from '../src/prompt-parts';
 import { Redactor } from '../src/security/redact';
-import { redactCredentials } from '../src/shared/credentials';
+import { credentialKinds, redactCredentials } from '../src/shared/credentials';
+import { applyMemoryWrite, credentialRefusal, emptyMemory, type MemoryView } from '../src/shared/memory';
 import { isSecretValue, secretNameKind } from '../src/shared/secret-assignments';
 import { cpuMs } from './helpers/cpu-time';
 
@@ -182,6 +188,74 @@ describe('credential shapes', () => {
         cpuMs(() => r.redact(input)),
         unit.slice(0, 40),
       ).toBeLessThan(250);
+    }
+  });
+});
+
+describe('memory writes', () => {
+  const secret = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+
+  it('redactWrite redacts text and match, and counts', () => {
+    expect(redactWrite({ action: 'add', store: 'notes', text: `AWS secret ${secret} for deploys` }, r)).toEqual({
+      write: { action: 'add', store: 'notes', text: 'AWS secret [REDACTED:aws-secret-key] for deploys' },
+      redactions: 1,
+    });
+    const replaced = redactWrite(
+      { action: 'replace', store: 'user', match: 'password is Tr0ub4dor&3xyz', text: 'db password is Tr0ub4dor&3xyz (prod)' },
+      r,
+    );
+    expect(replaced).toEqual({
+      write: { action: 'replace', store: 'user', match: `password is ${S}`, text: `db password is ${S} (prod)` },
+      redactions: 2,
+    });
+  });
+
+  it("the validator's check names what it found; plain notes pass", () => {
+    expect(credentialRefusal({ action: 'add', store: 'notes', text: `AWS secret ${secret} for deploys` })).toMatch(
+      /^refused: nothing was saved because the write holds what looks like a credential \(aws-secret-key\)\./,
+    );
+    expect(credentialRefusal({ action: 'remove', store: 'notes', match: 'token ghp_aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6' })).toMatch(
+      /\(github-token\)/,
+    );
+    for (const text of [
+      'Prefers answers in French',
+      'Deploys use the AWS_SECRET_ACCESS_KEY variable',
+      'max_tokens: 4096 works best',
+      `AWS secret ${'[REDACTED:aws-secret-key]'}`,
+    ])
+      expect(credentialRefusal({ action: 'add', store: 'notes', text }), text).toBeUndefined();
+    expect(credentialKinds('db password is Tr0ub4dor&3xyz, key AKIAIOSFODNN7EXAMPLE')).toEqual(['aws-access-key-id', 'secret']);
+  });
+
+  it('an entry stored with a secret (before writes were redacted) is found by its redacted text, as the model sees it', () => {
+    const state = { ...emptyMemory({ notes: 2200, user: 1375 }) };
+    state.notes = { ...state.notes, entries: [`AWS secret ${secret} for deploys`, 'uses pnpm'] };
+    const { state: next } = applyMemoryWrite(state, { action: 'remove', store: 'notes', match: 'AWS secret [REDACTED:aws-secret-key] for deploys' });
+    expect(next.notes.entries).toEqual(['uses pnpm']);
+    expect(() => applyMemoryWrite(state, { action: 'remove', store: 'notes', match: 'uses [REDACTED:secret]' })).toThrow(
+      /no entry of agent notes contains/,
+    );
+  });
+
+  it('the snapshot for the system prompt is redacted (entries stored before this change)', async () => {
+    const view: MemoryView = {
+      scope: 'x',
+      writes: 2,
+      notes: { entries: [`AWS secret ${secret} for deploys`], limit: 2200 },
+      user: { entries: ['db password is Tr0ub4dor&3xyz (prod)'], limit: 1375 },
+    };
+    expect(redactMemoryView(view, r)).toEqual({
+      ...view,
+      notes: { entries: ['AWS secret [REDACTED:aws-secret-key] for deploys'], limit: 2200 },
+      user: { entries: [`db password is ${S} (prod)`], limit: 1375 },
+    });
+    const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-recall-'));
+    try {
+      const parts = await gatherPromptParts({ workspace, redactor: r, memory: () => Promise.resolve(view) });
+      expect(parts.memory).toEqual(redactMemoryView(view, r));
+      expect((await gatherPromptParts({ workspace, redactor: r, memory: () => Promise.resolve(null) })).memory).toBeNull();
+    } finally {
+      rmSync(workspace, { recursive: true, force: true });
     }
   });
 });
