@@ -2,6 +2,7 @@
 // buildSystemPrompt local activity) or in the CLI (`hermes run --show-prompt`). The workflow composes them with
 // src/workflows/system-prompt.ts.
 import { readFile, stat } from 'node:fs/promises';
+import { redactMemoryView } from './memory/client';
 import type { Redactor } from './security/redact';
 import { scanForInjection } from './shared/injection';
 import type { MemoryView } from './shared/memory';
@@ -35,7 +36,7 @@ export async function gatherPromptParts(o: GatherOptions): Promise<PromptParts> 
     date: (o.now ?? new Date()).toISOString().slice(0, 10),
     workspace: o.workspace,
     ...(contextFile ? { contextFile } : {}),
-    ...(memory && 'view' in memory ? { memory: memory.view } : {}),
+    ...(memory && 'view' in memory ? { memory: memory.view && o.redactor ? redactMemoryView(memory.view, o.redactor) : memory.view } : {}),
     ...(memory && 'error' in memory ? { memoryError: memory.error } : {}),
   };
 }

@@ -21,6 +21,8 @@ import { BASE_TOOL_ENV, parseEnvList, passesToTool, toolEnv } from '../src/tools
 import { terminal } from '../src/tools/handlers';
 import { finishToolOutput } from '../src/tools/output';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
+import { cpuMs } from './helpers/cpu-time';
+import { historyText } from './helpers/history-text';
 import { MockModel, type Reply } from './helpers/mock-model';
 import { cleanupsAfterEach, startWorkerProcess } from './helpers/worker-process';
 
@@ -251,9 +253,11 @@ describe('Redactor: values', () => {
     ];
     for (const input of inputs) {
       r.redact(input); // warm-up (regex compilation)
-      const t0 = performance.now();
-      r.redact(input);
-      expect(performance.now() - t0, input.slice(0, 40)).toBeLessThan(100);
+      // CPU time, best of 2: on a shared machine wall-clock time says more about the other processes.
+      expect(
+        cpuMs(() => r.redact(input)),
+        input.slice(0, 40),
+      ).toBeLessThan(100);
     }
   });
 });
@@ -430,20 +434,6 @@ describe('finishToolOutput with a redactor', () => {
 
 // ---------------------------------------------------------------------------------------------------------
 // Acceptance against the real dev server.
-
-/** Every payload's data (and every other string) of a history, decoded. */
-function historyText(history: unknown): string {
-  const parts: string[] = [];
-  const walk = (v: unknown, depth: number) => {
-    if (depth > 40 || v === null || v === undefined) return;
-    if (typeof v === 'string') parts.push(v);
-    else if (v instanceof Uint8Array) parts.push(Buffer.from(v).toString('utf8'));
-    else if (Array.isArray(v)) v.forEach((x) => walk(x, depth + 1));
-    else if (typeof v === 'object') for (const x of Object.values(v)) walk(x, depth + 1);
-  };
-  walk(history, 0);
-  return parts.join('\n');
-}
 
 /** The scripted run: env, echo the key, read the .env two ways, answer quoting a key. */
 function script(s: Secrets): Reply[] {

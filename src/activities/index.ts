@@ -25,7 +25,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createModelActivities({ profiles: deps.profiles, env: deps.env, contextCache, redactor, catalog: deps.catalog }),
     ...createToolActivities({ ...deps, contextCache, redactor }),
     ...createDeliverActivities({ env: deps.env }),
-    ...createMemoryActivities(),
+    ...createMemoryActivities({ redactor }),
     ...createPromptActivities({ workspace: deps.workspace, redactor }),
     /**
      * Does nothing: the workflow runs it as a local activity so that an outcome no other event shows (an approval

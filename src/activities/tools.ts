@@ -113,7 +113,15 @@ export function createToolActivities(deps: ToolDeps) {
           passEnv: deps.passEnv,
           workflowId: ctx.info.workflowExecution?.workflowId,
           ...(spec!.cluster
-            ? { cluster: { client: ctx.client, taskQueue: ctx.info.taskQueue, conversation: input.conversation, memoryLimits: deps.memoryLimits } }
+            ? {
+                cluster: {
+                  client: ctx.client,
+                  taskQueue: ctx.info.taskQueue,
+                  conversation: input.conversation,
+                  memoryLimits: deps.memoryLimits,
+                  redactor: deps.redactor,
+                },
+              }
             : {}),
         });
     } catch (err) {

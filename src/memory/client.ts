@@ -1,6 +1,9 @@
 // Reads and writes the memory of a scope from node code: the memory tool (in the tool activity), the snapshot
 // activity, `hermes.memory(scope)` and `hermes memory`. A write is update-with-start: the first write to a scope
 // creates its memory workflow, later ones go to the running one (workflowIdConflictPolicy USE_EXISTING).
+//
+// A write is redacted before it is sent, like a tool result: its arguments are recorded in the memory workflow's
+// history and the entries enter every later conversation's system prompt, so a secret must not get that far.
 import {
   QueryNotRegisteredError,
   WithStartWorkflowOperation,
@@ -23,6 +26,7 @@ import {
   type MemoryWrite,
   type MemoryWriteResult,
 } from '../shared/memory';
+import { Redactor } from '../security/redact';
 import type { memoryWorkflow } from '../workflows/memory';
 
 export { DEFAULT_MEMORY_LIMITS, type MemoryLimits, type MemoryView, type MemoryWrite, type MemoryWriteResult } from '../shared/memory';
@@ -50,10 +54,39 @@ export interface MemoryClientOptions {
   limits?: Partial<MemoryLimits>;
   /** Continue-as-new after this many writes per run (tests). */
   writesPerRun?: number;
+  /** Applied to a write's text and match before it is sent (default: this process's secret-named variables and the built-in rules). */
+  redactor?: Redactor;
+}
+
+/** A write as it was sent, and how many secrets the redactor replaced in it. */
+export function redactWrite(w: MemoryWrite, redactor: Redactor): { write: MemoryWrite; redactions: number } {
+  let redactions = 0;
+  const clean = (s: string) => {
+    const r = redactor.redact(s);
+    redactions += r.count;
+    return r.text;
+  };
+  const write: MemoryWrite =
+    w.action === 'add'
+      ? { ...w, text: clean(w.text) }
+      : w.action === 'replace'
+        ? { ...w, match: clean(w.match), text: clean(w.text) }
+        : { ...w, match: clean(w.match) };
+  return { write, redactions };
+}
+
+/**
+ * The stores with every entry redacted, for a snapshot that enters a system prompt: an entry stored before
+ * writes were redacted (or through a way around our clients) does not spread into every new conversation.
+ */
+export function redactMemoryView(view: MemoryView, redactor: Redactor): MemoryView {
+  const store = (s: MemoryView['notes']) => ({ ...s, entries: s.entries.map((e) => redactor.text(e)) });
+  return { ...view, notes: store(view.notes), user: store(view.user) };
 }
 
 export class MemoryClient {
   readonly workflowId: string;
+  #redactor: Redactor | undefined;
 
   constructor(
     private readonly client: Client,
@@ -80,18 +113,28 @@ export class MemoryClient {
   }
 
   /**
-   * Adds, replaces or removes an entry. A refused write (injection pattern, no or several matching entries,
-   * over the limit) throws MemoryError with the reason and the entries. `updateId` makes a retried write
-   * (e.g. the tool activity's) apply once.
+   * Adds, replaces or removes an entry, redacted first (`redactions` and the message say how many secrets were
+   * replaced). A refused write (injection pattern, a credential, no or several matching entries, over the limit)
+   * throws MemoryError with the reason and the entries. `updateId` makes a retried write (e.g. the tool
+   * activity's) apply once.
    */
-  async write(w: MemoryWrite, opts: { updateId?: string } = {}): Promise<MemoryWriteResult> {
-    return this.refusals(() =>
+  async write(w: MemoryWrite, opts: { updateId?: string } = {}): Promise<MemoryWriteResult & { redactions?: number }> {
+    const { write, redactions } = redactWrite(w, (this.#redactor ??= this.opts.redactor ?? new Redactor({ env: process.env })));
+    const r = await this.refusals(() =>
       this.client.workflow.executeUpdateWithStart(memoryWriteUpdate, {
-        args: [w],
+        args: [write],
         ...(opts.updateId ? { updateId: opts.updateId } : {}),
         startWorkflowOperation: this.startOperation(),
       }),
     );
+    if (redactions) {
+      const what = redactions === 1 ? '1 secret was' : `${redactions} secrets were`;
+      return { ...r, message: `${r.message} ${what} replaced with a placeholder before storing.`, redactions };
+    }
+    // Redacted earlier (a model's tool call is redacted in the model activity): say so, so nobody counts on it.
+    if ('text' in write && write.text.includes('[REDACTED:'))
+      return { ...r, message: `${r.message} The text holds redaction placeholders: the secrets themselves were not stored.` };
+    return r;
   }
 
   /** Empties one store or both. */

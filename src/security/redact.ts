@@ -7,11 +7,17 @@
 // 1. literal values: the worker's environment variables whose name contains KEY, TOKEN, SECRET, PASSWORD,
 //    PASSWD or CREDENTIAL (values of 8+ characters, also JSON- and URL-encoded) → [REDACTED:env:NAME], and
 //    configured values → [REDACTED:value];
-// 2. credential shapes → [REDACTED:<kind>] (see SHAPES);
+// 2. the built-in rules (src/shared/credentials.ts, shared with the memory workflow's validator): credential
+//    shapes → [REDACTED:<kind>], secret-named assignments in any layout (src/shared/secret-assignments.ts) and
+//    secrets named in prose → [REDACTED:secret];
 // 3. configured patterns → [REDACTED:pattern].
 //
-// Every regex is linear: character classes that cannot overlap their delimiters, bounded lazy scans, and a cheap
-// prefilter (String.includes) so a rule with no candidate in the output does not run (about 5-10 ms per MB).
+// Every rule is linear (bounded scans, hand-written passes where a regex would rescan) and has a cheap
+// prefilter, so a rule with no candidate in the output does not run: about 10-35 ms of CPU per MB of ordinary
+// output (ls, code, docs), well under 250 ms per MB on inputs built to be slow (test/secret-patterns.test.ts).
+
+import { applyRule, CREDENTIAL_RULES, type Rule } from '../shared/credentials';
+import { MARK, mark, type Redacted } from '../shared/redaction-types';
 
 export interface RedactConfig {
   /** Extra regular expressions (source text, or /source/flags); every match becomes [REDACTED:pattern]. */
@@ -25,160 +31,12 @@ export interface RedactorOptions extends RedactConfig {
   env?: Record<string, string | undefined>;
 }
 
-export interface Redacted {
-  text: string;
-  /** Number of replacements. */
-  count: number;
-}
+export type { Redacted };
 
 /** Names of environment variables whose values are secrets. */
 export const SECRET_ENV_NAME = /KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIAL/i;
 /** Shorter values are too likely to occur by chance (and too weak to be worth stealing). */
 export const MIN_ENV_VALUE_LENGTH = 8;
-
-const MARK = '[REDACTED';
-const mark = (kind: string) => `${MARK}:${kind}]`;
-const hasDigit = (s: string) => /\d/.test(s);
-const hasLetter = (s: string) => /[A-Za-z]/.test(s);
-
-interface Rule {
-  kind: string;
-  re: RegExp;
-  /** Instead of re: a hand-written pass (for what a regex cannot do in linear time). */
-  apply?: (text: string) => Redacted;
-  /** Cheap test before the regex runs: the rule is skipped when it returns false. */
-  pre?: (text: string) => boolean;
-  /** The replacement for one match (the arguments String.replace passes); the match itself to keep it. */
-  replace: (m: string, ...groups: string[]) => string;
-}
-
-const includesAny =
-  (...needles: string[]) =>
-  (text: string) =>
-    needles.some((n) => text.includes(n));
-
-/** A name that holds a secret in a KEY=value line: a word of it ends in one of the secret words. */
-const SECRET_ASSIGNMENT_NAME = /(?:^|_)[A-Z0-9]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)(?:_|$)/i;
-
-/** The credential shapes, most specific first. */
-const SHAPES: Rule[] = [
-  {
-    // The whole block; an unterminated one (cut output) up to the end of its base64 body.
-    kind: 'private-key',
-    re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,32768}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,.|-]*)/g,
-    pre: includesAny('PRIVATE KEY'),
-    replace: () => mark('private-key'),
-  },
-  {
-    // The end of a block whose beginning was cut off (paged read, head/tail truncation): the body before it.
-    kind: 'private-key',
-    re: /-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g,
-    pre: includesAny('-----END '),
-    replace: (m) => m,
-    apply: (text) => orphanKeyEnds(text),
-  },
-  {
-    kind: 'jwt',
-    re: /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
-    pre: includesAny('eyJ'),
-    replace: () => mark('jwt'),
-  },
-  {
-    // OpenAI (sk-…, sk-proj-…, sk-svcacct-…) and Anthropic (sk-ant-…); real keys always carry a digit.
-    kind: 'openai-key',
-    re: /\bsk-(ant-)?[A-Za-z0-9_-]{20,}/g,
-    pre: includesAny('sk-'),
-    replace: (m, ant) => (hasDigit(m.slice(3)) ? mark(ant ? 'anthropic-key' : 'openai-key') : m),
-  },
-  {
-    kind: 'github-token',
-    re: /\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{30,})\b/g,
-    pre: (t) => /gh[pousr]_|github_pat_/.test(t),
-    replace: () => mark('github-token'),
-  },
-  {
-    kind: 'aws-access-key-id',
-    re: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g,
-    pre: includesAny('AKIA', 'ASIA'),
-    replace: () => mark('aws-access-key-id'),
-  },
-  {
-    // The 40-character secret after its name (env, ini, toml, JSON "SecretAccessKey").
-    kind: 'aws-secret-key',
-    re: /((?:aws_?)?secret_?access_?key["']?[ \t]*[:=][ \t]*["']?)([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/gi,
-    pre: (t) => /secret_?access_?key/i.test(t),
-    replace: (_m, name) => `${name}${mark('aws-secret-key')}`,
-  },
-  {
-    kind: 'slack-token',
-    re: /\bxox[abposr]-[A-Za-z0-9-]{10,}/g,
-    pre: includesAny('xox'),
-    replace: () => mark('slack-token'),
-  },
-  {
-    kind: 'google-api-key',
-    re: /\bAIza[A-Za-z0-9_-]{30,}/g,
-    pre: includesAny('AIza'),
-    replace: () => mark('google-api-key'),
-  },
-  {
-    // scheme://user:PASSWORD@host keeps the user and the host; $VARS stay (they are not the secret).
-    kind: 'url-password',
-    // Anchored on the literal "://" (the scheme needs no matching: it is kept anyway), so the scan is fast.
-    re: /(:\/\/[^\s:/?#@"'<>]*:)([^\s@/?#"'<>]+)@/g,
-    pre: includesAny('://'),
-    replace: (m, head, pw) => (pw.startsWith('$') || pw.startsWith(MARK) ? m : `${head}${mark('url-password')}@`),
-  },
-  {
-    // Authorization: <scheme> <credentials>, as a header, in curl -H, in JSON. A value without a scheme must
-    // look like a credential (a digit in it), so `authorization: AuthHeader` in code stays.
-    kind: 'authorization',
-    re: /\b(authorization["']?[ \t]*[:=][ \t]*["']?)((?:(?:bearer|basic|token|digest|negotiate|bot)[ \t]+)?)([^\s"'\\,;]{8,})/gi,
-    pre: (t) => /authorization/i.test(t),
-    replace: (m, head, scheme, value) =>
-      value.startsWith('$') || value.startsWith(MARK) || (!scheme && !hasDigit(value)) ? m : `${head}${scheme}${mark('authorization')}`,
-  },
-  {
-    kind: 'bearer',
-    re: /\b([Bb]earer[ \t]+)([A-Za-z0-9._~+/=-]{8,})/g,
-    pre: (t) => /[Bb]earer/.test(t),
-    replace: (m, head, token) => (hasDigit(token) && hasLetter(token) ? `${head}${mark('bearer')}` : m),
-  },
-  {
-    // .env / shell lines: NAME=value where a word of NAME is KEY, TOKEN, SECRET, PASSWORD… (not paths, not $VARS).
-    kind: 'secret-assignment',
-    re: /^([ \t]*(?:export[ \t]+)?)([A-Za-z_][A-Za-z0-9_.-]{0,127})=(["']?)([^\s"'$`\\(){}[\]<>;|&]{8,})(?=["']?(?:[ \t]|$))/gm,
-    pre: includesAny('='),
-    replace: (m, lead, name, quote, value) =>
-      !SECRET_ASSIGNMENT_NAME.test(name) || value.includes(MARK) || /^[/~.]/.test(value) ? m : `${lead}${name}=${quote}${mark('secret')}`,
-  },
-];
-
-const END_MARKER = /-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g;
-/** Characters of a PEM body, also with line numbers (read_file's "  7| ", cat -n) and JSON's \n escapes. */
-const PEM_BODY = /[A-Za-z0-9+/=\s\\|:,.-]/;
-
-/**
- * END markers left after the whole blocks were replaced have lost their BEGIN: replace each with the body
- * before it, found by walking back over body characters (linear: a regex would rescan the body at every start).
- */
-function orphanKeyEnds(text: string): Redacted {
-  let count = 0;
-  let out = '';
-  let last = 0;
-  END_MARKER.lastIndex = 0;
-  for (let m = END_MARKER.exec(text); m; m = END_MARKER.exec(text)) {
-    let start = m.index;
-    const floor = Math.max(last, m.index - 16384);
-    while (start > floor && PEM_BODY.test(text[start - 1]!)) start--;
-    // Keep the line break (and a read_file line number) that precede the body's first line.
-    while (start < m.index && /[\s\d|]/.test(text[start]!)) start++;
-    out += `${text.slice(last, start)}${mark('private-key')}`;
-    last = m.index + m[0].length;
-    count++;
-  }
-  return count ? { text: out + text.slice(last), count } : { text, count: 0 };
-}
 
 /** `source` or `/source/flags` → a global regex. Throws on an invalid one. */
 export function compilePattern(p: string): RegExp {
@@ -223,7 +81,7 @@ export class Redactor {
       // An empty match would put a placeholder between every two characters.
       replace: (m: string) => (m === '' || m.startsWith(MARK) ? m : mark('pattern')),
     }));
-    this.rules = [...SHAPES, ...custom];
+    this.rules = [...CREDENTIAL_RULES, ...custom];
   }
 
   /** How many literal values (with their encodings) this redactor looks for. */
@@ -241,20 +99,9 @@ export class Redactor {
       text = parts.join(placeholder);
     }
     for (const rule of this.rules) {
-      if (rule.pre && !rule.pre(text)) continue;
-      if (rule.apply) {
-        const r = rule.apply(text);
-        text = r.text;
-        count += r.count;
-        continue;
-      }
-      rule.re.lastIndex = 0;
-      text = text.replace(rule.re, (...args: unknown[]) => {
-        const m = args[0] as string;
-        const out = rule.replace(m, ...(args.slice(1, -2) as string[]));
-        if (out !== m) count++;
-        return out;
-      });
+      const r = applyRule(rule, text);
+      text = r.text;
+      count += r.count;
     }
     return { text, count };
   }

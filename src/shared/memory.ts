@@ -3,6 +3,7 @@
 // (src/workflows/memory.ts), the conversation (the block), the memory tool and the client. Workflow-safe.
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
+import { credentialKinds, redactCredentials } from './credentials';
 import { scanForInjection } from './injection';
 
 export const MEMORY_STORES = ['notes', 'user'] as const;
@@ -158,9 +159,27 @@ export function applyMemoryWrite(state: MemoryState, w: MemoryWrite): { state: M
   return { state: next, result: resultOf(w.store, next[w.store], message) };
 }
 
+/**
+ * Why a write must not be stored because its text or match holds a credential the built-in rules recognise, or
+ * undefined. Only the memory workflow's validator calls it: our clients redact a write before they send it, so
+ * this catches what came another way (the stock CLI, an older client) — and a refused update is not recorded.
+ */
+export function credentialRefusal(w: MemoryWrite): string | undefined {
+  const parts = [...('text' in w ? [w.text] : []), ...('match' in w ? [w.match] : [])];
+  const kinds = [...new Set(parts.flatMap((p) => credentialKinds(p)))];
+  if (!kinds.length) return undefined;
+  return (
+    `refused: nothing was saved because the write holds what looks like a credential (${kinds.join(', ')}). ` +
+    `Store where the secret is kept (a variable's name, a vault path), never the secret itself.`
+  );
+}
+
 function findEntry(store: MemoryStore, match: string, title: string): number {
   const needle = match.trim();
-  const hits = store.entries.flatMap((e, i) => (e.includes(needle) ? [i] : []));
+  let hits = store.entries.flatMap((e, i) => (e.includes(needle) ? [i] : []));
+  // An entry stored with a secret (before writes were redacted) is shown redacted: its redacted text finds it too.
+  // Only when nothing matched as written, which was a refusal before, so no recorded write changes its meaning.
+  if (!hits.length && needle.includes('[REDACTED:')) hits = store.entries.flatMap((e, i) => (redactCredentials(e).text.includes(needle) ? [i] : []));
   if (hits.length === 1) return hits[0]!;
   // An exact entry wins over longer ones that contain it.
   const exact = hits.filter((i) => store.entries[i] === needle);

@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { z } from 'zod';
 import type { ConversationInput } from '../shared/contract';
 import type { MemoryLimits } from '../shared/memory';
+import type { Redactor } from '../security/redact';
 import type { Isolation } from './isolation';
 
 export interface ToolSpec<S extends z.ZodType = z.ZodType> {
@@ -92,6 +93,8 @@ export interface ToolContext {
     taskQueue: string;
     conversation?: ConversationInput;
     /** Limits of a memory scope this worker creates. */ memoryLimits?: Partial<MemoryLimits>;
+    /** The worker's redactor: memory writes are redacted with it before they are sent. */
+    redactor?: Redactor;
   };
 }
 

@@ -4,12 +4,15 @@
 //
 // Updates are serialised by the workflow: the handlers are synchronous, so each validator and handler pair runs
 // to completion before the next update is looked at — two conversations writing at once lose neither write.
-// Every check (arguments, injection patterns, the entry a match finds, the limit) is in the validator: a refused
-// write is rejected before it is recorded, for our client and the stock `temporal` CLI alike.
+// Every check (arguments, injection patterns, credentials, the entry a match finds, the limit) is in the validator:
+// a refused write is rejected before it is recorded, for our client and the stock `temporal` CLI alike. The
+// credential check is in the validator only (validators do not run on replay), so histories recorded before it
+// replay unchanged.
 import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
 import { issuesText, parseArgs } from '../shared/contract';
 import {
   applyMemoryWrite,
+  credentialRefusal,
   DEFAULT_MEMORY_LIMITS,
   emptyMemory,
   listEntries,
@@ -20,12 +23,14 @@ import {
   memoryClearUpdate,
   memoryWriteSchema,
   memoryWriteUpdate,
+  MemoryWriteError,
   STORE_TITLES,
   usedChars,
   type MemoryInput,
   type MemoryState,
   type MemoryView,
 } from '../shared/memory';
+import { rejecting } from './validators';
 
 /** What continue-as-new hands to the next run. */
 export interface MemoryCarried {
@@ -62,7 +67,12 @@ export async function memoryWorkflow(rawInput: unknown, carried?: MemoryCarried)
     },
     {
       // Throws with the reason: the update is rejected and nothing is recorded.
-      validator: (raw) => void applyMemoryWrite(state, parseArgs(memoryWriteSchema(), raw, 'memory write')),
+      validator: rejecting((raw) => {
+        const w = parseArgs(memoryWriteSchema(), raw, 'memory write');
+        const refused = credentialRefusal(w);
+        if (refused) throw new MemoryWriteError(refused);
+        applyMemoryWrite(state, w);
+      }),
       description:
         'Adds, replaces or removes an entry: { action: "add", store: "notes"|"user", text } | { action: "replace", store, match, text } | { action: "remove", store, match }',
     },
@@ -76,7 +86,7 @@ export async function memoryWorkflow(rawInput: unknown, carried?: MemoryCarried)
       return view();
     },
     {
-      validator: (raw) => void parseArgs(memoryClearSchema(), raw, 'memory clear'),
+      validator: rejecting((raw) => void parseArgs(memoryClearSchema(), raw, 'memory clear')),
       description: 'Empties one store or both: { store?: "notes"|"user" }',
     },
   );

@@ -9,6 +9,8 @@ export function rejecting<A extends unknown[]>(validate: (...args: A) => void): 
       validate(...args);
     } catch (err) {
       const e = new Error(err instanceof Error ? err.message : String(err));
+      // The name becomes the failure's type, which callers match on (MemoryWriteError).
+      if (err instanceof Error) e.name = err.name;
       e.stack = '';
       throw e;
     }

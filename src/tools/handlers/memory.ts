@@ -1,6 +1,7 @@
 // The `memory` tool, run in the tool activity with the worker's Temporal client: reads query the scope's memory
-// workflow, writes are updates to it (update-with-start: the first write creates it). A refused write (injection
-// pattern, no or several matching entries, over the limit) is a result the model reads, with the reason.
+// workflow, writes are updates to it (update-with-start: the first write creates it), redacted with the worker's
+// redactor before they are sent. A refused write (injection pattern, credential, no or several matching entries,
+// over the limit) is a result the model reads, with the reason.
 import { MemoryClient, MemoryError } from '../../memory/client';
 import { listEntries, memoryScopeOf, STORE_TITLES, usedChars } from '../../shared/memory';
 import { ToolError, type ToolHandler } from '../spec';
@@ -8,9 +9,9 @@ import type { memorySpec } from '../specs/memory';
 
 export const memory: ToolHandler<typeof memorySpec.schema> = async (args, ctx) => {
   if (!ctx.cluster) throw new ToolError('memory is not available on this worker (no Temporal client in the tool activity)');
-  const { client, taskQueue, conversation, memoryLimits } = ctx.cluster;
+  const { client, taskQueue, conversation, memoryLimits, redactor } = ctx.cluster;
   const scope = memoryScopeOf(conversation ?? {});
-  const m = new MemoryClient(client, scope, { taskQueue, ...(memoryLimits ? { limits: memoryLimits } : {}) });
+  const m = new MemoryClient(client, scope, { taskQueue, ...(memoryLimits ? { limits: memoryLimits } : {}), ...(redactor ? { redactor } : {}) });
   const title = STORE_TITLES[args.store];
   if (args.action === 'read') {
     const s = (await m.read())[args.store];
