@@ -4,6 +4,7 @@ import readline from 'node:readline/promises';
 import { checkedWorkspace, maxIterationsOption, withHermes } from './common';
 import { follow } from './follow';
 import { watchWorker } from './pollers';
+import { onStop, stopSignal } from './signals';
 
 export async function chat(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -24,6 +25,13 @@ export async function chat(args: string[]): Promise<number> {
       process.stderr.write(`chat ${handle.id} — empty line or Ctrl-D ends; Ctrl-C interrupts a running turn\n`);
       const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY });
       let turnRunning = false;
+      // SIGTERM detaches: the conversation is not ended, and a turn under way goes on without us.
+      onStop((sig) =>
+        process.stderr.write(
+          `\n${sig}: detached from ${handle.id}; the conversation is not ended${turnRunning ? ' and the turn goes on' : ''}.\n` +
+            `  rejoin it: hermes chat --id ${handle.id}   look at it: hermes status ${handle.id}\n`,
+        ),
+      );
       rl.on('SIGINT', () => {
         if (turnRunning) {
           process.stderr.write('\n(interrupting the turn)\n');
@@ -35,7 +43,7 @@ export async function chat(args: string[]): Promise<number> {
       try {
         for (;;) {
           const line = await Promise.race([rl.question('you> '), closed.then(() => undefined)]);
-          if (line === undefined || !line.trim()) break;
+          if (line === undefined || !line.trim() || stopSignal.aborted) break;
           turnRunning = true;
           // Steps of earlier turns (or of a conversation joined with --id) are not shown again. The first look
           // waits for the conversation to start: without a worker, that is said within seconds.
@@ -56,12 +64,13 @@ export async function chat(args: string[]): Promise<number> {
           const numbering = before !== undefined ? { modelSteps: () => handle.modelSteps(), modelStepsBefore: before } : {};
           const r = await follow(handle, handle.send(line), { log, rl, after, intervalMs: 200, ...numbering });
           turnRunning = false;
+          if (stopSignal.aborted) break;
           process.stdout.write(`hermes> ${r.answer}\n`);
           if (r.status !== 'completed') process.stderr.write(`(turn ${r.turn}: ${r.status}${r.reason ? `, ${r.reason}` : ''})\n`);
         }
       } finally {
         rl.close();
-        await handle.end().catch(() => undefined);
+        if (!stopSignal.aborted) await handle.end().catch(() => undefined);
       }
       return 0;
     },
