@@ -171,10 +171,12 @@ async function readPrompt(positionals: string[], file: string | undefined): Prom
 
 function printResult(id: string, r: ConversationResult): void {
   process.stdout.write(`${r.answer}\n`);
+  // runs 0: a run that ended without a result whose totals could not be recovered (result()), not zeros.
+  const known = r.runs > 0;
   const tail = [
     `status: ${r.status}${r.reason ? ` (${r.reason})` : ''}`,
-    `iterations: ${r.iterations}`,
-    `tokens: ${r.usage.totalTokens}${r.usage.reasoningTokens ? ` (${r.usage.reasoningTokens} reasoning)` : ''}`,
+    `iterations: ${known ? r.iterations : 'unknown'}`,
+    `tokens: ${known ? r.usage.totalTokens : 'unknown'}${r.usage.reasoningTokens ? ` (${r.usage.reasoningTokens} reasoning)` : ''}`,
     r.usage.costUsd ? `cost: $${r.usage.costUsd.toFixed(4)}` : '',
     `workflow id: ${id}`,
   ].filter(Boolean);
