@@ -53,7 +53,8 @@ Usage:
                                     conversations recall; default scope "default" (a run's scope: its
                                     --memory-scope, else its --model profile, else "default")
   hermes memory clear [--scope S] [--store notes|user]
-                                    empty one store or both
+                                    empty one store or both (a scope nothing was written to: said so,
+                                    exit 1, nothing created)
   hermes init                       write a commented hermes.config.mjs and an example tool (tools/word_count.mjs)
   hermes tools [--json]             every tool a worker started here offers (built-in, modules, HTTP, MCP):
                                     toolset, source, read-only, schema; HTTP tools' circuits per worker
