@@ -39,6 +39,7 @@ export type { ConversationInput, ConversationResult, ConversationState, StartOpt
 export type { InFlightCall } from './in-flight';
 export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
 export { defineTool, ToolResultError, type ToolDefinition, type ExternalToolContext } from './tools/define';
+export { resolveInWorkspace } from './tools/workspace';
 export { MemoryClient, MemoryError, type MemoryView, type MemoryWrite, type MemoryWriteResult } from './memory/client';
 
 const startOptions = startOptionsSchema();

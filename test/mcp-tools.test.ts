@@ -22,7 +22,7 @@ const logs: string[] = [];
 const log = (msg: string, meta?: Record<string, unknown>) => logs.push(`${msg} ${JSON.stringify(meta ?? {})}`);
 
 function ctx(signal = new AbortController().signal): ExternalToolContext {
-  return { workspace: os.tmpdir(), signal, heartbeat: () => undefined, log, callId: 'call-1' };
+  return { workspace: os.tmpdir(), resolvePath: async (p) => p, signal, heartbeat: () => undefined, log, callId: 'call-1' };
 }
 
 function byName(tools: ExternalTool[]): Record<string, ExternalTool> {
