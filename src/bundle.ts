@@ -12,6 +12,11 @@ export function workflowsPath(): string {
   return sourcePath('index');
 }
 
+function probePath(): string {
+  const ts = path.join(__dirname, 'replay-query', 'probe.ts');
+  return existsSync(ts) ? ts : path.join(__dirname, 'replay-query', 'probe.js');
+}
+
 function sourcePath(name: string): string {
   const ts = path.join(__dirname, 'workflows', `${name}.ts`);
   return existsSync(ts) ? ts : path.join(__dirname, 'workflows', `${name}.js`);
@@ -28,15 +33,20 @@ export function bundleOptions(entry: string = workflowsPath()) {
   };
 }
 
-export async function cachedWorkflowBundle(): Promise<{ codePath: string }> {
+/**
+ * The cached bundle. `probe` is the replay-only variant with src/replay-query/probe.ts as a workflow interceptor
+ * (answers a finished run's queries without a worker); workers never run it.
+ */
+export async function cachedWorkflowBundle(variant?: 'probe'): Promise<{ codePath: string }> {
   const hash = createHash('sha256');
   for (const f of sourceFiles(__dirname)) hash.update(f).update(readFileSync(f));
   const lock = path.join(packageRoot(), 'package-lock.json');
   if (existsSync(lock)) hash.update(readFileSync(lock));
   const dir = path.join(hermesHome(), 'bundles');
-  const file = path.join(dir, `workflows-${hash.digest('hex').slice(0, 16)}.js`);
+  const file = path.join(dir, `workflows-${variant ? `${variant}-` : ''}${hash.digest('hex').slice(0, 16)}.js`);
   if (!existsSync(file)) {
-    const { code } = await bundleWorkflowCode(bundleOptions());
+    const options = bundleOptions();
+    const { code } = await bundleWorkflowCode(variant ? { ...options, workflowInterceptorModules: [probePath()] } : options);
     mkdirSync(dir, { recursive: true });
     // Write then rename: a concurrent process never reads a half-written bundle.
     const tmp = `${file}.${process.pid}.tmp`;

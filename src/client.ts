@@ -33,6 +33,7 @@ import {
   type StateQueryArgs,
   type TurnResult,
 } from './shared/contract';
+import { cancelledTotals } from './cancelled-totals';
 import { completedModelSteps, fetchRunHistories } from './inspect';
 import { callNames, inFlightCalls, type InFlightCall } from './in-flight';
 import { newConversationId } from './shared/ids';
@@ -47,6 +48,7 @@ export type { ConversationInput, ConversationResult, ConversationState, StartOpt
 export type { InFlightCall } from './in-flight';
 export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
 export { defineTool, ToolResultError, type ToolDefinition, type ExternalToolContext } from './tools/define';
+export { resolveInWorkspace } from './tools/workspace';
 export { MemoryClient, MemoryError, type MemoryView, type MemoryWrite, type MemoryWriteResult } from './memory/client';
 
 const startOptions = startOptionsSchema();
@@ -289,7 +291,9 @@ export class ConversationHandle {
   }
 
   /**
-   * Waits for the end of the conversation, across continue-as-new runs. Never throws for a failed run. Rides
+   * Waits for the end of the conversation, across continue-as-new runs. Never throws for a failed run. A run
+   * cancelled through Temporal has no result of its own: its totals (usage, iterations, calls) are read from its
+   * state or history (src/cancelled-totals.ts); `runs: 0` says they could not be. Rides
    * out a server outage (the workflow survives one): while the server cannot be reached it retries with backoff,
    * saying so once per outage, for up to `maxOutageMs` (default 10 minutes).
    */
@@ -337,6 +341,8 @@ export class ConversationHandle {
       if (carried) return carried;
       const cause = err.cause;
       const cancelled = cause?.name === 'CancelledFailure';
+      // A cancelled workflow returned nothing: its totals come from its state or history (runs 0: unknown).
+      const totals = cancelled ? await cancelledTotals(this.workflow) : undefined;
       return {
         status: cancelled ? 'cancelled' : 'failed',
         answer: '',
@@ -353,6 +359,7 @@ export class ConversationHandle {
         modelCalls: 0,
         toolCalls: 0,
         runs: 0,
+        ...totals,
       };
     }
   }

@@ -9,7 +9,7 @@ import { isEncrypted } from './codec/aes';
 import { contextQuery } from './shared/messages';
 import { rebuildContext } from './inspect-rebuild';
 import { extendDigest } from './shared/digest';
-import type { ChatMessage, ModelCallInput, ModelCallResult, ToolCallInput, ToolCallResult } from './shared/wire';
+import type { ChatMessage, ContextQueryArgs, ContextSlice, ModelCallInput, ModelCallResult, ToolCallInput, ToolCallResult } from './shared/wire';
 import { toolDefinitions } from './tools/registry';
 
 type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
@@ -246,7 +246,11 @@ export interface ModelView {
  * from the conversation (its `context` query), or — when a prune has since rewritten that version — from the
  * current messages and the history (inspect-rebuild.ts), checked against the step's digest either way.
  */
-export async function modelViewAt(client: Client, workflowId: string, step: number): Promise<ModelView> {
+/** Asks the `context` query of a run (undefined: the latest): by default the server, which needs a worker. */
+export type ContextAsker = (runId: string | undefined, args: ContextQueryArgs) => Promise<ContextSlice>;
+
+export async function modelViewAt(client: Client, workflowId: string, step: number, ask?: ContextAsker): Promise<ModelView> {
+  const query: ContextAsker = ask ?? ((runId, args) => client.workflow.getHandle(workflowId, runId).query(contextQuery, args));
   const runs = await fetchRuns(client, workflowId);
   const rows = stepRows(runs);
   const models = rows.filter((r) => r.kind === 'model');
@@ -259,23 +263,22 @@ export async function modelViewAt(client: Client, workflowId: string, step: numb
   }
   const input = models[index]!.input as ModelCallInput;
   const { version, count, digest } = input.context;
-  const handle = client.workflow.getHandle(workflowId);
   // Answered with the current version (and no messages) when the step's version has been rewritten since and the
   // run no longer has it; a run keeps the versions it rewrote itself (a closed one answers by replaying).
-  const latest = await handle.query(contextQuery, { version, from: 0, to: count });
+  const latest = await query(undefined, { version, from: 0, to: count });
   let slice = latest;
   const run = models[index]!.run;
   if (extendDigest('', slice.messages) !== digest && run < runs.length) {
     // The run's id is in the start event of the run after it.
     const runId = runs[run]![0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
-    if (runId) slice = await client.workflow.getHandle(workflowId, runId).query(contextQuery, { version, from: 0, to: count });
+    if (runId) slice = await query(runId, { version, from: 0, to: count });
   }
   let messages = slice.messages;
   let rebuilt = false;
   if (extendDigest('', messages) !== digest) {
     // Fetch the current version and undo the prunes.
     const now = latest.version;
-    const current = (await handle.query(contextQuery, { version: now, from: 0, to: count })).messages;
+    const current = (await query(undefined, { version: now, from: 0, to: count })).messages;
     const tools = rows
       .filter((r) => r.kind === 'tool')
       .map((r) => ({ input: r.input as ToolCallInput, result: r.output as ToolCallResult | undefined }));

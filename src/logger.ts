@@ -108,8 +108,15 @@ export function logToFile(file: string, onFirstWarning?: (path: string) => void)
 
 let installed = false;
 
-/** Routes SDK and core logs through pino. Must run before the first Worker or NativeConnection is made. */
-export function installRuntimeLogger(level: LogLevel = (process.env.HERMES_SDK_LOG_LEVEL as LogLevel) ?? 'WARN'): void {
+/**
+ * Routes SDK and core logs through pino. Must run before the first Worker or NativeConnection is made.
+ * `signals: false` (the CLI, which handles its signals itself: src/cli/signals.ts) turns off the runtime's own
+ * SIGINT/SIGTERM handling, which shuts down every worker of the process but leaves the process running.
+ */
+export function installRuntimeLogger(
+  level: LogLevel = (process.env.HERMES_SDK_LOG_LEVEL as LogLevel) ?? 'WARN',
+  opts: { signals?: boolean } = {},
+): void {
   if (installed) return;
   installed = true;
   const bridge = new DefaultLogger(level, ({ level: l, message, meta }) => {
@@ -119,7 +126,11 @@ export function installRuntimeLogger(level: LogLevel = (process.env.HERMES_SDK_L
     logger[fn](rest, message);
   });
   try {
-    Runtime.install({ logger: bridge, telemetryOptions: { logging: { filter: { core: level, other: 'WARN' }, forward: {} } } });
+    Runtime.install({
+      logger: bridge,
+      telemetryOptions: { logging: { filter: { core: level, other: 'WARN' }, forward: {} } },
+      ...(opts.signals === false ? { shutdownSignals: [] } : {}),
+    });
   } catch {
     // Already installed by someone else (e.g. a test harness): keep theirs.
   }

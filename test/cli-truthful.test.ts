@@ -2,10 +2,11 @@
 // worker started then completes the run); `status` reports Temporal's closed states; the model-step numbers run
 // and status print are the ones `inspect --step` takes; a prompt from stdin works up to the payload limit and is
 // refused clearly above it.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { MAX_PROMPT_BYTES } from '../src/client';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
@@ -19,6 +20,9 @@ afterEach(async () => {
   await h?.close();
   h = undefined;
 });
+
+const exec = promisify(execFile);
+const temporal = (...args: string[]) => exec(inject('temporalCliPath'), [...args, '--address', inject('temporalAddress')]);
 
 const clusterEnv = (taskQueue: string) => ({ TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: taskQueue });
 
@@ -95,6 +99,38 @@ describe('status tells what Temporal knows', () => {
       }
     });
   });
+});
+
+describe('a conversation cancelled with the stock CLI', () => {
+  it('run tells the iterations and tokens it had spent, and result() says them without a worker too (from the history)', async () => {
+    const usage = { prompt_tokens: 400, completion_tokens: 50 };
+    h = await createHarness([
+      { ...toolCall('list_dir', { path: '.' }), usage },
+      { content: 'never: cancelled', delayMs: 30_000 },
+    ]);
+    const run = started(['run', 'look, then think long'], { ...clusterEnv(h.taskQueue), HERMES_WORKSPACE: h.workspace });
+    const code = await h.run(async () => {
+      const id = (await waitFor('the conversation line', () => /conversation (\S+)/.exec(run.out.stderr)?.[1], 30_000))!;
+      await h!.mock.waitForRequest(2, 30_000);
+      await temporal('workflow', 'cancel', '--workflow-id', id);
+      return run.exited;
+    });
+    expect(code, run.out.stderr).toBe(3);
+    const last = run.out.stderr
+      .trim()
+      .split('\n')
+      .find((l) => l.startsWith('status: '));
+    // Two iterations (the second cut by the cancel), the first call's 450 tokens: not made-up zeros.
+    expect(last, run.out.stderr).toMatch(/^status: cancelled \(Cancelled\) · iterations: 2 · tokens: 450 · workflow id: /);
+    const id = /workflow id: (\S+)/.exec(last!)![1]!;
+    // No worker polls now: the totals come from the history.
+    const r = await h.hermes.get(id).result();
+    expect(r).toMatchObject({ status: 'cancelled', iterations: 2, modelCalls: 2, toolCalls: 1, runs: 1 });
+    expect(r.usage).toMatchObject({ promptTokens: 400, completionTokens: 50, totalTokens: 450 });
+    // With a worker they come from the state query (a replay of the closed run): the same.
+    const replayed = await h.run(() => h!.hermes.get(id).result());
+    expect({ ...replayed, error: undefined }).toEqual({ ...r, error: undefined });
+  }, 90_000);
 });
 
 describe('one step numbering', () => {

@@ -86,6 +86,7 @@ const logs: string[] = [];
 function ctx(signal = new AbortController().signal): ExternalToolContext {
   return {
     workspace: os.tmpdir(),
+    resolvePath: async (p) => p,
     signal,
     heartbeat: () => undefined,
     log: (msg, meta) => logs.push(`${msg} ${JSON.stringify(meta)}`),

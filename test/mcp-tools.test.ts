@@ -11,6 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolResultError, type ExternalTool, type ExternalToolContext } from '../src/tools/catalog';
 import { McpToolsets } from '../src/tools/mcp';
+import { parseMcpServers } from '../src/tools/mcp/schema';
 import { defineProfile } from '../src/llm/profiles';
 import { answer, createHarness } from './helpers/harness';
 import { spawnHermes } from './helpers/spawn-hermes';
@@ -22,7 +23,7 @@ const logs: string[] = [];
 const log = (msg: string, meta?: Record<string, unknown>) => logs.push(`${msg} ${JSON.stringify(meta ?? {})}`);
 
 function ctx(signal = new AbortController().signal): ExternalToolContext {
-  return { workspace: os.tmpdir(), signal, heartbeat: () => undefined, log, callId: 'call-1' };
+  return { workspace: os.tmpdir(), resolvePath: async (p) => p, signal, heartbeat: () => undefined, log, callId: 'call-1' };
 }
 
 function byName(tools: ExternalTool[]): Record<string, ExternalTool> {
@@ -151,6 +152,44 @@ describe('MCP configuration and start-up', () => {
     expect(optional.tools().every((x) => x.toolset === 'fixture')).toBe(true);
     expect(optional.tools().length).toBe(6);
     await optional.close();
+  });
+});
+
+describe('MCP servers that hang or die at start', () => {
+  const stuck = {
+    command: process.execPath,
+    args: ['-e', "console.error('waiting for the licence server'); process.stdin.resume(); setInterval(() => {}, 1000)"],
+    startTimeoutMs: 1_500,
+  };
+
+  it('a server stuck in initialize costs startTimeoutMs (default 10 s), not the SDK’s 60 s, and its stderr is in the error', async () => {
+    expect(parseMcpServers({ s: { command: 'x' } }).s!.startTimeoutMs).toBe(10_000);
+    const t0 = Date.now();
+    const err = await failure(new McpToolsets({ stuck }, { log }).start());
+    expect(Date.now() - t0).toBeLessThan(6_000);
+    expect(err.message).toContain('MCP server stuck could not be started: it did not answer initialize within 1500 ms (startTimeoutMs)');
+    expect(err.message).toMatch(/stderr:\s+waiting for the licence server/);
+  });
+
+  it('optional: a stuck or dying server is skipped as fast, and the warning carries its reason and stderr', async () => {
+    const warned: string[] = [];
+    const crash = {
+      command: process.execPath,
+      args: ['-e', 'setTimeout(() => { console.error("no such database: /srv/x.db"); process.exit(3) }, 50)'],
+    };
+    const toolsets = new McpToolsets(
+      { stuck: { ...stuck, optional: true }, crash: { ...crash, optional: true }, fixture: { command: process.execPath, args: [FIXTURE] } },
+      { log, warn: (msg, meta) => warned.push(`${msg} ${JSON.stringify(meta)}`) },
+    );
+    const t0 = Date.now();
+    await toolsets.start();
+    expect(Date.now() - t0).toBeLessThan(6_000);
+    expect(toolsets.tools().every((x) => x.toolset === 'fixture')).toBe(true);
+    await toolsets.close();
+    const stuckLine = warned.find((w) => w.includes('"server":"stuck"'));
+    expect(stuckLine).toMatch(/^MCP server skipped .*did not answer initialize within 1500 ms.*waiting for the licence server/);
+    const crashLine = warned.find((w) => w.includes('"server":"crash"'));
+    expect(crashLine).toMatch(/^MCP server skipped .*could not be started.*no such database: \/srv\/x\.db/);
   });
 });
 

@@ -1,7 +1,7 @@
 // Durable memory on the real dev server with the scripted model: written in one conversation, recalled into the
 // system prompt of the next one on another worker process; refused writes (limit, injection, no unique match);
 // concurrent writes; the stock `temporal` CLI; chat refresh; continue-as-new; `hermes memory`.
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -263,6 +263,12 @@ describe('durable memory', () => {
       const empty = await spawnHermes(['memory', 'show', '--scope', newScope('never-written'), '--json'], { env });
       expect(empty.code, empty.stderr).toBe(0);
       expect(JSON.parse(empty.stdout)).toMatchObject({ notes: { entries: [] }, user: { entries: [] }, writes: 0 });
+      // Clearing a scope nothing was written to says so, and creates nothing.
+      const nowhere = newScope('nonexist');
+      const none = await spawnHermes(['memory', 'clear', '--scope', nowhere], { env });
+      expect(none.code, none.stderr).toBe(1);
+      expect(none.stderr).toContain(`memory scope "${nowhere}" does not exist (nothing was ever written to it): nothing to clear`);
+      await expect(h!.client.workflow.getHandle(memoryWorkflowId(nowhere)).describe()).rejects.toThrow(WorkflowNotFoundError);
     });
   }, 90_000);
 

@@ -1,11 +1,12 @@
 // `hermes init` → `hermes tools` → `hermes run` with the example tool, as a user does it (real processes, a real
 // worker started in the initialised directory, the scripted model); an invalid config stops the start naming the
 // file and the field; the repository's db_query example over a real SQLite file.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sqlite from 'node-sqlite3-wasm';
 import { afterEach, describe, expect, inject, it } from 'vitest';
+import { EXAMPLE_TOOL } from '../src/cli/init';
 import { catalogFromConfig } from '../src/tools/external';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { spawnHermes } from './helpers/spawn-hermes';
@@ -82,6 +83,45 @@ describe('hermes init, tools and run with a custom tool', () => {
   });
 });
 
+describe('the examples stay in the workspace (real paths: a symlink out of it is refused)', () => {
+  it("hermes init's word_count", async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'hermes-wc-'));
+    mkdirSync(path.join(dir, 'tools'));
+    writeFileSync(path.join(dir, 'tools', 'word_count.mjs'), EXAMPLE_TOOL);
+    const outside = mkdtempSync(path.join(os.tmpdir(), 'hermes-outside-'));
+    writeFileSync(path.join(outside, 'secret.txt'), 'top secret words\n');
+    h = await createHarness([
+      {
+        toolCalls: [
+          { name: 'word_count', arguments: { path: 'link.txt' }, id: 'w1' },
+          { name: 'word_count', arguments: { path: 'sub/passwd' }, id: 'w2' },
+          { name: 'word_count', arguments: { path: path.join(outside, 'secret.txt') }, id: 'w3' },
+          { name: 'word_count', arguments: { path: '../secret.txt' }, id: 'w4' },
+          { name: 'word_count', arguments: { path: 'notes.txt' }, id: 'w5' },
+        ],
+      },
+      answer('done'),
+    ]);
+    symlinkSync(path.join(outside, 'secret.txt'), path.join(h.workspace, 'link.txt'));
+    symlinkSync('/etc', path.join(h.workspace, 'sub'));
+    writeFileSync(path.join(h.workspace, 'notes.txt'), 'one two\nthree\n');
+    const catalog = catalogFromConfig({ tools: { modules: [path.join(dir, 'tools')] } }, undefined);
+    await catalog.start();
+    const result = await h.run(async () => (await h!.hermes.start({ prompt: 'count', tools: ['word_count'] })).result(), { catalog });
+    expect(result.status).toBe('completed');
+    const msgs = h.mock.requests[1]!.messages;
+    for (const [id, p] of [
+      ['w1', 'link.txt'],
+      ['w2', 'sub/passwd'],
+      ['w3', path.join(outside, 'secret.txt')],
+      ['w4', '../secret.txt'],
+    ]) {
+      expect(toolResult(msgs, id!), id).toMatch(new RegExp(`^Error: path "${p!.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" is outside the workspace`));
+    }
+    expect(JSON.parse(toolResult(msgs, 'w5')!)).toEqual({ path: 'notes.txt', lines: 2, words: 3, characters: 14 });
+  });
+});
+
 describe('the db_query example (examples/tools/db_query.mjs)', () => {
   it('runs SELECTs with an enforced limit over a SQLite file and refuses anything else', async () => {
     h = await createHarness([
@@ -95,6 +135,7 @@ describe('the db_query example (examples/tools/db_query.mjs)', () => {
           { name: 'db_query', arguments: { database: 'app.db', sql: 'DELETE FROM users' }, id: 'q2' },
           { name: 'db_query', arguments: { database: 'app.db', sql: 'SELECT 1; DROP TABLE users' }, id: 'q3' },
           { name: 'db_query', arguments: { database: 'app.db', sql: 'SELECT * FROM users', limit: 5000 }, id: 'q4' },
+          { name: 'db_query', arguments: { database: 'elsewhere.db', sql: 'SELECT * FROM secrets' }, id: 'q5' },
         ],
       },
       answer('done'),
@@ -103,6 +144,12 @@ describe('the db_query example (examples/tools/db_query.mjs)', () => {
     db.exec('CREATE TABLE users (id INTEGER, name TEXT)');
     for (let i = 0; i < 6; i++) db.run('INSERT INTO users VALUES (?, ?)', [i, `user${i}`]);
     db.close();
+    // A database outside the workspace, reached through a symlink inside it.
+    const outside = path.join(mkdtempSync(path.join(os.tmpdir(), 'hermes-outside-')), 'secrets.db');
+    const other = new sqlite.Database(outside);
+    other.exec("CREATE TABLE secrets (v TEXT); INSERT INTO secrets VALUES ('not yours')");
+    other.close();
+    symlinkSync(outside, path.join(h.workspace, 'elsewhere.db'));
     const catalog = catalogFromConfig({ tools: { modules: [path.resolve('examples/tools/db_query.mjs')] } }, undefined);
     await catalog.start();
     const result = await h.run(async () => (await h!.hermes.start({ prompt: 'query', tools: ['db_query'] })).result(), { catalog });
@@ -114,6 +161,7 @@ describe('the db_query example (examples/tools/db_query.mjs)', () => {
     expect(toolResult(msgs, 'q2')).toBe('Error: only one SELECT statement is allowed');
     expect(toolResult(msgs, 'q3')).toBe('Error: only one SELECT statement is allowed');
     expect(toolResult(msgs, 'q4')).toMatch(/^Error: invalid arguments for db_query: \/limit must be <= 1000/);
+    expect(toolResult(msgs, 'q5')).toMatch(/^Error: path "elsewhere\.db" is outside the workspace/);
     expect(h.mock.requests[0]!.tools).toEqual(['db_query']);
     const check = new sqlite.Database(path.join(h.workspace, 'app.db'));
     expect(check.get('SELECT count(*) AS n FROM users')).toEqual({ n: 6 });

@@ -1,7 +1,7 @@
 // An example custom tool: read-only SQL over a SQLite file in the workspace. List this file (or its directory)
 // under `tools.modules` in hermes.config.json. node-sqlite3-wasm is SQLite compiled to WebAssembly with real
 // file access: it installs from the registry with no native build or download step.
-import { resolve, relative, isAbsolute } from 'node:path';
+import { relative } from 'node:path';
 import sqlite from 'node-sqlite3-wasm';
 
 const { Database } = sqlite;
@@ -25,9 +25,9 @@ export default ({ defineTool, z }) =>
     readOnly: true,
     timeoutMs: 30_000,
     async handler({ database, sql, params, limit }, ctx) {
-      const file = resolve(ctx.workspace, database);
+      // The real path (symlinks followed): a database outside the workspace, also through a link, is refused.
+      const file = await ctx.resolvePath(database);
       const rel = relative(ctx.workspace, file);
-      if (rel.startsWith('..') || isAbsolute(rel)) throw new Error(`${database} is outside the workspace`);
       const statement = sql.trim().replace(/;\s*$/, '');
       // A guard rail for a clear message; the read-only connection below is what actually prevents writes.
       if (!/^(select|with)\b/i.test(statement) || statement.includes(';')) throw new Error('only one SELECT statement is allowed');

@@ -6,6 +6,7 @@ import { logger } from '../logger';
 import type { ToolCallInput } from '../shared/wire';
 import { ToolResultError, type ExternalTool } from '../tools/catalog';
 import type { ToolCatalog } from '../tools/external';
+import { resolveInWorkspace } from '../tools/workspace';
 
 /** The recorded version of the tool, or the error result that explains why this worker cannot run it. */
 export function findExternal(catalog: ToolCatalog | undefined, input: ToolCallInput): ExternalTool | string {
@@ -44,6 +45,7 @@ export async function runExternal(
   try {
     const text = await tool.run(args, {
       workspace,
+      resolvePath: (p: string) => resolveInWorkspace(workspace, p),
       signal: ctx.cancellationSignal,
       heartbeat: (d?: unknown) => {
         if (d !== undefined) reported = d;

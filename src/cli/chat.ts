@@ -4,6 +4,7 @@ import readline from 'node:readline/promises';
 import { checkedWorkspace, maxIterationsOption, withHermes } from './common';
 import { follow } from './follow';
 import { watchWorker } from './pollers';
+import { onStop, stopSignal } from './signals';
 
 export async function chat(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -35,6 +36,15 @@ export async function chat(args: string[]): Promise<number> {
       );
       const rl = readline.createInterface({ input: process.stdin, output: process.stderr, terminal: process.stdin.isTTY });
       let turnRunning = false;
+      // SIGTERM detaches: the conversation is not ended, and a turn under way goes on without us.
+      onStop((sig) =>
+        process.stderr.write(
+          handle
+            ? `\n${sig}: detached from ${handle.id}; the conversation is not ended${turnRunning ? ' and the turn goes on' : ''}.\n` +
+                `  rejoin it: hermes chat --id ${handle.id}   look at it: hermes status ${handle.id}\n`
+            : `\n${sig}: stopped before the first message; no conversation was started.\n`,
+        ),
+      );
       rl.on('SIGINT', () => {
         if (turnRunning) {
           process.stderr.write('\n(interrupting the turn)\n');
@@ -46,7 +56,7 @@ export async function chat(args: string[]): Promise<number> {
       try {
         for (;;) {
           const line = await Promise.race([rl.question('you> '), closed.then(() => undefined)]);
-          if (line === undefined || !line.trim()) break;
+          if (line === undefined || !line.trim() || stopSignal.aborted) break;
           const fresh = !handle;
           const h = await open(line);
           if (fresh) process.stderr.write(`(chat ${h.id})\n`);
@@ -70,12 +80,13 @@ export async function chat(args: string[]): Promise<number> {
           const numbering = before !== undefined ? { modelSteps: () => h.modelSteps(), modelStepsBefore: before } : {};
           const r = await follow(h, h.send(line), { log, rl, after, intervalMs: 200, ...numbering });
           turnRunning = false;
+          if (stopSignal.aborted) break;
           process.stdout.write(`hermes> ${r.answer}\n`);
           if (r.status !== 'completed') process.stderr.write(`(turn ${r.turn}: ${r.status}${r.reason ? `, ${r.reason}` : ''})\n`);
         }
       } finally {
         rl.close();
-        await handle?.end().catch(() => undefined);
+        if (!stopSignal.aborted) await handle?.end().catch(() => undefined);
       }
       return 0;
     },

@@ -2,6 +2,7 @@
 // checks and the one-line form of a step.
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Hermes } from '../client';
 import { clusterConfigured, connectWorker } from '../connection';
 import { installRuntimeLogger, logToFile } from '../logger';
@@ -9,6 +10,7 @@ import { hermesHome } from '../paths';
 import type { ChildView, StepRecord } from '../shared/contract';
 import { workspaceRoots } from '../tools/roots';
 import { createHermesWorker } from '../worker';
+import { EXIT_CODES, installStopHandlers, sayStopped, stopping, stoppedBy, stopSignal } from './signals';
 
 /** A mistake in the command line: bin/hermes.js prints it with a pointer to --help and exits 2. */
 export class UsageError extends Error {
@@ -19,29 +21,62 @@ export class UsageError extends Error {
  * Connects; in embedded mode also runs a worker in this process for as long as fn runs. That worker is the
  * user's own, so a `workspace` typed on the command line is one of its workspace roots (a cluster's workers
  * decide theirs with HERMES_WORKSPACE_ROOTS).
+ *
+ * A stop signal (SIGTERM; SIGINT unless the command claimed it) ends fn's wait: the command's stop message is
+ * said (src/cli/signals.ts), and the worker, the connection and an embedded server this started are stopped as
+ * after any command; the exit code is 128 + the signal's number.
  */
 export async function withHermes(fn: (hermes: Hermes) => Promise<number>, opts: { workspace?: string } = {}): Promise<number> {
+  installStopHandlers();
   if (!clusterConfigured()) embeddedLogToFile();
-  installRuntimeLogger();
+  installRuntimeLogger(undefined, { signals: false });
   const hermes = await Hermes.connect();
   const target = hermes.target!;
   try {
-    if (!target.embedded) return await fn(hermes);
+    const stopped = stoppedBy();
+    if (stopped) return EXIT_CODES[stopped];
+    // The command's calls are cancelled at a stop (rather than cut by the connection's close, which can leave a
+    // gRPC retry timer to throw on the closed channel); the abandoned loops then end at once.
+    const command = () => hermes.client.withAbortSignal(stopSignal, () => fn(hermes));
+    if (!target.embedded) return await untilStopped(command());
     const connection = await connectWorker(target);
     const w = await createHermesWorker({
       connection,
       namespace: target.namespace,
       taskQueue: hermes.taskQueue,
       ...(opts.workspace ? { workspaceRoots: [...workspaceRoots(path.resolve(process.env.HERMES_WORKSPACE ?? process.cwd())), opts.workspace] } : {}),
+      // A stop must be over within seconds (signals.ts): calls in flight get a second to finish, then they are
+      // cancelled (a terminal command's process group is killed) and their attempts fail, to be retried by the
+      // next worker.
+      tuning: { shutdownGraceTime: '1 second' },
     });
     try {
-      return await w.runUntil(fn(hermes));
+      return await w.runUntil(untilStopped(command()));
     } finally {
       await connection.close();
     }
   } finally {
     await hermes.close();
   }
+}
+
+/** How long a stopped command may take to unwind (its calls cancelled) before the clean-up goes on anyway. */
+const UNWIND_MS = 1_000;
+
+/** The command's exit code, or 128 + the signal's number once a stop signal has come first. */
+async function untilStopped(work: Promise<number>): Promise<number> {
+  // After a stop the command's promise is abandoned: it may still settle, or fail as its calls are cancelled.
+  const settled = work.then(
+    () => undefined,
+    () => undefined,
+  );
+  await Promise.race([settled, stopping()]);
+  const sig = stoppedBy();
+  if (!sig) return work;
+  sayStopped(sig);
+  // What the command does while unwinding is done before the connection and the embedded server go.
+  await Promise.race([settled, sleep(UNWIND_MS, undefined, { ref: false })]);
+  return EXIT_CODES[sig];
 }
 
 /**

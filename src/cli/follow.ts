@@ -9,6 +9,7 @@ import type { ConversationState } from '../shared/contract';
 import { formatStep } from './common';
 import { watchWorker } from './pollers';
 import { promptPending } from './prompts';
+import { stopSignal } from './signals';
 
 export interface FollowOptions {
   /** Where step lines go; without it no step is shown (pending questions are still asked). */
@@ -55,6 +56,9 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
   let cursor = opts.after ?? 0;
   const asked = new Set<string>();
   const done = new AbortController();
+  // A stop signal (SIGTERM) ends the looks at once: no call of ours is left running while the CLI shuts down.
+  const onStop = () => done.abort();
+  stopSignal.addEventListener('abort', onStop, { once: true });
   let started = false;
   // Index into the completed model calls of the next model record (undefined: unknown; align on the latest).
   let modelIndex: number | undefined = opts.modelStepsBefore ?? 0;
@@ -148,13 +152,14 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
     return await finished;
   } finally {
     done.abort();
+    stopSignal.removeEventListener('abort', onStop);
     await poller;
     await inFlightWatcher;
     live?.clear();
     await watcher;
     // A fast run ends between two looks: show the steps not shown yet (a closed workflow still answers
     // queries while a worker polls its task queue; bounded in case none does).
-    if (log) await Promise.race([showNewSteps(), sleep(3_000, undefined, { ref: false })]);
+    if (log && !stopSignal.aborted) await Promise.race([showNewSteps(), sleep(3_000, undefined, { ref: false })]);
   }
 }
 

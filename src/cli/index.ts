@@ -53,7 +53,8 @@ Usage:
                                     conversations recall; default scope "default" (a run's scope: its
                                     --memory-scope, else its --model profile, else "default")
   hermes memory clear [--scope S] [--store notes|user]
-                                    empty one store or both
+                                    empty one store or both (a scope nothing was written to: said so,
+                                    exit 1, nothing created)
   hermes init                       write a commented hermes.config.mjs and an example tool (tools/word_count.mjs)
   hermes tools [--json]             every tool a worker started here offers (built-in, modules, HTTP, MCP):
                                     toolset, source, read-only, schema; HTTP tools' circuits per worker
@@ -92,6 +93,14 @@ Options for schedule add (every schedule command takes --json):
   --webhook URL        POST each firing's result there
   --description TEXT   shown by list and show
   --replace            replace the task of that name (otherwise an existing name is an error)
+
+Signals:
+  Ctrl-C               run: interrupts the conversation; a second one detaches (exit 130); chat: interrupts
+                       the turn under way
+  SIGTERM              run and chat detach (exit 143 within 5 s): the conversation is not stopped and goes on
+                       durably (a worker that starts later resumes it); stderr says so, with how to follow,
+                       interrupt or cancel it. Any other command just stops (143). The worker and embedded
+                       server the command started are shut down (calls in flight are retried by the next worker)
 
 Environment:
   OPENAI_BASE_URL, OPENAI_API_KEY, HERMES_MODEL   the model endpoint (any OpenAI-compatible server)

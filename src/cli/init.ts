@@ -40,9 +40,9 @@ export default {
 `;
 
 export const EXAMPLE_TOOL = `// An example tool. A function default export gets defineTool and zod from Hermes, so this file needs nothing
-// installed. The handler gets the validated arguments and a context: workspace, signal, heartbeat, log.
+// installed. The handler gets the validated arguments and a context: workspace, resolvePath, signal, heartbeat, log.
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 
 export default ({ defineTool, z }) =>
   defineTool({
@@ -53,10 +53,10 @@ export default ({ defineTool, z }) =>
     }),
     readOnly: true,
     async handler({ path }, ctx) {
-      const file = resolve(ctx.workspace, path);
+      // The real path (symlinks followed); a path outside the workspace throws, and a thrown error is the result
+      // the model reads.
+      const file = await ctx.resolvePath(path);
       const rel = relative(ctx.workspace, file);
-      // A thrown error is the result the model reads.
-      if (rel.startsWith('..') || isAbsolute(rel)) throw new Error(\`\${path} is outside the workspace\`);
       const text = await readFile(file, { encoding: 'utf8', signal: ctx.signal });
       ctx.log('counted', { path: rel });
       return { path: rel, lines: text.split('\\n').length - (text.endsWith('\\n') ? 1 : 0), words: text.split(/\\s+/).filter(Boolean).length, characters: text.length };

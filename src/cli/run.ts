@@ -6,6 +6,7 @@ import { promptTooLarge, type ConversationHandle, type Hermes } from '../client'
 import type { ConversationResult } from '../shared/contract';
 import { checkedWorkspace, maxIterationsOption, UsageError, withHermes } from './common';
 import { follow } from './follow';
+import { claimSigint, onStop, stopNow, type StopSignal } from './signals';
 import { showPrompt } from './show-prompt';
 
 /** Exit code of `run --no-wait` when no worker polls the task queue (the conversation stays queued). */
@@ -88,7 +89,8 @@ export async function run(args: string[]): Promise<number> {
 
 /**
  * Follows the conversation to its result. On a terminal, pending questions and approvals are asked inline,
- * and Ctrl-C interrupts the conversation (twice: detach, leaving it running).
+ * and Ctrl-C interrupts the conversation (twice: detach, leaving it running). SIGTERM detaches at once
+ * (withHermes ends the wait; the message here says what goes on and how to reach it).
  */
 function followToResult(
   hermes: Hermes,
@@ -97,23 +99,37 @@ function followToResult(
   onMissing?: () => void,
 ): Promise<ConversationResult> {
   const rl = process.stdin.isTTY ? readline.createInterface({ input: process.stdin, output: process.stderr }) : undefined;
+  const unsetStop = onStop((sig) => process.stderr.write(detachedMessage(hermes, handle.id, sig)));
   let interrupts = 0;
   const onSigint = () => {
-    if (++interrupts > 1) {
-      process.stderr.write(`\nleaving ${handle.id} running; follow it with: hermes status ${handle.id}\n`);
-      process.exit(130);
-    }
+    if (++interrupts > 1) return stopNow('SIGINT');
     process.stderr.write('\n(interrupting; Ctrl-C again to detach)\n');
     void handle.interrupt({ reason: 'Ctrl-C' }).catch((e: Error) => process.stderr.write(`interrupt failed: ${e.message}\n`));
   };
+  // Without a terminal, Ctrl-C arrives as the process's SIGINT: ours while the run is followed, not a stop.
+  const releaseSigint = rl ? undefined : claimSigint();
   if (rl) rl.on('SIGINT', onSigint);
   else process.on('SIGINT', onSigint);
   // Once the result is in, Ctrl-C is ours no more and the terminal goes back to normal.
   const result = handle.result().finally(() => {
     rl?.close();
     process.off('SIGINT', onSigint);
+    releaseSigint?.();
+    unsetStop();
   });
   return follow(handle, result, { log, rl, modelSteps: () => handle.modelSteps(), worker: { hermes, onMissing } });
+}
+
+/** What a detach says: the conversation goes on, and how to follow, interrupt or cancel it. */
+export function detachedMessage(hermes: Hermes, id: string, sig: StopSignal): string {
+  const cause = sig === 'SIGINT' ? 'Ctrl-C again' : sig;
+  const where = hermes.target?.embedded
+    ? "it goes on when a worker runs on this machine's embedded server again (`hermes worker`, or any hermes command here)"
+    : 'a worker goes on with it (durably: a worker that starts later resumes it)';
+  return (
+    `\n${cause}: detached from ${id}; the conversation is not stopped: ${where}.\n` +
+    `  follow it: hermes status ${id}   interrupt it: hermes interrupt ${id}   cancel it: hermes cancel ${id}\n`
+  );
 }
 
 function toolsOption(raw: string | undefined): string[] | undefined {
@@ -155,10 +171,12 @@ async function readPrompt(positionals: string[], file: string | undefined): Prom
 
 function printResult(id: string, r: ConversationResult): void {
   process.stdout.write(`${r.answer}\n`);
+  // runs 0: a run that ended without a result whose totals could not be recovered (result()), not zeros.
+  const known = r.runs > 0;
   const tail = [
     `status: ${r.status}${r.reason ? ` (${r.reason})` : ''}`,
-    `iterations: ${r.iterations}`,
-    `tokens: ${r.usage.totalTokens}${r.usage.reasoningTokens ? ` (${r.usage.reasoningTokens} reasoning)` : ''}`,
+    `iterations: ${known ? r.iterations : 'unknown'}`,
+    `tokens: ${known ? r.usage.totalTokens : 'unknown'}${r.usage.reasoningTokens ? ` (${r.usage.reasoningTokens} reasoning)` : ''}`,
     r.usage.costUsd ? `cost: $${r.usage.costUsd.toFixed(4)}` : '',
     `workflow id: ${id}`,
   ].filter(Boolean);

@@ -7,7 +7,8 @@ import { inFlightSummary } from '../in-flight';
 import { modelStepNumbers } from '../inspect';
 import type { ConversationState } from '../shared/contract';
 import { formatChild, formatStep, UsageError, withHermes } from './common';
-import { watchWorker } from './pollers';
+import { closedRunQuery, watchWorker } from './pollers';
+import { replayRun } from '../replay-query';
 
 /** Temporal's closed states that end a conversation without its own result, as status names them. */
 const CLOSED: Partial<Record<TemporalStatus, string>> = {
@@ -27,10 +28,27 @@ export async function status(args: string[]): Promise<number> {
     const closed = CLOSED[temporalStatus];
     let s: ConversationState | undefined;
     let queryError: Error | undefined;
-    try {
-      s = await stateWatched(hermes, handle, temporalStatus === 'RUNNING');
-    } catch (e) {
-      queryError = e as Error;
+    if (temporalStatus === 'RUNNING') {
+      try {
+        s = await stateWatched(hermes, handle, true);
+      } catch (e) {
+        queryError = e as Error;
+      }
+    } else {
+      // A finished run is answered by a worker replaying it; without one, its history is replayed here.
+      const taskQueue = (await handle.workflow.describe()).taskQueue;
+      try {
+        s = await closedRunQuery(hermes, handle, taskQueue, () => handle.state());
+      } catch (e) {
+        let why = '';
+        const replayed = await replayRun(hermes.client, id, undefined, (w) => (why = w)).catch((err: Error) => ((why = err.message), undefined));
+        if (replayed?.state) {
+          s = replayed.state;
+          process.stderr.write(`(${(e as Error).message}: answered by replaying the history here)\n`);
+        } else {
+          queryError = new Error(`${(e as Error).message} to replay it, and it cannot be replayed here: ${why}`);
+        }
+      }
     }
     if (s && closed) s = { ...s, status: closed as ConversationState['status'] };
     // The model or tool call under way, from the server (also when no worker answers the state query).

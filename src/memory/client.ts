@@ -1,6 +1,7 @@
 // Reads and writes the memory of a scope from node code: the memory tool (in the tool activity), the snapshot
 // activity, `hermes.memory(scope)` and `hermes memory`. A write is update-with-start: the first write to a scope
-// creates its memory workflow, later ones go to the running one (workflowIdConflictPolicy USE_EXISTING).
+// creates its memory workflow, later ones go to the running one (workflowIdConflictPolicy USE_EXISTING). A clear
+// goes to the running one only: clearing a scope that has none creates nothing.
 //
 // A write is redacted before it is sent, like a tool result: its arguments are recorded in the memory workflow's
 // history and the entries enter every later conversation's system prompt, so a secret must not get that far.
@@ -137,14 +138,21 @@ export class MemoryClient {
     return r;
   }
 
-  /** Empties one store or both. */
+  /**
+   * Empties one store or both. A scope nothing was ever written to has no memory workflow, and clearing it does
+   * not create one: MemoryError says so.
+   */
   async clear(store?: MemoryStoreName): Promise<MemoryView> {
-    return this.refusals(() =>
-      this.client.workflow.executeUpdateWithStart(memoryClearUpdate, {
-        args: [store ? { store } : {}],
-        startWorkflowOperation: this.startOperation(),
-      }),
-    );
+    try {
+      return await this.refusals(() =>
+        this.client.workflow.getHandle(this.workflowId).executeUpdate(memoryClearUpdate, { args: [store ? { store } : {}] }),
+      );
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) {
+        throw new MemoryError(`memory scope "${this.scope}" does not exist (nothing was ever written to it): nothing to clear`);
+      }
+      throw err;
+    }
   }
 
   private startOperation() {

@@ -4,6 +4,11 @@
 
 export interface ExternalToolContext {
   workspace: string; // absolute real path of the conversation's workspace
+  /**
+   * The absolute real path of `path` (relative to the workspace, or absolute inside it), symlinks followed; throws
+   * when it is outside the workspace — the check the built-in file tools make (src/tools/workspace.ts).
+   */
+  resolvePath: (path: string) => Promise<string>;
   signal: AbortSignal; // aborted on interrupt/cancel/timeout
   heartbeat: (details?: unknown) => void;
   log: (msg: string, meta?: Record<string, unknown>) => void; // redacted worker log

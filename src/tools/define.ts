@@ -17,7 +17,9 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   /** Time limit of one call (the activity's start-to-close timeout). Default 15 minutes. */
   timeoutMs?: number;
   /**
-   * Gets the validated arguments and a context (workspace, abort signal, heartbeat, log). Returns the result the
+   * Gets the validated arguments and a context (workspace, resolvePath, abort signal, heartbeat, log): a path the
+   * model gives goes through `await ctx.resolvePath(p)`, which follows symlinks and refuses one outside the
+   * workspace, as the built-in file tools do. Returns the result the
    * model reads (a string; anything else is JSON-encoded). A thrown error becomes an error result the model
    * reads — it is not retried.
    */

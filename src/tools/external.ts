@@ -251,7 +251,13 @@ export function catalogFromConfig(
     sources.push({
       describe: 'mcpServers',
       async load() {
-        mcp = new McpToolsets(servers, { env, baseDir, where: where('mcpServers'), log: (m, meta) => logger.info(meta ?? {}, m) });
+        mcp = new McpToolsets(servers, {
+          env,
+          baseDir,
+          where: where('mcpServers'),
+          log: (m, meta) => logger.info(meta ?? {}, m),
+          warn: (m, meta) => logger.warn(meta ?? {}, m),
+        });
         await mcp.start();
         return mcp.tools();
       },

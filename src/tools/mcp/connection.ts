@@ -6,9 +6,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ApplicationFailure } from '@temporalio/common';
 import path from 'node:path';
+import type Stream from 'node:stream';
 import { toolEnv } from '../env';
 import { ENV_REF, type McpServerConfig } from './schema';
 
@@ -21,6 +22,17 @@ export const McpFailure = {
 const BACKOFF_START_MS = 1_000;
 const BACKOFF_MAX_MS = 30_000;
 const STDERR_LINES = 20;
+/** How long a failed start waits for the rest of the server's stderr. */
+const STDERR_DRAIN_MS = 500;
+
+/** The SDK's request timeout (its McpError RequestTimeout). */
+function isTimeout(err: unknown): boolean {
+  return err instanceof McpError && err.code === (ErrorCode.RequestTimeout as number);
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}
 
 export type McpLog = (msg: string, meta?: Record<string, unknown>) => void;
 
@@ -52,6 +64,7 @@ export class McpConnection {
   private lastError?: string;
   private pid?: number;
   private readonly stderrTail: string[] = [];
+  private stderrStream?: Stream.Readable;
 
   constructor(
     readonly server: string,
@@ -75,16 +88,23 @@ export class McpConnection {
     return this.connecting;
   }
 
-  /** Lists every tool of the server (all pages). */
+  /** Lists every tool of the server (all pages), each page within the start timeout. */
   async listTools(): Promise<Tool[]> {
     const client = await this.get();
     const tools: Tool[] = [];
     let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor ? { cursor } : {});
-      tools.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor);
+    try {
+      do {
+        const page = await client.listTools(cursor ? { cursor } : {}, { timeout: this.config.startTimeoutMs });
+        tools.push(...page.tools);
+        cursor = page.nextCursor;
+      } while (cursor);
+    } catch (err) {
+      if (!isTimeout(err)) throw err;
+      throw new Error(`MCP server ${this.server} did not list its tools within ${seconds(this.config.startTimeoutMs)} (startTimeoutMs)`, {
+        cause: err,
+      });
+    }
     return tools;
   }
 
@@ -126,12 +146,19 @@ export class McpConnection {
     let transport: Transport;
     try {
       transport = this.transport();
-      await client.connect(transport);
+      // Bounded: the SDK's own default is 60 s, which a server stuck before its answer cost every worker start.
+      await client.connect(transport, { timeout: this.config.startTimeoutMs });
     } catch (err) {
       await client.close().catch(() => undefined);
+      // A server that exits at once may still be writing its last words: they are what explains it.
+      await this.stderrDrained(STDERR_DRAIN_MS);
       this.failedAttempts++;
       this.nextAttemptAt = Date.now() + Math.min(BACKOFF_START_MS * 2 ** (this.failedAttempts - 1), BACKOFF_MAX_MS);
-      this.lastError = err instanceof Error ? err.message : String(err);
+      this.lastError = isTimeout(err)
+        ? `it did not answer initialize within ${seconds(this.config.startTimeoutMs)} (startTimeoutMs)`
+        : err instanceof Error
+          ? err.message
+          : String(err);
       throw ApplicationFailure.create({
         type: McpFailure.Unavailable,
         message: `MCP server ${this.server} could not be ${this.everConnected ? 'restarted' : 'started'}: ${this.lastError}`,
@@ -167,6 +194,7 @@ export class McpConnection {
         stderr: 'pipe',
       });
       t.stderr?.on('data', (chunk: Buffer) => this.keepStderr(chunk.toString()));
+      this.stderrStream = (t.stderr as Stream.Readable | null) ?? undefined;
       return t;
     }
     return new StreamableHTTPClientTransport(new URL(c.url!), { requestInit: { headers: this.headers() } });
@@ -182,6 +210,19 @@ export class McpConnection {
       });
     }
     return out;
+  }
+
+  /** Resolves once the stdio server's stderr has ended (everything it wrote is kept), or after `ms`. */
+  private stderrDrained(ms: number): Promise<void> {
+    const stream = this.stderrStream;
+    if (!stream || stream.readableEnded || stream.destroyed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      stream.once('end', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   private keepStderr(text: string): void {

@@ -43,6 +43,13 @@ export const mcpServerSchema = z
       .optional()
       .describe('streamable HTTP: request headers; ${NAME} is replaced by the worker variable NAME'),
     timeoutMs: z.number().int().min(1).max(3_600_000).default(60_000).describe('one tool call; progress notifications heartbeat the activity'),
+    startTimeoutMs: z
+      .number()
+      .int()
+      .min(1)
+      .max(600_000)
+      .default(10_000)
+      .describe("the server's answer to initialize and to the tool listing at start (a stuck server then fails, or is skipped when optional)"),
     readOnly: z
       .union([z.boolean(), z.array(z.string())])
       .optional()

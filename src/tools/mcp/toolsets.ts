@@ -19,6 +19,8 @@ export interface McpToolsetsOptions {
   /** Where relative `cwd`s start (default: the worker's cwd; the loader passes the config file's directory). */
   baseDir?: string;
   log?: McpLog;
+  /** Where a skipped optional server is said (default: \`log\` when given, else the logger at warn). */
+  warn?: McpLog;
   /** Where the definitions come from, for errors (e.g. "/srv/hermes.config.json: mcpServers"). */
   where?: string;
 }
@@ -31,6 +33,7 @@ export interface McpServerStatus extends ConnectionStatus {
 const ACTIVITY_MARGIN_MS = 5_000;
 
 const defaultLog: McpLog = (msg, meta) => logger.info(meta ?? {}, msg);
+const defaultWarn: McpLog = (msg, meta) => logger.warn(meta ?? {}, msg);
 
 /** `<server>_<tool>` with characters outside [a-zA-Z0-9_-] replaced; over 64 characters, shortened with a hash. */
 export function mcpToolName(server: string, tool: string): string {
@@ -43,10 +46,12 @@ export class McpToolsets {
   private readonly connections = new Map<string, McpConnection>();
   private readonly offered = new Map<string, ExternalTool[]>();
   private readonly log: McpLog;
+  private readonly warn: McpLog;
 
   /** `servers`: the config's `mcpServers` (raw or parsed); throws naming the bad field when invalid. */
   constructor(servers: unknown, options: McpToolsetsOptions = {}) {
     this.log = options.log ?? defaultLog;
+    this.warn = options.warn ?? options.log ?? defaultWarn;
     for (const [name, config] of Object.entries(parseMcpServers(servers, options.where))) {
       this.connections.set(
         name,
@@ -67,7 +72,8 @@ export class McpToolsets {
       const conn = [...this.connections.values()][i];
       const reason = r.reason instanceof Error ? r.reason.message : String(r.reason);
       const stderr = conn.stderr() ? `\n  stderr:\n    ${conn.stderr().split('\n').join('\n    ')}` : '';
-      if (conn.config.optional) this.log('MCP server skipped', { server: conn.server, reason });
+      // Skipped, an optional server's reason still carries its stderr: a bare "Connection closed" explains nothing.
+      if (conn.config.optional) this.warn('MCP server skipped', { server: conn.server, reason, ...(conn.stderr() ? { stderr: conn.stderr() } : {}) });
       else errors.push(`${reason}${stderr}`);
     });
     if (errors.length) {
