@@ -174,8 +174,11 @@ describe('SIGTERM', () => {
     h = await createHarness([{ content: 'a slow reply', delayMs: 4_000 }]);
     await h.run(async () => {
       const chat = started(['chat'], clusterEnv(h!.taskQueue), { stdin: true });
-      const id = (await waitFor('the chat line', () => /^chat (\S+)/m.exec(chat.out.stderr)?.[1], 30_000))!;
+      await waitFor('the chat line', () => /^chat /m.test(chat.out.stderr), 30_000);
+      // A new chat starts its workflow with the first message (which becomes its summary), then names it.
       chat.child.stdin!.write('hello there\n');
+      const id = (await waitFor('the chat id', () => /\(chat (\S+)\)/.exec(chat.out.stderr)?.[1], 30_000))!;
+      expect(await (await h!.hermes.get(id).workflow.describe()).staticSummary()).toBe('chat: hello there');
       await h!.mock.waitForRequest(1, 20_000);
       const e = await terminate(chat);
       const why = `exit ${e.code}/${e.signal} after ${e.ms} ms\n--- stderr\n${chat.out.stderr}`;
