@@ -3,6 +3,8 @@
 // made here is deleted again: the dev server is shared by the whole run.
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -12,6 +14,8 @@ import { scheduleIdOf } from '../src/schedules/tasks';
 import { formatFireTime } from '../src/schedules/when';
 import { DEFAULT_LIMITS } from '../src/shared/defaults';
 import { answer, createHarness, type Harness } from './helpers/harness';
+import { MockModel } from './helpers/mock-model';
+import { freePort, spawnHermes } from './helpers/spawn-hermes';
 import { waitFor } from './helpers/wait';
 
 const exec = promisify(execFile);
@@ -320,4 +324,38 @@ describe('hermes.schedules (code)', () => {
     await expect(schedules.describe(name)).rejects.toThrow(`no task named "${name}"`);
     await expect(schedules.update(name, { prompt: 'x' })).rejects.toThrow(TaskError);
   });
+});
+
+describe('hermes schedule in embedded mode', () => {
+  it('trigger runs a task whose --workspace add accepted: its worker takes that workspace as a root, as run does', async () => {
+    const mock = await MockModel.start([answer('Ran in the task workspace.')]);
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'hermes-sched-embedded-'));
+    const [home, workspace, cwd] = ['home', 'ws', 'cwd'].map((d) => path.join(tmp, d));
+    for (const d of [home, workspace, cwd]) mkdirSync(d);
+    const cliPath = inject('temporalCliPath');
+    const env = {
+      OPENAI_BASE_URL: mock.baseURL,
+      OPENAI_API_KEY: 'sk-test',
+      HERMES_MODEL: 'mock-model',
+      HERMES_HOME: home,
+      ...(cliPath ? { TEMPORAL_CLI_PATH: cliPath } : {}),
+      HERMES_TEMPORAL_PORT: String(await freePort()),
+      HERMES_UI_PORT: String(await freePort()),
+    };
+    try {
+      const add = await spawnHermes(['schedule', 'add', 'embedded-ws', '--cron', '@yearly', '--workspace', workspace, 'List the workspace.'], {
+        env,
+        cwd,
+      });
+      expect(add.code, add.stderr).toBe(0);
+      const run = await spawnHermes(['schedule', 'trigger', 'embedded-ws'], { env, cwd, timeoutMs: 120_000 });
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(run.stdout.trim()).toBe('Ran in the task workspace.');
+      expect(run.stderr).toContain('status: completed');
+      expect(String(mock.requests[0]!.messages[0]!.content)).toContain(workspace);
+    } finally {
+      await mock.close();
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

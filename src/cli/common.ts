@@ -18,21 +18,26 @@ export class UsageError extends Error {
 /**
  * Connects; in embedded mode also runs a worker in this process for as long as fn runs. That worker is the
  * user's own, so a `workspace` typed on the command line is one of its workspace roots (a cluster's workers
- * decide theirs with HERMES_WORKSPACE_ROOTS).
+ * decide theirs with HERMES_WORKSPACE_ROOTS). A function gives it once connected (a scheduled task's
+ * workspace, read from its schedule); it runs in cluster mode too, so its errors are the same in both.
  */
-export async function withHermes(fn: (hermes: Hermes) => Promise<number>, opts: { workspace?: string } = {}): Promise<number> {
+export async function withHermes(
+  fn: (hermes: Hermes) => Promise<number>,
+  opts: { workspace?: string | ((hermes: Hermes) => Promise<string | undefined>) } = {},
+): Promise<number> {
   if (!clusterConfigured()) embeddedLogToFile();
   installRuntimeLogger();
   const hermes = await Hermes.connect();
   const target = hermes.target!;
   try {
+    const workspace = typeof opts.workspace === 'function' ? await opts.workspace(hermes) : opts.workspace;
     if (!target.embedded) return await fn(hermes);
     const connection = await connectWorker(target);
     const w = await createHermesWorker({
       connection,
       namespace: target.namespace,
       taskQueue: hermes.taskQueue,
-      ...(opts.workspace ? { workspaceRoots: [...workspaceRoots(path.resolve(process.env.HERMES_WORKSPACE ?? process.cwd())), opts.workspace] } : {}),
+      ...(workspace ? { workspaceRoots: [...workspaceRoots(path.resolve(process.env.HERMES_WORKSPACE ?? process.cwd())), workspace] } : {}),
     });
     try {
       return await w.runUntil(fn(hermes));
