@@ -64,11 +64,11 @@ interface Run {
 }
 
 /** The real `hermes` command against the shared dev server, on the harness's task queue. */
-async function hermes(args: string[], opts: { cwd?: string } = {}): Promise<Run> {
+async function hermes(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
   try {
     const r = await exec(process.execPath, [path.resolve('bin/hermes.js'), ...args], {
       cwd: opts.cwd ?? process.cwd(),
-      env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: h.taskQueue },
+      env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: h.taskQueue, ...opts.env },
     });
     return { code: 0, ...r };
   } catch (err) {
@@ -323,6 +323,33 @@ describe('hermes.schedules (code)', () => {
     await schedules.delete(name);
     await expect(schedules.describe(name)).rejects.toThrow(`no task named "${name}"`);
     await expect(schedules.update(name, { prompt: 'x' })).rejects.toThrow(TaskError);
+  });
+});
+
+describe('issue 18: what a hostile probe found', () => {
+  it('webhooks: http(s) only, and no private or link-local address unless allowed, checked at registration', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['file:///etc/passwd', /webhook file:\/\/\/etc\/passwd: only http and https URLs are accepted, not file:/],
+      [
+        'http://169.254.169.254/latest/meta-data/',
+        /169\.254\.169\.254 is a link-local address; webhooks are not delivered to .*HERMES_WEBHOOK_ALLOW_PRIVATE=1/,
+      ],
+      ['http://127.0.0.1:9/hook', /127\.0\.0\.1 is a loopback address/],
+      ['http://localhost:9/hook', /localhost resolves to 127\.0\.0\.1, a loopback address/],
+      ['http://[::ffff:10.0.0.1]/', /private address/],
+      ['$1BAD', /an environment variable reference is \$ and a name/],
+    ];
+    for (const [webhook, message] of cases) {
+      await expect(h.hermes.schedules.create({ name: taskName('hook'), when: '@daily', prompt: 'x', webhook }), webhook).rejects.toThrow(message);
+    }
+    const r = await hermes(['schedule', 'add', taskName('hook-cli'), '--cron', '@daily', '--webhook', 'http://169.254.169.254/x', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('169.254.169.254 is a link-local address');
+    // A worker (and so a registering process) that allows the host accepts it.
+    const allowed = await hermes(['schedule', 'add', taskName('hook-ok'), '--cron', '@daily', '--webhook', 'http://127.0.0.1:9/hook', 'x'], {
+      env: { HERMES_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' },
+    });
+    expect(allowed.code, allowed.stderr).toBe(0);
   });
 });
 

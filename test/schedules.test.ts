@@ -98,6 +98,13 @@ describe('task_register', () => {
       ['b3', { cron: 'in -5m' }, /is not in the future/],
       ['b4', { cron: 'garbage' }, /"garbage" is not a schedule/],
       ['b5', { cron: '0 9 * * *', timezone: 'Mars/Base' }, /unknown timezone "Mars\/Base"/],
+      // Where results go: the webhook policy of the worker the tool runs on (issue 18).
+      [
+        'b6',
+        { cron: '@daily', deliver: 'http://169.254.169.254/latest/meta-data/' },
+        /169\.254\.169\.254 is a link-local address; webhooks are not delivered/,
+      ],
+      ['b7', { cron: '@daily', deliver: 'file:///etc/passwd' }, /only http and https URLs are accepted, not file:/],
     ];
     h = await createHarness([
       ...bad.map(([id, args]) => toolCall('task_register', { task_name: `bad-${id}-${stamp}`, task_prompt: 'x', ...args }, id)),

@@ -14,6 +14,7 @@ import {
 } from '@temporalio/client';
 import { conversationInputSchema, conversationResultSchema, issuesText, type ConversationInput, type RunStatus } from '../shared/contract';
 import { HermesSchedule } from '../shared/search-attributes';
+import { webhookProblem } from './webhook-policy';
 import { formatFireTime, parseWhen, type When } from './when';
 
 export const SCHEDULE_ID_PREFIX = 'hermes-task-';
@@ -90,13 +91,18 @@ export class TaskError extends Error {
 
 export const scheduleIdOf = (name: string) => `${SCHEDULE_ID_PREFIX}${name}`;
 
-/** Checks a definition without touching the cluster: the name, when it fires, and the firing's input. */
+/**
+ * Checks a definition without touching the cluster: the name, when it fires, the webhook (its form, and an
+ * address this process's webhook policy refuses), and the firing's input.
+ */
 export function checkTask(def: TaskDefinition, now = new Date()): { when: When; input: ConversationInput } {
   if (!TASK_NAME_PATTERN.test(def.name)) {
     throw new TaskError(
       `task name "${def.name}": use 1-63 lowercase letters, digits, - or _, starting with a letter or digit (e.g. "daily-ci-report")`,
     );
   }
+  const webhook = def.webhook ? webhookProblem(def.webhook) : undefined;
+  if (webhook) throw new TaskError(webhook);
   const when = parseWhen(def.when, def.timezone ?? 'UTC', now);
   const input = {
     ...def.config,
