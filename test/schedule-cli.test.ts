@@ -327,6 +327,12 @@ describe('hermes.schedules (code)', () => {
 });
 
 describe('issue 18: what a hostile probe found', () => {
+  it('a one-shot past what the server takes is a usage error, not a server error', async () => {
+    const r = await hermes(['schedule', 'add', taskName('far'), '--cron', 'in 999999d', 'much later']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/"in 999999d" would fire in the year \d{4}: Temporal schedules fire up to the year 2100/);
+  });
+
   it('webhooks: http(s) only, and no private or link-local address unless allowed, checked at registration', async () => {
     const cases: Array<[string, RegExp]> = [
       ['file:///etc/passwd', /webhook file:\/\/\/etc\/passwd: only http and https URLs are accepted, not file:/],

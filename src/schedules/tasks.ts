@@ -103,7 +103,8 @@ export function checkTask(def: TaskDefinition, now = new Date()): { when: When; 
   }
   const webhook = def.webhook ? webhookProblem(def.webhook) : undefined;
   if (webhook) throw new TaskError(webhook);
-  const when = parseWhen(def.when, def.timezone ?? 'UTC', now);
+  // The name seeds a cron's `H` fields: every parse of this task picks the same values.
+  const when = parseWhen(def.when, def.timezone ?? 'UTC', now, def.name);
   const input = {
     ...def.config,
     prompt: def.prompt,

@@ -84,7 +84,7 @@ export const taskRegister: ToolHandler<typeof taskRegisterSpec.schema> = (args, 
       config: runConfig(conversation, args),
       ...(args.deliver ? { webhook: args.deliver } : {}),
     };
-    const { when } = checkTask(def); // before anything is created: a bad schedule is the model's to fix
+    checkTask(def); // before anything is created: a bad schedule is the model's to fix
     const t = await registerTask(client, taskQueue, def, {
       registeredBy: { via: 'tool', ...(ctx.workflowId ? { workflowId: ctx.workflowId } : {}), callId: ctx.callId },
       ...(args.replace ? { replace: true } : {}),
@@ -92,7 +92,8 @@ export const taskRegister: ToolHandler<typeof taskRegisterSpec.schema> = (args, 
     const cfg = def.config ?? {};
     return [
       `Registered task "${t.name}" (Temporal schedule ${t.scheduleId}).`,
-      `Next runs: ${formatNextRuns(when.next, when.timezone)}.`,
+      // The server's own fire times (describe), not our computation of them: what the user confirms is what runs.
+      `Next runs: ${formatNextRuns(t.nextRuns.slice(0, 3), t.timezone)}.`,
       `Each run is a new unattended conversation: model profile ${cfg.model ?? 'default'}, tools ${cfg.tools?.join(', ') ?? 'all but schedules and clarify'}, ` +
         `workspace ${cfg.workspace ?? "the worker's default"}, at most ${cfg.limits?.maxIterations ?? 'the default'} iterations; approvals ${cfg.approvalMode === 'allow' ? 'allowed' : 'denied'}.`,
       def.webhook
