@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main, UsageError } from '../src/cli/index';
 import { TaskError } from '../src/schedules/client';
+import { TASK_LIMITS } from '../src/schedules/limits';
 import { scheduleIdOf } from '../src/schedules/tasks';
 import { formatFireTime } from '../src/schedules/when';
 import { DEFAULT_LIMITS } from '../src/shared/defaults';
@@ -69,6 +70,7 @@ async function hermes(args: string[], opts: { cwd?: string; env?: Record<string,
     const r = await exec(process.execPath, [path.resolve('bin/hermes.js'), ...args], {
       cwd: opts.cwd ?? process.cwd(),
       env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: h.taskQueue, ...opts.env },
+      maxBuffer: 16 * 1024 * 1024,
     });
     return { code: 0, ...r };
   } catch (err) {
@@ -327,6 +329,30 @@ describe('hermes.schedules (code)', () => {
 });
 
 describe('issue 18: what a hostile probe found', () => {
+  it('a prompt or a description past task_register’s limits is refused by the client and the CLI too', async () => {
+    const name = taskName('big');
+    const p = TASK_LIMITS.promptChars;
+    await expect(h.hermes.schedules.create({ name, when: '@daily', prompt: 'x'.repeat(p + 1) })).rejects.toThrow(
+      new TaskError(`the prompt of task "${name}" is 20,001 characters: at most 20,000`),
+    );
+    await expect(
+      h.hermes.schedules.create({ name, when: '@daily', prompt: 'x', description: 'd'.repeat(TASK_LIMITS.descriptionChars + 1) }),
+    ).rejects.toThrow(new TaskError(`the description of task "${name}" is 501 characters: at most 500`));
+    const [prompt, description] = await Promise.all([
+      hermes(['schedule', 'add', name, '--cron', '@daily', 'p'.repeat(120_000)]),
+      hermes(['schedule', 'add', name, '--cron', '@daily', '--description', 'd'.repeat(100_000), 'do it']),
+    ]);
+    expect(prompt.code).toBe(2);
+    expect(prompt.stderr).toContain('is 120,000 characters: at most 20,000');
+    expect(description.code).toBe(2);
+    expect(description.stderr).toContain('the description of task');
+    expect(description.stderr).toContain('is 100,000 characters: at most 500');
+    await expect(describeSchedule(name)).rejects.toBeInstanceOf(ScheduleNotFoundError);
+    // At the limits it is a task.
+    const info = await h.hermes.schedules.create({ name, when: '@daily', prompt: 'x'.repeat(p), description: 'd'.repeat(500) });
+    expect(info.prompt).toHaveLength(p);
+  });
+
   it('a one-shot past what the server takes is a usage error, not a server error', async () => {
     const r = await hermes(['schedule', 'add', taskName('far'), '--cron', 'in 999999d', 'much later']);
     expect(r.code, r.stderr).toBe(2);

@@ -14,11 +14,12 @@ import {
 } from '@temporalio/client';
 import { conversationInputSchema, conversationResultSchema, issuesText, type ConversationInput, type RunStatus } from '../shared/contract';
 import { HermesSchedule } from '../shared/search-attributes';
+import { TASK_LIMITS, TASK_NAME_PATTERN } from './limits';
 import { webhookProblem } from './webhook-policy';
 import { formatFireTime, parseWhen, type When } from './when';
 
+export { TASK_LIMITS, TASK_NAME_PATTERN } from './limits';
 export const SCHEDULE_ID_PREFIX = 'hermes-task-';
-export const TASK_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const OVERLAP = { skip: 'SKIP', buffer_one: 'BUFFER_ONE', allow_all: 'ALLOW_ALL', cancel_other: 'CANCEL_OTHER' } as const;
 export type OverlapPolicy = keyof typeof OVERLAP;
 
@@ -92,8 +93,9 @@ export class TaskError extends Error {
 export const scheduleIdOf = (name: string) => `${SCHEDULE_ID_PREFIX}${name}`;
 
 /**
- * Checks a definition without touching the cluster: the name, when it fires, the webhook (its form, and an
- * address this process's webhook policy refuses), and the firing's input.
+ * Checks a definition without touching the cluster: the name, the sizes (task_register's limits, for every way
+ * in), when it fires, the webhook (its form, and an address this process's webhook policy refuses), and the
+ * firing's input.
  */
 export function checkTask(def: TaskDefinition, now = new Date()): { when: When; input: ConversationInput } {
   if (!TASK_NAME_PATTERN.test(def.name)) {
@@ -101,6 +103,22 @@ export function checkTask(def: TaskDefinition, now = new Date()): { when: When; 
       `task name "${def.name}": use 1-63 lowercase letters, digits, - or _, starting with a letter or digit (e.g. "daily-ci-report")`,
     );
   }
+  const tooLong = (what: string, value: string | undefined, max: number) => {
+    if (value !== undefined && value.length > max) {
+      throw new TaskError(
+        `the ${what} of task "${def.name}" is ${value.length.toLocaleString('en-US')} characters: at most ${max.toLocaleString('en-US')}`,
+      );
+    }
+  };
+  tooLong('prompt', def.prompt, TASK_LIMITS.promptChars);
+  tooLong('description', def.description, TASK_LIMITS.descriptionChars);
+  tooLong('when', def.when, TASK_LIMITS.whenChars);
+  tooLong('timezone', def.timezone, TASK_LIMITS.timezoneChars);
+  tooLong('webhook', def.webhook, TASK_LIMITS.webhookChars);
+  if ((def.config?.tools?.length ?? 0) > TASK_LIMITS.tools) {
+    throw new TaskError(`task "${def.name}" names ${def.config!.tools!.length} tools or toolsets: at most ${TASK_LIMITS.tools}`);
+  }
+  if (!def.prompt.trim()) throw new TaskError(`task "${def.name}" needs a prompt: what each firing is asked`);
   const webhook = def.webhook ? webhookProblem(def.webhook) : undefined;
   if (webhook) throw new TaskError(webhook);
   // The name seeds a cron's `H` fields: every parse of this task picks the same values.

@@ -13,6 +13,7 @@ import {
   registerTask,
   resumeTask,
   taskRuns,
+  TASK_LIMITS,
   TaskError,
   type TaskDefinition,
   type TaskInfo,
@@ -61,13 +62,16 @@ function runConfig(conversation: ConversationInput | undefined, args: RegisterAr
   };
 }
 
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 function describe(t: TaskInfo): string {
   const state = t.paused ? 'paused' : t.remainingActions === 0 ? 'done (one-shot fired)' : 'active';
   return [
     `${t.name}: ${t.when}${t.timezone !== 'UTC' ? ` (${t.timezone})` : ''} — ${state}`,
     `  next: ${formatNextRuns(t.nextRuns.slice(0, 3), t.timezone)}`,
-    `  prompt: ${t.prompt.length > 200 ? `${t.prompt.slice(0, 200)}…` : t.prompt}`,
-    ...(t.description ? [`  description: ${t.description}`] : []),
+    `  prompt: ${clip(t.prompt, 200)}`,
+    // Capped at registration since issue 18; a task registered before may have a longer one.
+    ...(t.description ? [`  description: ${clip(t.description, TASK_LIMITS.descriptionChars)}`] : []),
     ...(t.webhook ? [`  results to: ${t.webhook.startsWith('$') ? t.webhook : 'a webhook'}`] : []),
   ].join('\n');
 }
