@@ -329,6 +329,34 @@ describe('hermes.schedules (code)', () => {
 });
 
 describe('issue 18: what a hostile probe found', () => {
+  it('five replaces of one name at once: never a server error, the last create wins, each says what became of it', async () => {
+    const name = taskName('dup5');
+    await h.hermes.schedules.create({ name, when: '@daily', prompt: 'first' });
+    for (let round = 0; round < 2; round++) {
+      const results = await Promise.allSettled(
+        [0, 1, 2, 3, 4].map((i) => h.hermes.schedules.create({ name, when: `${i} 9 * * *`, prompt: `p${round}-${i}` }, { replace: true })),
+      );
+      results.forEach((r, i) => {
+        if (r.status === 'fulfilled') expect(r.value).toMatchObject({ prompt: `p${round}-${i}`, when: `${i} 9 * * *` });
+        else {
+          expect(r.reason, String(r.reason)).toBeInstanceOf(TaskError);
+          expect((r.reason as Error).message).toMatch(/someone else is replacing it at the same time/);
+        }
+      });
+      const final = await h.hermes.schedules.describe(name);
+      const winners = results.filter((r) => r.status === 'fulfilled').map((r) => r.value.prompt);
+      expect(winners).toContain(final.prompt);
+    }
+    // And as the probe did it: five `hermes schedule add --replace` processes.
+    const runs = await Promise.all([0, 1, 2, 3, 4].map((i) => hermes(['schedule', 'add', name, '--cron', `${i} 8 * * *`, '--replace', `cli ${i}`])));
+    for (const r of runs) {
+      expect([0, 1], r.stderr).toContain(r.code);
+      if (r.code) expect(r.stderr).toMatch(/^hermes: task ".*someone else is replacing it at the same time/m);
+    }
+    expect(runs.some((r) => r.code === 0)).toBe(true);
+    expect((await h.hermes.schedules.describe(name)).prompt).toMatch(/^cli \d$/);
+  }, 120_000);
+
   it('a prompt or a description past task_register’s limits is refused by the client and the CLI too', async () => {
     const name = taskName('big');
     const p = TASK_LIMITS.promptChars;

@@ -7,11 +7,14 @@ import {
   ScheduleAlreadyRunning,
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
+  ServiceError,
   type Client,
   type ScheduleDescription,
+  type ScheduleHandle,
   type ScheduleOptions,
   type ScheduleSummary,
 } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
 import { conversationInputSchema, conversationResultSchema, issuesText, type ConversationInput, type RunStatus } from '../shared/contract';
 import { HermesSchedule } from '../shared/search-attributes';
 import { TASK_LIMITS, TASK_NAME_PATTERN } from './limits';
@@ -55,7 +58,12 @@ interface TaskMemo extends Omit<TaskDefinition, 'config'> {
   timezone: string;
   registeredBy: RegisteredBy;
   registeredAt: string;
+  /** Unique per registration: tells a registration its own schedule from one a concurrent replace made. */
+  registrationId?: string;
 }
+
+/** Rounds of delete + create a replace tries while others replace the same task at the same time. */
+const REPLACE_ATTEMPTS = 5;
 
 export interface TaskInfo {
   name: string;
@@ -138,6 +146,11 @@ export function checkTask(def: TaskDefinition, now = new Date()): { when: When; 
  * Creates the task's schedule. Idempotent for its registrant: a retried `task_register` (same conversation and
  * call) that finds the schedule it created returns it instead of failing with "already exists". Another
  * registrant gets an error unless `replace` is set (then the old schedule is deleted and created anew).
+ *
+ * Concurrent registrations of one name: the memo cannot be updated in place, so a replace is delete + create,
+ * and between the two another registration may delete or create. Each step takes the others' into account
+ * (a schedule gone meanwhile is fine to delete, a name taken meanwhile is replaced again), so the last create
+ * wins; a registration that finds its own schedule replaced by another right after it made it says so.
  */
 export async function registerTask(
   client: Client,
@@ -147,6 +160,8 @@ export async function registerTask(
 ): Promise<TaskInfo> {
   const { when, input } = checkTask(def, opts.now);
   const scheduleId = scheduleIdOf(def.name);
+  const handle = client.schedule.getHandle(scheduleId);
+  const registrationId = randomUUID();
   const memo: TaskMemo = {
     name: def.name,
     when: def.when,
@@ -156,6 +171,7 @@ export async function registerTask(
     ...(def.webhook ? { webhook: def.webhook } : {}),
     registeredBy: opts.registeredBy,
     registeredAt: (opts.now ?? new Date()).toISOString(),
+    registrationId,
   };
   const options: ScheduleOptions = {
     scheduleId,
@@ -179,23 +195,64 @@ export async function registerTask(
     memo: { hermes: memo },
     typedSearchAttributes: [{ key: HermesSchedule, value: def.name }],
   };
-  try {
-    await client.schedule.create(options);
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    const existing = await describeTask(client, def.name);
-    if (sameRegistration(existing.registeredBy, opts.registeredBy) && !opts.replace) return existing;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.schedule.create(options);
+      break;
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    }
+    // Deleted since (a replace between its delete and its create): the name may be free now; try again.
+    const existing = await described(handle);
+    if (!existing) {
+      if (attempt >= REPLACE_ATTEMPTS) throw beingReplaced(def.name);
+      continue;
+    }
+    const info = taskInfo(def.name, existing);
+    if (sameRegistration(info.registeredBy, opts.registeredBy)) return info;
     if (!opts.replace) {
       throw new TaskError(
-        `a task named "${def.name}" already exists (${existing.when}, registered by ${describeRegistrant(existing.registeredBy)}): ` +
+        `a task named "${def.name}" already exists (${info.when}, registered by ${describeRegistrant(info.registeredBy)}): ` +
           'pick another name, or replace it',
       );
     }
-    // The memo cannot be updated in place: replacing is delete + create.
-    await client.schedule.getHandle(scheduleId).delete();
-    await client.schedule.create(options);
+    if (attempt >= REPLACE_ATTEMPTS) throw beingReplaced(def.name);
+    // The memo cannot be updated in place: replacing is delete + create. Gone already (another replace
+    // deleted it, or it is being deleted: "workflow execution already completed") is as good.
+    await handle.delete().catch((err: unknown) => {
+      if (!(err instanceof ScheduleNotFoundError)) throw err;
+    });
   }
-  return describeTask(client, def.name);
+  const mine = await described(handle);
+  const memoNow = (mine?.memo?.hermes ?? {}) as Partial<TaskMemo>;
+  if (!mine || memoNow.registrationId !== registrationId) {
+    throw new TaskError(
+      `task "${def.name}" was registered, and replaced right away by another registration of the same name ` +
+        `(${mine ? `now ${memoNow.when ?? '?'}, registered by ${describeRegistrant(memoNow.registeredBy)}` : 'which is still being made'}): ` +
+        'someone else is replacing it at the same time; see hermes schedule show or task_list',
+    );
+  }
+  return taskInfo(def.name, mine);
+}
+
+/**
+ * The schedule, or undefined when there is none (deleted, or being deleted). Describing asks the schedule's own
+ * workflow, which can fail for a moment while another registration creates or deletes it: tried again.
+ */
+async function described(handle: ScheduleHandle): Promise<ScheduleDescription | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await handle.describe();
+    } catch (err) {
+      if (err instanceof ScheduleNotFoundError) return undefined;
+      if (!(err instanceof ServiceError) || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 100 * attempt));
+    }
+  }
+}
+
+function beingReplaced(name: string): TaskError {
+  return new TaskError(`task "${name}" was not registered: someone else is replacing it at the same time (the name kept changing hands); try again`);
 }
 
 function sameRegistration(a: RegisteredBy | undefined, b: RegisteredBy): boolean {
