@@ -9,7 +9,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main, UsageError } from '../src/cli/index';
-import { TaskError } from '../src/schedules/client';
+import { HermesSchedules, TaskError } from '../src/schedules/client';
 import { TASK_LIMITS } from '../src/schedules/limits';
 import { scheduleIdOf } from '../src/schedules/tasks';
 import { formatFireTime } from '../src/schedules/when';
@@ -410,6 +410,61 @@ describe('issue 18: what a hostile probe found', () => {
       env: { HERMES_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' },
     });
     expect(allowed.code, allowed.stderr).toBe(0);
+  });
+
+  it('temporal schedule trigger applies Skip whatever the task’s overlap, and does not see firings of trigger()', async () => {
+    // No worker polls this queue: every firing stays running.
+    const schedules = new HermesSchedules(h.client, `nobody-${uid}`);
+    const [skip, buffered, hermesFirst] = [taskName('ovl-skip'), taskName('ovl-buffer'), taskName('ovl-hermes')];
+    await schedules.create({ name: skip, when: '@yearly', prompt: 'x' });
+    await schedules.create({ name: buffered, when: '@yearly', prompt: 'x', overlap: 'buffer_one' });
+    await schedules.create({ name: hermesFirst, when: '@yearly', prompt: 'x' });
+    const info = async (n: string) => (await describeSchedule(n)).info;
+    const stockTrigger = (n: string) => temporal('schedule', 'trigger', '--schedule-id', scheduleIdOf(n));
+    // A firing's id is the task's and the second it is due: another trigger within the same second finds that id
+    // taken and starts nothing. Triggers that must start wait for the next second.
+    const afterLastFiring = async (n: string) => {
+      const second = Math.max(...(await info(n)).recentActions.map((a) => Math.floor(a.takenAt.getTime() / 1000)));
+      await waitFor('the next second', () => Math.floor(Date.now() / 1000) > second);
+    };
+    try {
+      for (const n of [skip, buffered]) {
+        await stockTrigger(n);
+        await waitFor(`the first firing of ${n}`, async () => (await info(n)).runningActions.length === 1);
+        await stockTrigger(n);
+        // The second is skipped, also for buffer_one: the stock CLI's --overlap-policy defaults to Skip.
+        const after = await waitFor(`the skip of ${n}`, async () => {
+          const i = await info(n);
+          return i.numActionsSkippedOverlap === 1 && i;
+        });
+        expect(after.numActionsTaken, n).toBe(1);
+        expect((await describeSchedule(n)).raw.info?.bufferSize?.toString() ?? '0', n).toBe('0');
+      }
+      // hermes schedule trigger / trigger() start allow-all firings, which the schedule does not track: they run
+      // while another firing runs, and a stock trigger afterwards is not skipped because of them.
+      await afterLastFiring(skip);
+      await schedules.trigger(skip);
+      await waitFor('the allow-all firing', async () => (await info(skip)).numActionsTaken === 2);
+      await schedules.trigger(hermesFirst);
+      await waitFor('the allow-all firing', async () => (await info(hermesFirst)).numActionsTaken === 1);
+      expect((await info(hermesFirst)).runningActions).toEqual([]);
+      await afterLastFiring(hermesFirst);
+      await stockTrigger(hermesFirst);
+      const both = await waitFor('the stock firing', async () => {
+        const i = await info(hermesFirst);
+        return i.numActionsTaken === 2 && i;
+      });
+      expect(both.numActionsSkippedOverlap).toBe(0);
+    } finally {
+      for (const n of [skip, buffered, hermesFirst]) {
+        for (const a of (await info(n)).recentActions) {
+          await h.client.workflow
+            .getHandle(a.action.workflow.workflowId)
+            .terminate('test over')
+            .catch(() => undefined);
+        }
+      }
+    }
   });
 });
 

@@ -285,7 +285,11 @@ export async function resumeTask(client: Client, name: string, note = 'resumed')
   await withTask(name, () => client.schedule.getHandle(scheduleIdOf(name)).unpause(note));
 }
 
-/** Fires the task now (overlap policy allow-all, so it runs even while another firing does). */
+/**
+ * Fires the task now (overlap policy allow-all, so it runs even while another firing does). Temporal does not
+ * track allow-all firings: one of these does not make a scheduled firing or a stock `temporal schedule trigger`
+ * (whose --overlap-policy defaults to Skip) skip while it runs.
+ */
 export async function triggerTask(client: Client, name: string): Promise<void> {
   await withTask(name, () => client.schedule.getHandle(scheduleIdOf(name)).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
 }
