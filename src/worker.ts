@@ -17,6 +17,8 @@ import { readConfig } from './config/load';
 import { catalogFromConfig, type ToolCatalog } from './tools/external';
 import { publishCircuitStates } from './tools/http';
 import { hermesHome } from './paths';
+import { loadWebhookPolicy } from './schedules/webhook-policy';
+import type { WebPolicy } from './tools/handlers/web-policy';
 
 export interface HermesWorkerOptions {
   connection: NativeConnection;
@@ -62,6 +64,11 @@ export interface HermesWorkerOptions {
   memoryLimits?: Partial<MemoryLimits>;
   /** Custom, HTTP and MCP tools (default: built from the config file's `tools.modules`, `toolsets`…; started here). */
   catalog?: ToolCatalog;
+  /**
+   * Non-public addresses webhooks may be delivered to (default: HERMES_WEBHOOK_ALLOW_PRIVATE /
+   * HERMES_WEBHOOK_ALLOW_HOSTS and the config file's schedules.webhookAllowPrivate / webhookAllowHosts).
+   */
+  webhookPolicy?: WebPolicy;
 }
 
 /** The worker's catalog from the config file, loaded: a bad module fails the start with the file named. */
@@ -98,6 +105,7 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
   // Secrets: what tools' processes may see, and the redactor every result, reply and log line passes through.
   const security = loadSecurityConfig({ passEnv: opts.passEnv, redact: opts.redact });
   loadWebConfig(); // a bad HERMES_WEB_ALLOW_HOSTS fails the start, not every web_fetch call
+  if (!opts.webhookPolicy) loadWebhookPolicy(); // and a bad HERMES_WEBHOOK_ALLOW_HOSTS, not every delivery
   const redactor = new Redactor({ env: process.env, ...security.redact });
   setLogRedactor(redactor);
   const catalog = opts.catalog ?? (await loadCatalog());
@@ -155,6 +163,7 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
     redactor,
     ...(opts.workspaceRoots ? { workspaceRoots: opts.workspaceRoots } : {}),
     ...(opts.memoryLimits ? { memoryLimits: opts.memoryLimits } : {}),
+    ...(opts.webhookPolicy ? { webhookPolicy: opts.webhookPolicy } : {}),
   });
   return Worker.create({
     connection: opts.connection,

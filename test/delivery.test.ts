@@ -4,10 +4,14 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowFailedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDeliverActivities, type WebhookDelivery } from '../src/activities/deliver';
+import { loadWebhookPolicy } from '../src/schedules/webhook-policy';
 import type { ConversationResult } from '../src/shared/contract';
 import { HermesSchedule } from '../src/shared/search-attributes';
 import { isNothingToReport } from '../src/workflows/delivery';
@@ -89,6 +93,10 @@ afterEach(async () => {
   h = undefined;
 });
 
+/** The receivers here listen on 127.0.0.1, which the webhook policy refuses unless the worker allows it. */
+const LOOPBACK = { allowHosts: ['127.0.0.1'] };
+const runAllowingLoopback = <T>(fn: () => Promise<T>) => h!.run(fn, { webhookPolicy: LOOPBACK });
+
 let n = 0;
 /** Starts a scheduled task-mode conversation the way a Schedule does (the `schedule` field is not a start option). */
 async function startScheduled(
@@ -111,7 +119,7 @@ describe('webhook delivery of a scheduled run', () => {
     h = await createHarness([answer('all green')]);
     const rec = (receiver = await startReceiver([200]));
     const t0 = Date.now();
-    const { id, result, outcome, summary, parent, attribute } = await h.run(async () => {
+    const { id, result, outcome, summary, parent, attribute } = await runAllowingLoopback(async () => {
       const handle = await startScheduled(h!, rec.url, 'nightly');
       const result = (await handle.result()) as ConversationResult;
       const delivery = h!.client.workflow.getHandle(`${handle.workflowId}-delivery`);
@@ -165,7 +173,7 @@ describe('webhook delivery of a scheduled run', () => {
   it('retries a 500 and delivers once the receiver accepts, with the same idempotency key', async () => {
     h = await createHarness([answer('report')]);
     const rec = (receiver = await startReceiver([500, 200]));
-    const { id, outcome } = await h.run(async () => {
+    const { id, outcome } = await runAllowingLoopback(async () => {
       const handle = await startScheduled(h!, rec.url);
       await handle.result();
       return { id: handle.workflowId, outcome: (await h!.client.workflow.getHandle(`${handle.workflowId}-delivery`).result()) as unknown };
@@ -179,7 +187,7 @@ describe('webhook delivery of a scheduled run', () => {
   it('a receiver that is down does not change the run: it completes at once, the delivery keeps retrying', async () => {
     h = await createHarness([answer('report'), answer('report again')]);
     const url = await closedUrl();
-    await h.run(async () => {
+    await runAllowingLoopback(async () => {
       const t0 = Date.now();
       const handle = await startScheduled(h!, url);
       const result = (await handle.result()) as ConversationResult;
@@ -218,7 +226,7 @@ describe('webhook delivery of a scheduled run', () => {
   it('"nothing to report" delivers nothing', async () => {
     h = await createHarness([answer('`NOTHING_TO_REPORT`')]);
     const rec = (receiver = await startReceiver([200]));
-    const { id, result } = await h.run(async () => {
+    const { id, result } = await runAllowingLoopback(async () => {
       const handle = await startScheduled(h!, rec.url);
       return { id: handle.workflowId, result: (await handle.result()) as ConversationResult };
     });
@@ -232,7 +240,7 @@ describe('webhook delivery of a scheduled run', () => {
   it('a failed run is delivered too, with its reason', async () => {
     h = await createHarness([{ status: 401 } satisfies Reply]);
     const rec = (receiver = await startReceiver([200]));
-    const result = await h.run(async () => {
+    const result = await runAllowingLoopback(async () => {
       const handle = await startScheduled(h!, rec.url);
       // A FAILED workflow (the result rides in the failure): delivered before it failed.
       const r = await h!.hermes.get(handle.workflowId).result();
@@ -251,7 +259,7 @@ describe('webhook delivery of a scheduled run', () => {
     const name = `HERMES_TEST_WEBHOOK_${process.pid}`;
     process.env[name] = rec.url;
     try {
-      const { histories, missing } = await h.run(async () => {
+      const { histories, missing } = await runAllowingLoopback(async () => {
         const handle = await startScheduled(h!, `$${name}`);
         await handle.result();
         const delivery = h!.client.workflow.getHandle(`${handle.workflowId}-delivery`);
@@ -285,12 +293,39 @@ describe('webhook delivery of a scheduled run', () => {
   }, 30_000);
 });
 
+describe('webhook delivery and the address policy', () => {
+  it('a worker that does not allow loopback fails the delivery at once, and the run is not affected', async () => {
+    h = await createHarness([answer('report')]);
+    const rec = (receiver = await startReceiver([200]));
+    const { result, failed } = await h.run(
+      async () => {
+        const handle = await startScheduled(h!, rec.url);
+        const result = (await handle.result()) as ConversationResult;
+        const failed = await h!.client.workflow
+          .getHandle(`${handle.workflowId}-delivery`)
+          .result()
+          .catch((e: unknown) => e);
+        return { result, failed };
+      },
+      { webhookPolicy: {} },
+    );
+    expect(result.status).toBe('completed');
+    expect(failed).toBeInstanceOf(WorkflowFailedError);
+    const cause = (failed as WorkflowFailedError).cause as ApplicationFailure;
+    expect(cause.type).toBe('WebhookRefused');
+    expect(cause.message).toMatch(
+      /^not delivered \(not retryable\): cannot deliver to webhook http:\/\/127\.0\.0\.1:\d+\/hook\/secret-path: 127\.0\.0\.1 is a loopback address/,
+    );
+    expect(rec.requests).toHaveLength(0);
+  }, 30_000);
+});
+
 describe('the deliverWebhook activity', () => {
   const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
   const body = { schedule: 't', workflowId: 'w', status: 'completed' as const, answer: 'a', startedAt: 'x', finishedAt: 'y' };
   const delivery = (webhook: string): WebhookDelivery => ({ webhook, idempotencyKey: 'w-delivery', body });
   const run = (d: WebhookDelivery, deps: Parameters<typeof createDeliverActivities>[0] = {}) =>
-    new MockActivityEnvironment({ attempt: 3 }, { logger: quiet }).run(createDeliverActivities(deps).deliverWebhook, d);
+    new MockActivityEnvironment({ attempt: 3 }, { logger: quiet }).run(createDeliverActivities({ policy: LOOPBACK, ...deps }).deliverWebhook, d);
   const failure = async (p: Promise<unknown>) => {
     const err = await p.then(
       () => undefined,
@@ -367,6 +402,86 @@ describe('the deliverWebhook activity', () => {
     }
     const f = await failure(run(delivery('$BAD'), { env: { BAD: 'file:///etc/passwd' } }));
     expect(f.message).toBe('webhook $BAD: only http and https URLs are accepted, not file:');
+  });
+
+  it('refuses loopback, private and link-local addresses unless the policy allows them, before sending anything', async () => {
+    const rec = (receiver = await startReceiver([200]));
+    const port = new URL(rec.url).port;
+    const strict = { policy: {} };
+    const cases: Array<[string, string]> = [
+      [
+        'http://169.254.169.254/latest/meta-data/',
+        'cannot deliver to webhook http://169.254.169.254/latest/meta-data/: 169.254.169.254 is a link-local address; webhooks are not delivered to ' +
+          'loopback, private and link-local addresses unless the worker allows them (HERMES_WEBHOOK_ALLOW_PRIVATE=1, or the host in ' +
+          "HERMES_WEBHOOK_ALLOW_HOSTS / the config file's schedules.webhookAllowHosts)",
+      ],
+      [rec.url, `cannot deliver to webhook ${rec.url}: 127.0.0.1 is a loopback address; webhooks are not delivered to`],
+      [`http://localhost:${port}/hook`, `cannot deliver to webhook http://localhost:${port}/hook: localhost resolves to`],
+      [`http://[::ffff:127.0.0.1]:${port}/hook`, 'is a loopback address'],
+      ['http://[ff02::1]/hook', 'is a multicast address; webhooks are delivered to unicast addresses only'],
+    ];
+    for (const [webhook, message] of cases) {
+      const f = await failure(run(delivery(webhook), strict));
+      expect(f, webhook).toMatchObject({ type: 'WebhookRefused', nonRetryable: true });
+      expect(f.message, webhook).toContain(message);
+    }
+    // A $NAME webhook is refused without naming its host (the message enters the history).
+    const secret = await failure(run(delivery('$HOOK'), { ...strict, env: { HOOK: rec.url } }));
+    expect(secret.message).toMatch(/^cannot deliver to webhook \$HOOK: its host is a loopback address; webhooks are not delivered/);
+    expect(secret.message).not.toContain('127.0.0.1');
+    expect(rec.requests).toHaveLength(0);
+    // Allowed by the policy (the worker's HERMES_WEBHOOK_ALLOW_PRIVATE=1 or the host listed): delivered.
+    expect(await run(delivery(rec.url), { policy: { allowPrivate: true } })).toEqual({ status: 200, attempt: 3 });
+    expect(rec.requests).toHaveLength(1);
+  });
+
+  it('checks the address it connects to: a name is resolved once, in the socket’s lookup', async () => {
+    const rec = (receiver = await startReceiver([200]));
+    const port = new URL(rec.url).port;
+    const lookups: string[] = [];
+    const to =
+      (...addresses: string[]) =>
+      async (host: string) => {
+        lookups.push(host);
+        return addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+      };
+    const hook = `http://hooks.example.test:${port}/hook`;
+    const refused = await failure(run(delivery(hook), { policy: {}, resolve: to('127.0.0.1') }));
+    expect(refused).toMatchObject({ type: 'WebhookRefused', nonRetryable: true });
+    expect(refused.message).toContain('hooks.example.test resolves to 127.0.0.1, a loopback address');
+    // One private address among public ones is enough to refuse, whichever the socket would pick.
+    const mixed = await failure(run(delivery(hook), { policy: {}, resolve: to('93.184.216.34', '127.0.0.1') }));
+    expect(mixed.message).toContain('resolves to 127.0.0.1');
+    expect(rec.requests).toHaveLength(0);
+    // Allowed by name: the request goes to the address the lookup checked.
+    expect(await run(delivery(hook), { policy: { allowHosts: ['hooks.example.test'] }, resolve: to('127.0.0.1') })).toEqual({
+      status: 200,
+      attempt: 3,
+    });
+    expect(rec.requests).toHaveLength(1);
+    expect(rec.requests[0]!.headers.host).toBe(`hooks.example.test:${port}`);
+    expect(lookups).toEqual(['hooks.example.test', 'hooks.example.test', 'hooks.example.test']);
+  });
+
+  it('reads the policy from HERMES_WEBHOOK_ALLOW_PRIVATE, HERMES_WEBHOOK_ALLOW_HOSTS and the config file, apart from web_fetch’s', () => {
+    const none = { HERMES_CONFIG: '/nonexistent/hermes.config.json' };
+    expect(loadWebhookPolicy(none)).toEqual({ allowPrivate: false, allowHosts: [] });
+    expect(loadWebhookPolicy({ ...none, HERMES_WEB_ALLOW_PRIVATE: '1', HERMES_WEB_ALLOW_HOSTS: '10.0.0.0/8' })).toEqual({
+      allowPrivate: false,
+      allowHosts: [],
+    });
+    expect(loadWebhookPolicy({ ...none, HERMES_WEBHOOK_ALLOW_PRIVATE: '1', HERMES_WEBHOOK_ALLOW_HOSTS: 'hooks.lan, 10.0.0.0/8' })).toEqual({
+      allowPrivate: true,
+      allowHosts: ['hooks.lan', '10.0.0.0/8'],
+    });
+    expect(() => loadWebhookPolicy({ ...none, HERMES_WEBHOOK_ALLOW_HOSTS: 'http://x/' })).toThrow(/HERMES_WEBHOOK_ALLOW_HOSTS: "http:\/\/x\/"/);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'hermes-webhook-policy-'));
+    const file = path.join(dir, 'hermes.config.json');
+    writeFileSync(file, JSON.stringify({ schedules: { webhookAllowHosts: ['*.corp.example'], webhookAllowPrivate: false } }));
+    expect(loadWebhookPolicy({ HERMES_CONFIG: file, HERMES_WEBHOOK_ALLOW_HOSTS: '192.168.0.0/16' })).toEqual({
+      allowPrivate: false,
+      allowHosts: ['*.corp.example', '192.168.0.0/16'],
+    });
   });
 
   it('recognises "nothing to report"', () => {

@@ -151,6 +151,8 @@ describe.runIf(RECORD)('record replay corpus', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const webhook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+    // The receiver is on loopback, which webhooks reach only when the worker allows it.
+    process.env.HERMES_WEBHOOK_ALLOW_HOSTS = '127.0.0.1';
     try {
       await record(
         'scheduled-webhook',
@@ -165,6 +167,7 @@ describe.runIf(RECORD)('record replay corpus', () => {
         { prompt: 'scenario scheduled-webhook', scheduled: true, schedule: { name: 'nightly', webhook } },
       );
     } finally {
+      delete process.env.HERMES_WEBHOOK_ALLOW_HOSTS;
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });

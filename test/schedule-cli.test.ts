@@ -3,15 +3,20 @@
 // made here is deleted again: the dev server is shared by the whole run.
 import { ScheduleNotFoundError } from '@temporalio/client';
 import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { main, UsageError } from '../src/cli/index';
-import { TaskError } from '../src/schedules/client';
+import { HermesSchedules, TaskError } from '../src/schedules/client';
+import { TASK_LIMITS } from '../src/schedules/limits';
 import { scheduleIdOf } from '../src/schedules/tasks';
 import { formatFireTime } from '../src/schedules/when';
 import { DEFAULT_LIMITS } from '../src/shared/defaults';
 import { answer, createHarness, type Harness } from './helpers/harness';
+import { MockModel } from './helpers/mock-model';
+import { freePort, spawnHermes } from './helpers/spawn-hermes';
 import { waitFor } from './helpers/wait';
 
 const exec = promisify(execFile);
@@ -60,11 +65,12 @@ interface Run {
 }
 
 /** The real `hermes` command against the shared dev server, on the harness's task queue. */
-async function hermes(args: string[], opts: { cwd?: string } = {}): Promise<Run> {
+async function hermes(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}): Promise<Run> {
   try {
     const r = await exec(process.execPath, [path.resolve('bin/hermes.js'), ...args], {
       cwd: opts.cwd ?? process.cwd(),
-      env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: h.taskQueue },
+      env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: h.taskQueue, ...opts.env },
+      maxBuffer: 16 * 1024 * 1024,
     });
     return { code: 0, ...r };
   } catch (err) {
@@ -320,4 +326,178 @@ describe('hermes.schedules (code)', () => {
     await expect(schedules.describe(name)).rejects.toThrow(`no task named "${name}"`);
     await expect(schedules.update(name, { prompt: 'x' })).rejects.toThrow(TaskError);
   });
+});
+
+describe('issue 18: what a hostile probe found', () => {
+  it('five replaces of one name at once: never a server error, the last create wins, each says what became of it', async () => {
+    const name = taskName('dup5');
+    await h.hermes.schedules.create({ name, when: '@daily', prompt: 'first' });
+    for (let round = 0; round < 2; round++) {
+      const results = await Promise.allSettled(
+        [0, 1, 2, 3, 4].map((i) => h.hermes.schedules.create({ name, when: `${i} 9 * * *`, prompt: `p${round}-${i}` }, { replace: true })),
+      );
+      results.forEach((r, i) => {
+        if (r.status === 'fulfilled') expect(r.value).toMatchObject({ prompt: `p${round}-${i}`, when: `${i} 9 * * *` });
+        else {
+          expect(r.reason, String(r.reason)).toBeInstanceOf(TaskError);
+          expect((r.reason as Error).message).toMatch(/someone else is replacing it at the same time/);
+        }
+      });
+      const final = await h.hermes.schedules.describe(name);
+      const winners = results.filter((r) => r.status === 'fulfilled').map((r) => r.value.prompt);
+      expect(winners).toContain(final.prompt);
+    }
+    // And as the probe did it: five `hermes schedule add --replace` processes.
+    const runs = await Promise.all([0, 1, 2, 3, 4].map((i) => hermes(['schedule', 'add', name, '--cron', `${i} 8 * * *`, '--replace', `cli ${i}`])));
+    for (const r of runs) {
+      expect([0, 1], r.stderr).toContain(r.code);
+      if (r.code) expect(r.stderr).toMatch(/^hermes: task ".*someone else is replacing it at the same time/m);
+    }
+    expect(runs.some((r) => r.code === 0)).toBe(true);
+    expect((await h.hermes.schedules.describe(name)).prompt).toMatch(/^cli \d$/);
+  }, 120_000);
+
+  it('a prompt or a description past task_register’s limits is refused by the client and the CLI too', async () => {
+    const name = taskName('big');
+    const p = TASK_LIMITS.promptChars;
+    await expect(h.hermes.schedules.create({ name, when: '@daily', prompt: 'x'.repeat(p + 1) })).rejects.toThrow(
+      new TaskError(`the prompt of task "${name}" is 20,001 characters: at most 20,000`),
+    );
+    await expect(
+      h.hermes.schedules.create({ name, when: '@daily', prompt: 'x', description: 'd'.repeat(TASK_LIMITS.descriptionChars + 1) }),
+    ).rejects.toThrow(new TaskError(`the description of task "${name}" is 501 characters: at most 500`));
+    const [prompt, description] = await Promise.all([
+      hermes(['schedule', 'add', name, '--cron', '@daily', 'p'.repeat(120_000)]),
+      hermes(['schedule', 'add', name, '--cron', '@daily', '--description', 'd'.repeat(100_000), 'do it']),
+    ]);
+    expect(prompt.code).toBe(2);
+    expect(prompt.stderr).toContain('is 120,000 characters: at most 20,000');
+    expect(description.code).toBe(2);
+    expect(description.stderr).toContain('the description of task');
+    expect(description.stderr).toContain('is 100,000 characters: at most 500');
+    await expect(describeSchedule(name)).rejects.toBeInstanceOf(ScheduleNotFoundError);
+    // At the limits it is a task.
+    const info = await h.hermes.schedules.create({ name, when: '@daily', prompt: 'x'.repeat(p), description: 'd'.repeat(500) });
+    expect(info.prompt).toHaveLength(p);
+  });
+
+  it('a one-shot past what the server takes is a usage error, not a server error', async () => {
+    const r = await hermes(['schedule', 'add', taskName('far'), '--cron', 'in 999999d', 'much later']);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/"in 999999d" would fire in the year \d{4}: Temporal schedules fire up to the year 2100/);
+  });
+
+  it('webhooks: http(s) only, and no private or link-local address unless allowed, checked at registration', async () => {
+    const cases: Array<[string, RegExp]> = [
+      ['file:///etc/passwd', /webhook file:\/\/\/etc\/passwd: only http and https URLs are accepted, not file:/],
+      [
+        'http://169.254.169.254/latest/meta-data/',
+        /169\.254\.169\.254 is a link-local address; webhooks are not delivered to .*HERMES_WEBHOOK_ALLOW_PRIVATE=1/,
+      ],
+      ['http://127.0.0.1:9/hook', /127\.0\.0\.1 is a loopback address/],
+      ['http://localhost:9/hook', /localhost resolves to 127\.0\.0\.1, a loopback address/],
+      ['http://[::ffff:10.0.0.1]/', /private address/],
+      ['$1BAD', /an environment variable reference is \$ and a name/],
+    ];
+    for (const [webhook, message] of cases) {
+      await expect(h.hermes.schedules.create({ name: taskName('hook'), when: '@daily', prompt: 'x', webhook }), webhook).rejects.toThrow(message);
+    }
+    const r = await hermes(['schedule', 'add', taskName('hook-cli'), '--cron', '@daily', '--webhook', 'http://169.254.169.254/x', 'x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('169.254.169.254 is a link-local address');
+    // A worker (and so a registering process) that allows the host accepts it.
+    const allowed = await hermes(['schedule', 'add', taskName('hook-ok'), '--cron', '@daily', '--webhook', 'http://127.0.0.1:9/hook', 'x'], {
+      env: { HERMES_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' },
+    });
+    expect(allowed.code, allowed.stderr).toBe(0);
+  });
+
+  it('temporal schedule trigger applies Skip whatever the task’s overlap, and does not see firings of trigger()', async () => {
+    // No worker polls this queue: every firing stays running.
+    const schedules = new HermesSchedules(h.client, `nobody-${uid}`);
+    const [skip, buffered, hermesFirst] = [taskName('ovl-skip'), taskName('ovl-buffer'), taskName('ovl-hermes')];
+    await schedules.create({ name: skip, when: '@yearly', prompt: 'x' });
+    await schedules.create({ name: buffered, when: '@yearly', prompt: 'x', overlap: 'buffer_one' });
+    await schedules.create({ name: hermesFirst, when: '@yearly', prompt: 'x' });
+    const info = async (n: string) => (await describeSchedule(n)).info;
+    const stockTrigger = (n: string) => temporal('schedule', 'trigger', '--schedule-id', scheduleIdOf(n));
+    // A firing's id is the task's and the second it is due: another trigger within the same second finds that id
+    // taken and starts nothing. Triggers that must start wait for the next second.
+    const afterLastFiring = async (n: string) => {
+      const second = Math.max(...(await info(n)).recentActions.map((a) => Math.floor(a.takenAt.getTime() / 1000)));
+      await waitFor('the next second', () => Math.floor(Date.now() / 1000) > second);
+    };
+    try {
+      for (const n of [skip, buffered]) {
+        await stockTrigger(n);
+        await waitFor(`the first firing of ${n}`, async () => (await info(n)).runningActions.length === 1);
+        await stockTrigger(n);
+        // The second is skipped, also for buffer_one: the stock CLI's --overlap-policy defaults to Skip.
+        const after = await waitFor(`the skip of ${n}`, async () => {
+          const i = await info(n);
+          return i.numActionsSkippedOverlap === 1 && i;
+        });
+        expect(after.numActionsTaken, n).toBe(1);
+        expect((await describeSchedule(n)).raw.info?.bufferSize?.toString() ?? '0', n).toBe('0');
+      }
+      // hermes schedule trigger / trigger() start allow-all firings, which the schedule does not track: they run
+      // while another firing runs, and a stock trigger afterwards is not skipped because of them.
+      await afterLastFiring(skip);
+      await schedules.trigger(skip);
+      await waitFor('the allow-all firing', async () => (await info(skip)).numActionsTaken === 2);
+      await schedules.trigger(hermesFirst);
+      await waitFor('the allow-all firing', async () => (await info(hermesFirst)).numActionsTaken === 1);
+      expect((await info(hermesFirst)).runningActions).toEqual([]);
+      await afterLastFiring(hermesFirst);
+      await stockTrigger(hermesFirst);
+      const both = await waitFor('the stock firing', async () => {
+        const i = await info(hermesFirst);
+        return i.numActionsTaken === 2 && i;
+      });
+      expect(both.numActionsSkippedOverlap).toBe(0);
+    } finally {
+      for (const n of [skip, buffered, hermesFirst]) {
+        for (const a of (await info(n)).recentActions) {
+          await h.client.workflow
+            .getHandle(a.action.workflow.workflowId)
+            .terminate('test over')
+            .catch(() => undefined);
+        }
+      }
+    }
+  });
+});
+
+describe('hermes schedule in embedded mode', () => {
+  it('trigger runs a task whose --workspace add accepted: its worker takes that workspace as a root, as run does', async () => {
+    const mock = await MockModel.start([answer('Ran in the task workspace.')]);
+    const tmp = mkdtempSync(path.join(os.tmpdir(), 'hermes-sched-embedded-'));
+    const [home, workspace, cwd] = ['home', 'ws', 'cwd'].map((d) => path.join(tmp, d));
+    for (const d of [home, workspace, cwd]) mkdirSync(d);
+    const cliPath = inject('temporalCliPath');
+    const env = {
+      OPENAI_BASE_URL: mock.baseURL,
+      OPENAI_API_KEY: 'sk-test',
+      HERMES_MODEL: 'mock-model',
+      HERMES_HOME: home,
+      ...(cliPath ? { TEMPORAL_CLI_PATH: cliPath } : {}),
+      HERMES_TEMPORAL_PORT: String(await freePort()),
+      HERMES_UI_PORT: String(await freePort()),
+    };
+    try {
+      const add = await spawnHermes(['schedule', 'add', 'embedded-ws', '--cron', '@yearly', '--workspace', workspace, 'List the workspace.'], {
+        env,
+        cwd,
+      });
+      expect(add.code, add.stderr).toBe(0);
+      const run = await spawnHermes(['schedule', 'trigger', 'embedded-ws'], { env, cwd, timeoutMs: 120_000 });
+      expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0);
+      expect(run.stdout.trim()).toBe('Ran in the task workspace.');
+      expect(run.stderr).toContain('status: completed');
+      expect(String(mock.requests[0]!.messages[0]!.content)).toContain(workspace);
+    } finally {
+      await mock.close();
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 180_000);
 });

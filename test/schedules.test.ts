@@ -6,7 +6,8 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, afterEach, describe, expect, inject, it } from 'vitest';
 import { conversationInputSchema } from '../src/shared/contract';
 import { deleteTask, describeTask, listTasks, registerTask, scheduleIdOf, TaskError, type TaskDefinition } from '../src/schedules/tasks';
-import { parseWhen } from '../src/schedules/when';
+import { formatFireTime, parseWhen } from '../src/schedules/when';
+import { CronExpressionParser } from 'cron-parser';
 import { Hermes } from '../src/client';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { MockModel } from './helpers/mock-model';
@@ -98,6 +99,14 @@ describe('task_register', () => {
       ['b3', { cron: 'in -5m' }, /is not in the future/],
       ['b4', { cron: 'garbage' }, /"garbage" is not a schedule/],
       ['b5', { cron: '0 9 * * *', timezone: 'Mars/Base' }, /unknown timezone "Mars\/Base"/],
+      // Where results go: the webhook policy of the worker the tool runs on (issue 18).
+      [
+        'b6',
+        { cron: '@daily', deliver: 'http://169.254.169.254/latest/meta-data/' },
+        /169\.254\.169\.254 is a link-local address; webhooks are not delivered/,
+      ],
+      ['b7', { cron: '@daily', deliver: 'file:///etc/passwd' }, /only http and https URLs are accepted, not file:/],
+      ['b8', { cron: '0 0 15W * *' }, /W \(the nearest weekday\) is not supported/],
     ];
     h = await createHarness([
       ...bad.map(([id, args]) => toolCall('task_register', { task_name: `bad-${id}-${stamp}`, task_prompt: 'x', ...args }, id)),
@@ -222,5 +231,128 @@ describe('registerTask', () => {
       ).toEqual(ours);
       await deleteTask(h.client, name);
     }
+  });
+});
+
+describe('cron extensions (issue 18)', () => {
+  it('an nth weekday (1#2) fires on second Mondays only, and the model is told the server’s times', async () => {
+    const name = `second-monday-${stamp}`;
+    created.add(name);
+    h = await createHarness([
+      toolCall('task_register', { task_name: name, cron: '0 0 * * 1#2', task_prompt: 'Monthly review.' }, 'r1'),
+      answer('Registered.'),
+    ]);
+    await h.run(async () => (await h.hermes.start({ prompt: 'every second Monday' })).result());
+    const server = (await h.client.schedule.getHandle(scheduleIdOf(name)).describe()).info.nextActionTimes;
+    expect(server.length).toBeGreaterThanOrEqual(3);
+    for (const t of server) {
+      expect(t.getUTCDay(), t.toISOString()).toBe(1);
+      expect(t.getUTCDate(), t.toISOString()).toBeGreaterThanOrEqual(8);
+      expect(t.getUTCDate(), t.toISOString()).toBeLessThanOrEqual(14);
+    }
+    const text = toolResult(h.mock.requests[1]!.messages, 'r1')!;
+    expect(text).toContain(
+      `Next runs: ${server
+        .slice(0, 3)
+        .map((t) => formatFireTime(t, 'UTC'))
+        .join('; ')}.`,
+    );
+  });
+
+  it('every extension cron-parser accepts fires on the server when cron-parser says, years ahead too', async () => {
+    h = await createHarness([]);
+    const cases: Array<[string, string]> = [
+      ['0 0 * * 1#2', 'UTC'],
+      ['30 9 * * 5#5', 'Europe/Paris'],
+      ['0 0 * * 7#1', 'UTC'],
+      ['0 0 L * *', 'UTC'],
+      ['0 18 L 2,3 *', 'America/New_York'],
+      ['0 0 L 2 *', 'UTC'],
+      ['0 9 * * 5L', 'Europe/Paris'],
+      ['0 6 * 2 0L', 'UTC'],
+      ['0 9 * * 1L,3', 'UTC'],
+      ['0 12 1,L * 1#3', 'UTC'],
+      ['0 12 15 * 5L', 'Asia/Kolkata'],
+      ['0 0 29 2 *', 'UTC'],
+      ['0 0 31 * *', 'UTC'],
+      ['0 0 ? * MON', 'UTC'],
+      ['H H * * *', 'UTC'],
+      ['H(0-29)/10 * * * *', 'UTC'],
+      ['*/20 0 0 * * *', 'UTC'],
+      ['0 0 1-20/5 * *', 'UTC'],
+      ['0 9-17/4 * JAN-MAR/2 MON-FRI', 'Europe/Paris'],
+      ['@weekends', 'UTC'],
+    ];
+    // From a year before a common February and from one before a leap February (the server's list starts at
+    // the schedule's startAt when that is in the future).
+    const starts = ['2027-01-15T00:00:07Z', '2028-01-15T00:00:07Z'].map((s) => new Date(s));
+    for (const [when, timezone] of cases) {
+      for (const start of starts) {
+        const w = parseWhen(when, timezone, start, 'seed-task');
+        const scheduleId = `cron-ext-${stamp}-${created.size}-${Math.random().toString(36).slice(2, 8)}`;
+        const handle = await h.client.schedule.create({
+          scheduleId,
+          spec: { ...w.spec, startAt: start },
+          action: { type: 'startWorkflow', workflowType: 'conversationWorkflow', taskQueue: h.taskQueue, args: [] },
+          state: { paused: true },
+        });
+        try {
+          const server = (await handle.describe()).info.nextActionTimes.map((t) => t.toISOString());
+          expect(server, `${when} (${timezone}) from ${start.toISOString()}`).toHaveLength(10);
+          const ours = CronExpressionParser.parse(when, { tz: timezone, currentDate: start, hashSeed: 'seed-task' })
+            .take(10)
+            .map((d) => d.toDate().toISOString());
+          expect(server, `${when} (${timezone}) from ${start.toISOString()}`).toEqual(ours);
+          expect(w.next.map((d) => d.toISOString())).toEqual(ours.slice(0, 3));
+        } finally {
+          await handle.delete();
+        }
+      }
+    }
+  }, 60_000);
+
+  it('refuses what Temporal cannot express or cron-parser does not know, saying what is wrong', () => {
+    const now = new Date('2026-12-01T12:00:00Z');
+    const cases: Array<[string, RegExp]> = [
+      ['0 0 15W * *', /"15W": W \(the nearest weekday\) is not supported/],
+      ['0 0 LW * *', /"LW": W \(the nearest weekday\) is not supported/],
+      ['0 0 L-2 * *', /L is supported alone in the day of month \(L = its last day\) and after a weekday \(5L = the last Friday\)/],
+      ['0 0 * * L', /L is supported alone in the day of month/],
+      ['0 0 * * 1#6', /not a valid cron expression/],
+    ];
+    for (const [when, message] of cases) expect(() => parseWhen(when, 'UTC', now), when).toThrow(message);
+  });
+
+  it('H is spread by the task name: the same for every parse of one task, the model told what the server runs', () => {
+    const a = parseWhen('H H * * *', 'UTC', new Date('2026-12-01T12:00:00Z'), 'task-a');
+    const again = parseWhen('H H * * *', 'UTC', new Date('2026-12-01T12:00:00Z'), 'task-a');
+    expect(again.spec).toEqual(a.spec);
+    expect(again.next).toEqual(a.next);
+    const others = ['task-b', 'task-c', 'task-d', 'task-e'].map((s) => parseWhen('H H * * *', 'UTC', new Date('2026-12-01T12:00:00Z'), s).spec);
+    expect(others.some((s) => JSON.stringify(s) !== JSON.stringify(a.spec))).toBe(true);
+  });
+
+  it('a one-shot or interval past what the server accepts is refused with the reason, not a server error', async () => {
+    const now = new Date('2026-12-01T12:00:00Z');
+    expect(() => parseWhen('in 999999d', 'UTC', now)).toThrow(
+      /"in 999999d" would fire in the year 4764: Temporal schedules fire up to the year 2100/,
+    );
+    expect(() => parseWhen('2150-01-01T00:00', 'UTC', now)).toThrow(/would fire in the year 2150: Temporal schedules fire up to the year 2100/);
+    expect(() => parseWhen(`in ${'9'.repeat(400)}d`, 'UTC', now)).toThrow(/Temporal schedules fire up to the year 2100/);
+    expect(() => parseWhen('every 999999d', 'UTC', now)).toThrow(
+      /"every 999999d" would first fire in the year 4707: Temporal schedules fire up to the year 2100/,
+    );
+    // The last second the server takes still is one.
+    expect(parseWhen('2100-12-31T23:59:59Z', 'UTC', now).next).toEqual([new Date('2100-12-31T23:59:59Z')]);
+    h = await createHarness([]);
+    const name = `far-${stamp}`;
+    created.add(name);
+    await expect(registerTask(h.client, h.taskQueue, { name, when: 'in 999999d', prompt: 'x' }, { registeredBy: { via: 'client' } })).rejects.toThrow(
+      /Temporal schedules fire up to the year 2100/,
+    );
+    await expect(describeTask(h.client, name)).rejects.toThrow(TaskError);
+    // The edge, registered: the server lists it.
+    const edge = await registerTask(h.client, h.taskQueue, { name, when: '2100-12-31T23:59:59Z', prompt: 'x' }, { registeredBy: { via: 'client' } });
+    expect(edge.nextRuns).toEqual([new Date('2100-12-31T23:59:59Z')]);
   });
 });

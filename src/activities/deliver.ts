@@ -1,10 +1,15 @@
 // The webhook activity: POSTs a scheduled run's result to the schedule's webhook, once per attempt. Temporal
 // retries it (the retry policy is the delivery workflow's, src/workflows/delivery.ts); this file decides what is
 // worth retrying. Every request carries the same `idempotency-key`, so a receiver can drop a duplicate that a
-// retry after a lost response produces.
+// retry after a lost response produces. The address connected to is checked against the webhook policy
+// (src/schedules/webhook-policy.ts) inside the socket's lookup, as web_fetch does.
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { isIP } from 'node:net';
+import { Agent, fetch as undiciFetch, type Response } from 'undici';
 import { retryAfterMs } from '../llm/errors';
+import { webhookGuard, WEBHOOK_ENV_REF, webhookUrl } from '../schedules/webhook-policy';
 import type { RunStatus } from '../shared/contract';
+import { guardedLookup, unbracket, type AddressGuard, type Refusal, type Resolve, type WebPolicy } from '../tools/handlers/web-policy';
 
 /** What the receiver gets, as JSON. */
 export interface WebhookBody {
@@ -42,6 +47,8 @@ export interface WebhookResponse {
 export const WebhookFailure = {
   /** Missing environment variable, not an http(s) URL: no retry helps. */
   Config: 'WebhookConfig',
+  /** An address the worker's webhook policy refuses (loopback, private, link-local…): not retried. */
+  Refused: 'WebhookRefused',
   /** The receiver answered 3xx or 4xx (other than 408 and 429): it does not want this request. */
   Rejected: 'WebhookRejected',
   /** 429: retried after the Retry-After the receiver asked for. */
@@ -53,60 +60,102 @@ export const WebhookFailure = {
 export const WEBHOOK_TIMEOUT_MS = 30_000;
 /** A Retry-After longer than this is cut to it (the retry policy's maximum interval). */
 export const MAX_RETRY_AFTER_MS = 5 * 60_000;
-const ENV_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
 
 export interface DeliverDeps {
   /** Where `$NAME` webhooks are looked up (default: the worker's process.env, read at each attempt). */
   env?: NodeJS.ProcessEnv;
   /** Per-request timeout (default 30 s). */
   timeoutMs?: number;
+  /** Addresses webhooks may be delivered to besides public ones (default: loadWebhookPolicy, read on first use). */
+  policy?: WebPolicy;
+  /** Name resolution (tests map names to addresses); default the system resolver, every address. */
+  resolve?: Resolve;
+}
+
+/** The error a refused address fails the connection with (the lookup's). */
+class AddressRefused extends Error {
+  override name = 'AddressRefused';
+  constructor(
+    message: string,
+    readonly refusal: Refusal,
+  ) {
+    super(message);
+  }
 }
 
 export function createDeliverActivities(deps: DeliverDeps = {}) {
+  let guard: AddressGuard | undefined;
+
   async function deliverWebhook(d: WebhookDelivery): Promise<WebhookResponse> {
     const ctx = Context.current();
-    const { url, target } = resolveWebhook(d.webhook, deps.env ?? process.env);
+    const g = (guard ??= webhookGuard(deps.policy));
+    const { url, target, secret } = resolveWebhook(d.webhook, deps.env ?? process.env);
+    // A `$NAME` webhook's host stays out of the error (which enters the history), like its URL.
+    const refusedText = (r: Refusal) => `cannot deliver to ${target}: ${g.explain(r, secret ? `its host is a ${r.kind} address` : undefined)}`;
+    const host = unbracket(url.hostname);
+    // An IP literal skips the lookup: checked here.
+    const literal = isIP(host) ? g.check(host, host) : undefined;
+    if (literal) throw fail(WebhookFailure.Refused, refusedText(literal), true);
     const timeout = AbortSignal.timeout(deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS);
+    // One connection per attempt, through the guarded lookup: a pooled socket would skip the check.
+    const dispatcher = new Agent({
+      connect: {
+        lookup: guardedLookup(g, deps.resolve, (message, refusal) => (refusal ? new AddressRefused(message, refusal) : new Error(message))),
+      },
+    });
     let res: Response;
     try {
-      res = await fetch(url, {
+      res = await undiciFetch(url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'idempotency-key': d.idempotencyKey, 'user-agent': 'hermes-temporal' },
         body: JSON.stringify(d.body),
         // A redirected POST would become a GET to somewhere else: a webhook must name its receiver.
         redirect: 'manual',
         signal: AbortSignal.any([ctx.cancellationSignal, timeout]),
+        dispatcher,
       });
     } catch (err) {
+      void dispatcher.destroy().catch(() => undefined);
       if (ctx.cancellationSignal.aborted) throw err;
+      const cause = (err as { cause?: unknown }).cause;
+      if (cause instanceof AddressRefused) throw fail(WebhookFailure.Refused, refusedText(cause.refusal), true);
       const why = timeout.aborted ? `no answer within ${(deps.timeoutMs ?? WEBHOOK_TIMEOUT_MS) / 1000} s` : networkText(err, url);
       throw fail(WebhookFailure.Unavailable, `cannot deliver to ${target}: ${why}`, false);
     }
-    const s = res.status;
-    if (s >= 200 && s < 300) {
-      await res.body?.cancel().catch(() => undefined);
-      return { status: s, attempt: ctx.info.attempt };
+    try {
+      return await answered(res, target, ctx.info.attempt);
+    } finally {
+      void dispatcher.close().catch(() => undefined);
     }
-    const said = await snippet(res);
-    const msg = `${target} answered ${s}${said ? `: ${said}` : ''}`;
-    if (s === 429) {
-      const wait = retryAfterMs(res.headers);
-      throw fail(WebhookFailure.RateLimited, msg, false, wait === undefined ? undefined : Math.min(wait, MAX_RETRY_AFTER_MS));
-    }
-    if (s === 408 || s >= 500) throw fail(WebhookFailure.Unavailable, msg, false);
-    if (s >= 300 && s < 400) throw fail(WebhookFailure.Rejected, `${msg} (a redirect; the webhook must be the receiver's own URL)`, true);
-    throw fail(WebhookFailure.Rejected, msg, true);
   }
 
   return { deliverWebhook };
+}
+
+/** Delivered (2xx), or the failure the status calls for. */
+async function answered(res: Response, target: string, attempt: number): Promise<WebhookResponse> {
+  const s = res.status;
+  if (s >= 200 && s < 300) {
+    await res.body?.cancel().catch(() => undefined);
+    return { status: s, attempt };
+  }
+  const said = await snippet(res);
+  const msg = `${target} answered ${s}${said ? `: ${said}` : ''}`;
+  if (s === 429) {
+    const wait = retryAfterMs(res.headers as unknown as Headers);
+    throw fail(WebhookFailure.RateLimited, msg, false, wait === undefined ? undefined : Math.min(wait, MAX_RETRY_AFTER_MS));
+  }
+  if (s === 408 || s >= 500) throw fail(WebhookFailure.Unavailable, msg, false);
+  if (s >= 300 && s < 400) throw fail(WebhookFailure.Rejected, `${msg} (a redirect; the webhook must be the receiver's own URL)`, true);
+  throw fail(WebhookFailure.Rejected, msg, true);
 }
 
 /**
  * The URL to POST to, and how to name it in errors (which enter the history): a `$NAME` webhook is named by its
  * variable, so a secret URL stays out of the history.
  */
-export function resolveWebhook(webhook: string, env: NodeJS.ProcessEnv): { url: URL; target: string } {
-  const ref = ENV_REF.exec(webhook.trim());
+export function resolveWebhook(webhook: string, env: NodeJS.ProcessEnv): { url: URL; target: string; secret: boolean } {
+  const ref = WEBHOOK_ENV_REF.exec(webhook.trim());
   let raw = webhook.trim();
   let target = `webhook ${raw}`;
   if (ref) {
@@ -118,16 +167,9 @@ export function resolveWebhook(webhook: string, env: NodeJS.ProcessEnv): { url: 
   } else if (raw.startsWith('$')) {
     throw fail(WebhookFailure.Config, `webhook "${webhook}": an environment variable reference is $ and a name (letters, digits, _)`, true);
   }
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    throw fail(WebhookFailure.Config, `${target} is not a URL${ref ? '' : ' (expected http://… or https://…, or $NAME)'}`, true);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw fail(WebhookFailure.Config, `${target}: only http and https URLs are accepted, not ${url.protocol}`, true);
-  }
-  return { url, target };
+  const url = webhookUrl(raw, target, !ref);
+  if (typeof url === 'string') throw fail(WebhookFailure.Config, url, true);
+  return { url, target, secret: Boolean(ref) };
 }
 
 function fail(type: string, message: string, nonRetryable: boolean, nextRetryDelay?: number): ApplicationFailure {

@@ -1,6 +1,7 @@
 // createActivities(deps): everything that touches the world, with its dependencies injected so tests and
 // the worker can give it their own model profiles, workspace and handlers.
 import type { ProfileSet } from '../llm/profiles';
+import type { WebPolicy } from '../tools/handlers/web-policy';
 import { Redactor, type RedactConfig } from '../security/redact';
 import { ContextCache } from './context';
 import { createDeliverActivities } from './deliver';
@@ -15,6 +16,8 @@ export interface ActivityDeps extends ToolDeps {
   contextCache?: ContextCache;
   /** Extra patterns and values for the redactor (ignored when `redactor` is given). */
   redact?: RedactConfig;
+  /** Non-public addresses webhooks may be delivered to (default: HERMES_WEBHOOK_ALLOW_* and the config file). */
+  webhookPolicy?: WebPolicy;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -24,7 +27,7 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createModelActivities({ profiles: deps.profiles, env: deps.env, contextCache, redactor, catalog: deps.catalog }),
     ...createToolActivities({ ...deps, contextCache, redactor }),
-    ...createDeliverActivities({ env: deps.env }),
+    ...createDeliverActivities({ env: deps.env, ...(deps.webhookPolicy ? { policy: deps.webhookPolicy } : {}) }),
     ...createMemoryActivities({ redactor }),
     ...createPromptActivities({ workspace: deps.workspace, redactor }),
     /**

@@ -20,13 +20,17 @@ export class UsageError extends Error {
 /**
  * Connects; in embedded mode also runs a worker in this process for as long as fn runs. That worker is the
  * user's own, so a `workspace` typed on the command line is one of its workspace roots (a cluster's workers
- * decide theirs with HERMES_WORKSPACE_ROOTS).
+ * decide theirs with HERMES_WORKSPACE_ROOTS). A function gives it once connected (a scheduled task's
+ * workspace, read from its schedule); it runs in cluster mode too, so its errors are the same in both.
  *
  * A stop signal (SIGTERM; SIGINT unless the command claimed it) ends fn's wait: the command's stop message is
  * said (src/cli/signals.ts), and the worker, the connection and an embedded server this started are stopped as
  * after any command; the exit code is 128 + the signal's number.
  */
-export async function withHermes(fn: (hermes: Hermes) => Promise<number>, opts: { workspace?: string } = {}): Promise<number> {
+export async function withHermes(
+  fn: (hermes: Hermes) => Promise<number>,
+  opts: { workspace?: string | ((hermes: Hermes) => Promise<string | undefined>) } = {},
+): Promise<number> {
   installStopHandlers();
   if (!clusterConfigured()) embeddedLogToFile();
   installRuntimeLogger(undefined, { signals: false });
@@ -38,13 +42,14 @@ export async function withHermes(fn: (hermes: Hermes) => Promise<number>, opts: 
     // The command's calls are cancelled at a stop (rather than cut by the connection's close, which can leave a
     // gRPC retry timer to throw on the closed channel); the abandoned loops then end at once.
     const command = () => hermes.client.withAbortSignal(stopSignal, () => fn(hermes));
+    const workspace = typeof opts.workspace === 'function' ? await opts.workspace(hermes) : opts.workspace;
     if (!target.embedded) return await untilStopped(command());
     const connection = await connectWorker(target);
     const w = await createHermesWorker({
       connection,
       namespace: target.namespace,
       taskQueue: hermes.taskQueue,
-      ...(opts.workspace ? { workspaceRoots: [...workspaceRoots(path.resolve(process.env.HERMES_WORKSPACE ?? process.cwd())), opts.workspace] } : {}),
+      ...(workspace ? { workspaceRoots: [...workspaceRoots(path.resolve(process.env.HERMES_WORKSPACE ?? process.cwd())), workspace] } : {}),
       // A stop must be over within seconds (signals.ts): calls in flight get a second to finish, then they are
       // cancelled (a terminal command's process group is killed) and their attempts fail, to be retried by the
       // next worker.

@@ -209,37 +209,43 @@ async function setPaused(args: string[], paused: boolean): Promise<number> {
 
 /**
  * Fires the task now and prints the firing's workflow id. In embedded mode the firing runs on this command's
- * worker, so the command waits for it and prints its answer.
+ * worker, so the command waits for it and prints its answer; that worker takes the task's workspace as one of
+ * its roots, as `hermes run --workspace` does (add accepted it from this user).
  */
 async function trigger(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { json: { type: 'boolean', default: false } } });
   const name = need(positionals[0], 'hermes schedule trigger needs a task name (see hermes schedule list)');
-  return withHermes(async (hermes) => {
-    const schedules = schedulesOf(hermes);
-    const before = new Set((await schedules.describe(name)).recentRuns.map((r) => r.workflowId));
-    await schedules.trigger(name);
-    const workflowId = await newFiring(schedules, name, before);
-    const embedded = Boolean(hermes.target?.embedded);
-    if (!embedded || !workflowId) {
-      if (values.json) json({ name, workflowId: workflowId ?? null });
-      else
-        out(
-          workflowId
-            ? `triggered task ${name}: ${workflowId}`
-            : `triggered task ${name} (its firing has not shown up yet: hermes schedule runs ${name})`,
-        );
-      return 0;
-    }
-    note(`triggered task ${name}: ${workflowId}; running it on this command's worker`);
-    const result = await hermes.get(workflowId).result();
-    if (values.json) json({ name, workflowId, ...result });
-    else {
-      out(result.answer);
-      note(`status: ${result.status}${result.reason ? ` (${result.reason})` : ''} · workflow id: ${workflowId}`);
-      if (result.error) note(`error: ${result.error}`);
-    }
-    return result.status === 'completed' ? 0 : 1;
-  });
+  const taskWorkspace = async (hermes: Hermes) =>
+    hermes.target?.embedded ? (await schedulesOf(hermes).definition(name)).config?.workspace : undefined;
+  return withHermes(
+    async (hermes) => {
+      const schedules = schedulesOf(hermes);
+      const before = new Set((await schedules.describe(name)).recentRuns.map((r) => r.workflowId));
+      await schedules.trigger(name);
+      const workflowId = await newFiring(schedules, name, before);
+      const embedded = Boolean(hermes.target?.embedded);
+      if (!embedded || !workflowId) {
+        if (values.json) json({ name, workflowId: workflowId ?? null });
+        else
+          out(
+            workflowId
+              ? `triggered task ${name}: ${workflowId}`
+              : `triggered task ${name} (its firing has not shown up yet: hermes schedule runs ${name})`,
+          );
+        return 0;
+      }
+      note(`triggered task ${name}: ${workflowId}; running it on this command's worker`);
+      const result = await hermes.get(workflowId).result();
+      if (values.json) json({ name, workflowId, ...result });
+      else {
+        out(result.answer);
+        note(`status: ${result.status}${result.reason ? ` (${result.reason})` : ''} · workflow id: ${workflowId}`);
+        if (result.error) note(`error: ${result.error}`);
+      }
+      return result.status === 'completed' ? 0 : 1;
+    },
+    { workspace: taskWorkspace },
+  );
 }
 
 /** The workflow id of the firing a trigger started (the schedule records it within a moment). */

@@ -71,8 +71,17 @@ export function configSchema() {
     httpTools: z.array(z.unknown()).optional(),
     /** MCP servers by name; their schema is checked by the MCP loader (src/tools/mcp). */
     mcpServers: z.record(z.string(), z.unknown()).optional(),
-    /** Defaults for `hermes schedule add` and task_register. */
-    schedules: z.strictObject({ timezone: z.string().min(1).optional() }).optional(),
+    /** Defaults for `hermes schedule add` and task_register, and where webhooks may deliver. */
+    schedules: z
+      .strictObject({
+        timezone: z.string().min(1).optional(),
+        webhookAllowPrivate: z.boolean().optional().describe('Webhooks may be delivered to loopback, private and link-local addresses'),
+        webhookAllowHosts: z
+          .array(z.string().refine(validAllowEntry, { message: 'a host name, *.domain, an IP address or a CIDR range' }))
+          .optional()
+          .describe('Hosts, *.domains, IP addresses and CIDR ranges webhooks may be delivered to although they are not public'),
+      })
+      .optional(),
     passEnv: z.array(envName()).optional().describe('Worker variables terminal commands get besides the allow-list (PATH, HOME, LANG, LC_*…)'),
     redact: z
       .strictObject({

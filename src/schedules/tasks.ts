@@ -7,18 +7,23 @@ import {
   ScheduleAlreadyRunning,
   ScheduleNotFoundError,
   ScheduleOverlapPolicy,
+  ServiceError,
   type Client,
   type ScheduleDescription,
+  type ScheduleHandle,
   type ScheduleOptions,
   type ScheduleSummary,
 } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
 import { conversationInputSchema, conversationResultSchema, issuesText, type ConversationInput, type RunStatus } from '../shared/contract';
 import { HermesSchedule } from '../shared/search-attributes';
 import { resultOfFailure } from '../shared/outcome';
+import { TASK_LIMITS, TASK_NAME_PATTERN } from './limits';
+import { webhookProblem } from './webhook-policy';
 import { formatFireTime, parseWhen, type When } from './when';
 
+export { TASK_LIMITS, TASK_NAME_PATTERN } from './limits';
 export const SCHEDULE_ID_PREFIX = 'hermes-task-';
-export const TASK_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const OVERLAP = { skip: 'SKIP', buffer_one: 'BUFFER_ONE', allow_all: 'ALLOW_ALL', cancel_other: 'CANCEL_OTHER' } as const;
 export type OverlapPolicy = keyof typeof OVERLAP;
 
@@ -54,7 +59,12 @@ interface TaskMemo extends Omit<TaskDefinition, 'config'> {
   timezone: string;
   registeredBy: RegisteredBy;
   registeredAt: string;
+  /** Unique per registration: tells a registration its own schedule from one a concurrent replace made. */
+  registrationId?: string;
 }
+
+/** Rounds of delete + create a replace tries while others replace the same task at the same time. */
+const REPLACE_ATTEMPTS = 5;
 
 export interface TaskInfo {
   name: string;
@@ -91,14 +101,37 @@ export class TaskError extends Error {
 
 export const scheduleIdOf = (name: string) => `${SCHEDULE_ID_PREFIX}${name}`;
 
-/** Checks a definition without touching the cluster: the name, when it fires, and the firing's input. */
+/**
+ * Checks a definition without touching the cluster: the name, the sizes (task_register's limits, for every way
+ * in), when it fires, the webhook (its form, and an address this process's webhook policy refuses), and the
+ * firing's input.
+ */
 export function checkTask(def: TaskDefinition, now = new Date()): { when: When; input: ConversationInput } {
   if (!TASK_NAME_PATTERN.test(def.name)) {
     throw new TaskError(
       `task name "${def.name}": use 1-63 lowercase letters, digits, - or _, starting with a letter or digit (e.g. "daily-ci-report")`,
     );
   }
-  const when = parseWhen(def.when, def.timezone ?? 'UTC', now);
+  const tooLong = (what: string, value: string | undefined, max: number) => {
+    if (value !== undefined && value.length > max) {
+      throw new TaskError(
+        `the ${what} of task "${def.name}" is ${value.length.toLocaleString('en-US')} characters: at most ${max.toLocaleString('en-US')}`,
+      );
+    }
+  };
+  tooLong('prompt', def.prompt, TASK_LIMITS.promptChars);
+  tooLong('description', def.description, TASK_LIMITS.descriptionChars);
+  tooLong('when', def.when, TASK_LIMITS.whenChars);
+  tooLong('timezone', def.timezone, TASK_LIMITS.timezoneChars);
+  tooLong('webhook', def.webhook, TASK_LIMITS.webhookChars);
+  if ((def.config?.tools?.length ?? 0) > TASK_LIMITS.tools) {
+    throw new TaskError(`task "${def.name}" names ${def.config!.tools!.length} tools or toolsets: at most ${TASK_LIMITS.tools}`);
+  }
+  if (!def.prompt.trim()) throw new TaskError(`task "${def.name}" needs a prompt: what each firing is asked`);
+  const webhook = def.webhook ? webhookProblem(def.webhook) : undefined;
+  if (webhook) throw new TaskError(webhook);
+  // The name seeds a cron's `H` fields: every parse of this task picks the same values.
+  const when = parseWhen(def.when, def.timezone ?? 'UTC', now, def.name);
   const input = {
     ...def.config,
     prompt: def.prompt,
@@ -114,6 +147,11 @@ export function checkTask(def: TaskDefinition, now = new Date()): { when: When; 
  * Creates the task's schedule. Idempotent for its registrant: a retried `task_register` (same conversation and
  * call) that finds the schedule it created returns it instead of failing with "already exists". Another
  * registrant gets an error unless `replace` is set (then the old schedule is deleted and created anew).
+ *
+ * Concurrent registrations of one name: the memo cannot be updated in place, so a replace is delete + create,
+ * and between the two another registration may delete or create. Each step takes the others' into account
+ * (a schedule gone meanwhile is fine to delete, a name taken meanwhile is replaced again), so the last create
+ * wins; a registration that finds its own schedule replaced by another right after it made it says so.
  */
 export async function registerTask(
   client: Client,
@@ -123,6 +161,8 @@ export async function registerTask(
 ): Promise<TaskInfo> {
   const { when, input } = checkTask(def, opts.now);
   const scheduleId = scheduleIdOf(def.name);
+  const handle = client.schedule.getHandle(scheduleId);
+  const registrationId = randomUUID();
   const memo: TaskMemo = {
     name: def.name,
     when: def.when,
@@ -132,6 +172,7 @@ export async function registerTask(
     ...(def.webhook ? { webhook: def.webhook } : {}),
     registeredBy: opts.registeredBy,
     registeredAt: (opts.now ?? new Date()).toISOString(),
+    registrationId,
   };
   const options: ScheduleOptions = {
     scheduleId,
@@ -155,23 +196,64 @@ export async function registerTask(
     memo: { hermes: memo },
     typedSearchAttributes: [{ key: HermesSchedule, value: def.name }],
   };
-  try {
-    await client.schedule.create(options);
-  } catch (err) {
-    if (!(err instanceof ScheduleAlreadyRunning)) throw err;
-    const existing = await describeTask(client, def.name);
-    if (sameRegistration(existing.registeredBy, opts.registeredBy) && !opts.replace) return existing;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await client.schedule.create(options);
+      break;
+    } catch (err) {
+      if (!(err instanceof ScheduleAlreadyRunning)) throw err;
+    }
+    // Deleted since (a replace between its delete and its create): the name may be free now; try again.
+    const existing = await described(handle);
+    if (!existing) {
+      if (attempt >= REPLACE_ATTEMPTS) throw beingReplaced(def.name);
+      continue;
+    }
+    const info = taskInfo(def.name, existing);
+    if (sameRegistration(info.registeredBy, opts.registeredBy)) return info;
     if (!opts.replace) {
       throw new TaskError(
-        `a task named "${def.name}" already exists (${existing.when}, registered by ${describeRegistrant(existing.registeredBy)}): ` +
+        `a task named "${def.name}" already exists (${info.when}, registered by ${describeRegistrant(info.registeredBy)}): ` +
           'pick another name, or replace it',
       );
     }
-    // The memo cannot be updated in place: replacing is delete + create.
-    await client.schedule.getHandle(scheduleId).delete();
-    await client.schedule.create(options);
+    if (attempt >= REPLACE_ATTEMPTS) throw beingReplaced(def.name);
+    // The memo cannot be updated in place: replacing is delete + create. Gone already (another replace
+    // deleted it, or it is being deleted: "workflow execution already completed") is as good.
+    await handle.delete().catch((err: unknown) => {
+      if (!(err instanceof ScheduleNotFoundError)) throw err;
+    });
   }
-  return describeTask(client, def.name);
+  const mine = await described(handle);
+  const memoNow = (mine?.memo?.hermes ?? {}) as Partial<TaskMemo>;
+  if (!mine || memoNow.registrationId !== registrationId) {
+    throw new TaskError(
+      `task "${def.name}" was registered, and replaced right away by another registration of the same name ` +
+        `(${mine ? `now ${memoNow.when ?? '?'}, registered by ${describeRegistrant(memoNow.registeredBy)}` : 'which is still being made'}): ` +
+        'someone else is replacing it at the same time; see hermes schedule show or task_list',
+    );
+  }
+  return taskInfo(def.name, mine);
+}
+
+/**
+ * The schedule, or undefined when there is none (deleted, or being deleted). Describing asks the schedule's own
+ * workflow, which can fail for a moment while another registration creates or deletes it: tried again.
+ */
+async function described(handle: ScheduleHandle): Promise<ScheduleDescription | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await handle.describe();
+    } catch (err) {
+      if (err instanceof ScheduleNotFoundError) return undefined;
+      if (!(err instanceof ServiceError) || attempt >= 5) throw err;
+      await new Promise((r) => setTimeout(r, 100 * attempt));
+    }
+  }
+}
+
+function beingReplaced(name: string): TaskError {
+  return new TaskError(`task "${name}" was not registered: someone else is replacing it at the same time (the name kept changing hands); try again`);
 }
 
 function sameRegistration(a: RegisteredBy | undefined, b: RegisteredBy): boolean {
@@ -204,7 +286,11 @@ export async function resumeTask(client: Client, name: string, note = 'resumed')
   await withTask(name, () => client.schedule.getHandle(scheduleIdOf(name)).unpause(note));
 }
 
-/** Fires the task now (overlap policy allow-all, so it runs even while another firing does). */
+/**
+ * Fires the task now (overlap policy allow-all, so it runs even while another firing does). Temporal does not
+ * track allow-all firings: one of these does not make a scheduled firing or a stock `temporal schedule trigger`
+ * (whose --overlap-policy defaults to Skip) skip while it runs.
+ */
 export async function triggerTask(client: Client, name: string): Promise<void> {
   await withTask(name, () => client.schedule.getHandle(scheduleIdOf(name)).trigger(ScheduleOverlapPolicy.ALLOW_ALL));
 }

@@ -13,6 +13,7 @@ import {
   registerTask,
   resumeTask,
   taskRuns,
+  TASK_LIMITS,
   TaskError,
   type TaskDefinition,
   type TaskInfo,
@@ -61,13 +62,16 @@ function runConfig(conversation: ConversationInput | undefined, args: RegisterAr
   };
 }
 
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 function describe(t: TaskInfo): string {
   const state = t.paused ? 'paused' : t.remainingActions === 0 ? 'done (one-shot fired)' : 'active';
   return [
     `${t.name}: ${t.when}${t.timezone !== 'UTC' ? ` (${t.timezone})` : ''} — ${state}`,
     `  next: ${formatNextRuns(t.nextRuns.slice(0, 3), t.timezone)}`,
-    `  prompt: ${t.prompt.length > 200 ? `${t.prompt.slice(0, 200)}…` : t.prompt}`,
-    ...(t.description ? [`  description: ${t.description}`] : []),
+    `  prompt: ${clip(t.prompt, 200)}`,
+    // Capped at registration since issue 18; a task registered before may have a longer one.
+    ...(t.description ? [`  description: ${clip(t.description, TASK_LIMITS.descriptionChars)}`] : []),
     ...(t.webhook ? [`  results to: ${t.webhook.startsWith('$') ? t.webhook : 'a webhook'}`] : []),
   ].join('\n');
 }
@@ -84,7 +88,7 @@ export const taskRegister: ToolHandler<typeof taskRegisterSpec.schema> = (args, 
       config: runConfig(conversation, args),
       ...(args.deliver ? { webhook: args.deliver } : {}),
     };
-    const { when } = checkTask(def); // before anything is created: a bad schedule is the model's to fix
+    checkTask(def); // before anything is created: a bad schedule is the model's to fix
     const t = await registerTask(client, taskQueue, def, {
       registeredBy: { via: 'tool', ...(ctx.workflowId ? { workflowId: ctx.workflowId } : {}), callId: ctx.callId },
       ...(args.replace ? { replace: true } : {}),
@@ -92,7 +96,8 @@ export const taskRegister: ToolHandler<typeof taskRegisterSpec.schema> = (args, 
     const cfg = def.config ?? {};
     return [
       `Registered task "${t.name}" (Temporal schedule ${t.scheduleId}).`,
-      `Next runs: ${formatNextRuns(when.next, when.timezone)}.`,
+      // The server's own fire times (describe), not our computation of them: what the user confirms is what runs.
+      `Next runs: ${formatNextRuns(t.nextRuns.slice(0, 3), t.timezone)}.`,
       `Each run is a new unattended conversation: model profile ${cfg.model ?? 'default'}, tools ${cfg.tools?.join(', ') ?? 'all but schedules and clarify'}, ` +
         `workspace ${cfg.workspace ?? "the worker's default"}, at most ${cfg.limits?.maxIterations ?? 'the default'} iterations; approvals ${cfg.approvalMode === 'allow' ? 'allowed' : 'denied'}.`,
       def.webhook

@@ -1,7 +1,10 @@
-// Which addresses web_fetch may connect to. Public unicast only, unless the worker's config allows more: a
-// model (or a page it reads) must not make the worker fetch its own admin ports, the LAN or the cloud metadata
-// service (169.254.169.254), which is what the network position of a worker would otherwise offer.
-import { BlockList, isIP } from 'node:net';
+// Which addresses web_fetch (and webhook delivery, src/schedules/webhook-policy.ts) may connect to. Public
+// unicast only, unless the worker's config allows more: a model (or a page it reads) must not make the worker
+// fetch its own admin ports, the LAN or the cloud metadata service (169.254.169.254), which is what the network
+// position of a worker would otherwise offer. The check runs in the socket's own `lookup` (guardedLookup), so
+// the address checked is the address connected to.
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 
 export interface WebPolicy {
   /** Loopback, private, CGNAT, ULA and link-local addresses allowed (HERMES_WEB_ALLOW_PRIVATE=1). */
@@ -83,14 +86,40 @@ export function unbracket(host: string): string {
   return host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host;
 }
 
+/** A refused address: what it is, and whether any setting could allow it. */
+export interface Refusal {
+  host: string;
+  ip: string;
+  kind: string;
+  /** Unspecified, multicast, reserved: never allowed. */
+  never: boolean;
+}
+
+/** How a refusal is explained: who refuses, and how the worker would allow it. */
+export interface GuardWording {
+  /** After "…, a multicast address; ". */
+  never: string;
+  /** After "…, a loopback address; ". */
+  refused: string;
+}
+
+const WEB_FETCH_WORDING: GuardWording = {
+  never: 'web_fetch only fetches from unicast addresses',
+  refused:
+    'web_fetch refuses loopback, private and link-local addresses unless the worker allows them ' +
+    "(HERMES_WEB_ALLOW_PRIVATE=1, or the host in HERMES_WEB_ALLOW_HOSTS / the config file's web.allowHosts)",
+};
+
 /** Decides per host name and resolved address; built once from the worker's config. */
 export class AddressGuard {
   readonly #allowPrivate: boolean;
   readonly #names: string[] = [];
   readonly #suffixes: string[] = [];
   readonly #ranges = new BlockList();
+  readonly #wording: GuardWording;
 
-  constructor(policy: WebPolicy = {}) {
+  constructor(policy: WebPolicy = {}, wording: GuardWording = WEB_FETCH_WORDING) {
+    this.#wording = wording;
     this.#allowPrivate = policy.allowPrivate === true;
     for (const raw of policy.allowHosts ?? []) {
       const entry = parseAllowEntry(raw);
@@ -103,15 +132,34 @@ export class AddressGuard {
 
   /** Why connecting to `ip` for `host` is refused, or undefined when it is allowed. */
   refusal(host: string, ip: string): string | undefined {
+    const r = this.check(host, ip);
+    return r && this.explain(r);
+  }
+
+  /** The refusal of connecting to `ip` for `host`, or undefined when it is allowed. */
+  check(host: string, ip: string): Refusal | undefined {
     const kind = addressKind(ip);
     if (!kind) return undefined;
-    const where = host === ip ? `${ip} is a ${kind} address` : `${host} resolves to ${ip}, a ${kind} address`;
-    if (NEVER.has(kind)) return `${where}; web_fetch only fetches from unicast addresses`;
+    if (NEVER.has(kind)) return { host, ip, kind, never: true };
     if (this.#allowPrivate || this.#hostAllowed(host) || this.#ranges.check(ip, familyOf(ip)!)) return undefined;
-    return (
-      `${where}; web_fetch refuses loopback, private and link-local addresses unless the worker allows them ` +
-      "(HERMES_WEB_ALLOW_PRIVATE=1, or the host in HERMES_WEB_ALLOW_HOSTS / the config file's web.allowHosts)"
-    );
+    return { host, ip, kind, never: false };
+  }
+
+  /** "127.0.0.1 is a loopback address; web_fetch refuses …"; `where` replaces the part before the semicolon. */
+  explain(r: Refusal, where?: string): string {
+    const what = where ?? (r.host === r.ip ? `${r.ip} is a ${r.kind} address` : `${r.host} resolves to ${r.ip}, a ${r.kind} address`);
+    return `${what}; ${r.never ? this.#wording.never : this.#wording.refused}`;
+  }
+
+  /**
+   * What can be told without DNS: an IP literal, or a `localhost` name (RFC 6761: always loopback). For a check
+   * before anything is sent (a webhook at registration); the connection itself is checked by guardedLookup.
+   */
+  checkWithoutLookup(hostname: string): Refusal | undefined {
+    const host = unbracket(hostname.toLowerCase()).replace(/\.$/, '');
+    if (isIP(host)) return this.check(host, host);
+    if (host === 'localhost' || host.endsWith('.localhost')) return this.check(host, '127.0.0.1');
+    return undefined;
   }
 
   #hostAllowed(host: string): boolean {
@@ -139,4 +187,36 @@ function parseAllowEntry(raw: string): { net: string; prefix: number; family: Fa
   }
   const host = entry.replace(/\.$/, '');
   return slash < 0 && HOST.test(host) ? { host } : undefined;
+}
+
+/** Name resolution: every address of a host (tests map names to addresses). */
+export type Resolve = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+/**
+ * A `lookup` for the socket that resolves, refuses unless every address is allowed, and hands those on: the
+ * address checked is the address connected to, so a DNS answer that changes between a check and the connection
+ * (rebinding) cannot slip through. `toError` makes the error the connection fails with (the refusal when an
+ * address was refused). IP literals skip `lookup`: check them with `guard.check(ip, ip)` before connecting.
+ */
+export function guardedLookup(
+  guard: AddressGuard,
+  resolve: Resolve | undefined,
+  toError: (message: string, refusal?: Refusal) => Error,
+): LookupFunction {
+  const resolveAll = resolve ?? ((host: string) => dnsLookup(host, { all: true, verbatim: true }));
+  return (hostname, options, callback) => {
+    resolveAll(hostname).then(
+      (found) => {
+        const family = options.family === 4 || options.family === 6 ? options.family : undefined;
+        const addresses = found.filter((a) => !family || a.family === family);
+        if (addresses.length === 0) return callback(toError(`${hostname} has no address`), '', 0);
+        // All of them: a name that also points at a private address is refused, whichever the socket would pick.
+        const refused = addresses.map((a) => guard.check(hostname, a.address)).find(Boolean);
+        if (refused) return callback(toError(guard.explain(refused), refused), '', 0);
+        if (options.all) return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
+        callback(null, addresses[0]!.address, addresses[0]!.family);
+      },
+      (err: NodeJS.ErrnoException) => callback(err, '', 0),
+    );
+  };
 }

@@ -2,10 +2,9 @@
 // followed by hand) is checked against the address policy (web-policy.ts) after DNS resolution, inside the
 // socket's own `lookup`, so the address checked is the address connected to: a DNS answer that changes between
 // a check and the connection (rebinding) cannot slip through. Errors are results the model reads.
-import { lookup as dnsLookup } from 'node:dns/promises';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
+import { isIP } from 'node:net';
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { loadWebConfig } from '../../llm/profiles';
@@ -13,13 +12,13 @@ import { ToolError, type ToolContext, type ToolHandler } from '../spec';
 import type { webFetchSpec } from '../specs/web_fetch';
 import { formatSize } from './fs-util';
 import { shown } from './shown';
-import { AddressGuard, unbracket, type WebConfig } from './web-policy';
+import { AddressGuard, guardedLookup, unbracket, type Resolve, type WebConfig } from './web-policy';
 import { bodyText, contentKind, htmlTitle, mimeOf } from './web-content';
 
 export interface WebFetchOptions extends WebConfig {
   maxRedirects?: number;
   /** Name resolution (tests map names to addresses); default the system resolver, every address. */
-  resolve?: (host: string) => Promise<Array<{ address: string; family: number }>>;
+  resolve?: Resolve;
 }
 
 export const WEB_DEFAULTS = { maxBytes: 2 * 1024 * 1024, timeoutMs: 20_000, maxRedirects: 5 };
@@ -122,32 +121,12 @@ function request(url: URL, guard: AddressGuard, resolve: WebFetchOptions['resolv
     const req = (url.protocol === 'https:' ? https : http).request(
       url,
       // agent: false: a pooled keep-alive socket would be reused without a lookup, so without a check.
-      { method: 'GET', headers: HEADERS, signal, agent: false, lookup: guardedLookup(guard, resolve) },
+      { method: 'GET', headers: HEADERS, signal, agent: false, lookup: guardedLookup(guard, resolve, (message) => new ToolError(message)) },
       done,
     );
     req.on('error', fail);
     req.end();
   });
-}
-
-/** A `lookup` for the socket that resolves, refuses unless every address is allowed, and hands those on. */
-function guardedLookup(guard: AddressGuard, resolve: WebFetchOptions['resolve']): LookupFunction {
-  const resolveAll = resolve ?? ((host: string) => dnsLookup(host, { all: true, verbatim: true }));
-  return (hostname, options, callback) => {
-    resolveAll(hostname).then(
-      (found) => {
-        const family = options.family === 4 || options.family === 6 ? options.family : undefined;
-        const addresses = found.filter((a) => !family || a.family === family);
-        if (addresses.length === 0) return callback(new ToolError(`${hostname} has no address`), '', 0);
-        // All of them: a name that also points at a private address is refused, whichever the socket would pick.
-        const refused = addresses.map((a) => guard.refusal(hostname, a.address)).find(Boolean);
-        if (refused) return callback(new ToolError(refused), '', 0);
-        if (options.all) return (callback as unknown as (e: null, a: typeof addresses) => void)(null, addresses);
-        callback(null, addresses[0]!.address, addresses[0]!.family);
-      },
-      (err: NodeJS.ErrnoException) => callback(err, '', 0),
-    );
-  };
 }
 
 async function readResponse(res: IncomingMessage, url: URL, first: string, maxBytes: number, ctx: ToolContext): Promise<string> {

@@ -2,14 +2,13 @@
 // (src/schedules/tasks.ts). Workflow-safe: specs only; the handlers (src/tools/handlers/schedules.ts) run in
 // the tool activity with the worker's Temporal client.
 import { z } from 'zod';
+import { TASK_LIMITS, TASK_NAME_PATTERN } from '../../schedules/limits';
 import { defineTool } from '../spec';
-
-const TASK_NAME = /^[a-z0-9][a-z0-9_-]{0,62}$/;
 const taskName = () =>
   z
     .string()
     // refine, not .regex(): zod's own regex checks fail in the workflow sandbox, where zod is frozen.
-    .refine((v) => TASK_NAME.test(v), 'use lowercase letters, digits, - or _, e.g. "daily-ci-report"')
+    .refine((v) => TASK_NAME_PATTERN.test(v), 'use lowercase letters, digits, - or _, e.g. "daily-ci-report"')
     .describe('Unique name of the task, e.g. "daily-ci-report" (lowercase letters, digits, - and _)');
 
 export const taskRegisterSpec = defineTool({
@@ -23,19 +22,23 @@ export const taskRegisterSpec = defineTool({
       cron: z
         .string()
         .min(1)
-        .max(200)
+        .max(TASK_LIMITS.whenChars)
         .describe(
           'When it runs: a 5-field cron expression ("0 9 * * 1-5" = weekdays 09:00; 6 fields = seconds first), ' +
             '@hourly/@daily/@weekly/@monthly, an interval ("every 30m", "every 2h"), or once ("in 45m", "2027-01-15T09:00")',
         ),
-      task_prompt: z.string().min(1).max(20_000).describe('The prompt each run starts with; self-contained, it has no memory of this chat'),
-      timezone: z.string().max(64).optional().describe('IANA time zone for the cron, e.g. "Europe/Paris" (default UTC)'),
-      description: z.string().max(500).optional().describe('What the task is for, shown in listings'),
+      task_prompt: z
+        .string()
+        .min(1)
+        .max(TASK_LIMITS.promptChars)
+        .describe('The prompt each run starts with; self-contained, it has no memory of this chat'),
+      timezone: z.string().max(TASK_LIMITS.timezoneChars).optional().describe('IANA time zone for the cron, e.g. "Europe/Paris" (default UTC)'),
+      description: z.string().max(TASK_LIMITS.descriptionChars).optional().describe('What the task is for, shown in listings'),
       max_iterations: z.number().int().min(1).max(500).optional().describe("Iteration budget of each run (default: this conversation's)"),
-      tools: z.array(z.string()).max(50).optional().describe('Tools or toolsets each run may use (default: the ones you have)'),
+      tools: z.array(z.string()).max(TASK_LIMITS.tools).optional().describe('Tools or toolsets each run may use (default: the ones you have)'),
       deliver: z
         .string()
-        .max(2_000)
+        .max(TASK_LIMITS.webhookChars)
         .optional()
         .describe('Webhook that receives each result as JSON: a URL, or "$NAME" for a URL the worker has in its environment'),
       replace: z.boolean().optional().describe('Replace an existing task of the same name (default: an error)'),
