@@ -8,6 +8,7 @@ import { temporal } from '@temporalio/proto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dataConverter } from './codec';
+import { explainUnreadable, isPayloadKeyMismatch } from './codec/explain';
 import { connectClient, resolveTemporal, type TemporalTarget } from './connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
 import { readConfig } from './config/load';
@@ -36,6 +37,7 @@ import type { HermesWorkerOptions } from './worker';
 
 export type { ConversationInput, ConversationResult, ConversationState, StartOptions } from './shared/contract';
 export type { InFlightCall } from './in-flight';
+export { PayloadKeyMismatchError, isPayloadKeyMismatch } from './codec/explain';
 export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
 export { defineTool, ToolResultError, type ToolDefinition, type ExternalToolContext } from './tools/define';
 export { MemoryClient, MemoryError, type MemoryView, type MemoryWrite, type MemoryWriteResult } from './memory/client';
@@ -287,7 +289,7 @@ export class ConversationHandle {
       try {
         return await this.resultOnce();
       } catch (err) {
-        if (!isServerUnreachable(err)) throw err;
+        if (!isServerUnreachable(err)) throw await explainUnreadable(err, this.workflow, 'result');
         const now = Date.now();
         if (outageSince === undefined) {
           outageSince = now;
@@ -400,7 +402,10 @@ export class ConversationHandle {
 
   /** Live state (the `state` query): status, iteration, budgets left, usage, todo, pending question/approvals. */
   state(args?: StateQueryArgs): Promise<ConversationState> {
-    return args ? this.workflow.query(stateQuery, args) : this.workflow.query(stateQuery);
+    const q = args ? this.workflow.query(stateQuery, args) : this.workflow.query(stateQuery);
+    return q.catch(async (err: unknown) => {
+      throw await explainUnreadable(err, this.workflow, 'state');
+    });
   }
 
   /** Stops the step in flight. With `message`, the loop goes on with it as the next user message. */
@@ -454,6 +459,7 @@ export class ConversationHandle {
       try {
         s = await this.state();
       } catch (err) {
+        if (isPayloadKeyMismatch(err)) throw err; // unreadable now means unreadable later: the key is wrong
         const d = await this.workflow.describe().catch(() => undefined);
         if (d && d.status.name !== 'RUNNING') return;
         if (!d) throw err;

@@ -12,7 +12,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Hermes } from '../src/client';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Hermes, PayloadKeyMismatchError } from '../src/client';
 import {
   AesGcmCodec,
   codecDataConverter,
@@ -23,8 +24,12 @@ import {
   payloadCodec,
   PayloadDecryptError,
   PayloadKeyError,
+  workerDataConverter,
 } from '../src/codec';
 import { startCodecServer, type RunningCodecServer } from '../src/codec/server';
+import { answerSchema, parseArgs } from '../src/shared/contract';
+import { readUndecodable, UNDECODABLE_ENCODING } from '../src/shared/undecodable';
+import { payloadConverter } from '../src/workflows/payload-converter';
 import { fetchRuns, stepRows } from '../src/inspect';
 import { historiesOf, replayAll } from '../src/replay';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
@@ -144,35 +149,111 @@ describe('encrypted payloads in the server', () => {
   });
 });
 
+/** 'wedged' once a workflow task of `workflowId` is on its second attempt (a task failing on every try); polls until `signal`. */
+async function wedged(client: Client, workflowId: string, signal: AbortSignal): Promise<'wedged' | undefined> {
+  while (!signal.aborted) {
+    const d = await client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch(() => undefined);
+    if ((d?.raw.pendingWorkflowTask?.attempt ?? 0) >= 2) return 'wedged';
+    await sleep(100);
+  }
+  return undefined;
+}
+
+/** `hermes run` against the worker below, raced against the conversation's workflow task failing twice. */
+async function runUnlessWedged(args: string[], env: Record<string, string>, workflowId: string) {
+  const stop = new AbortController();
+  try {
+    const r = await Promise.race([spawnHermes(args, { env, timeoutMs: 55_000 }), wedged(encClient, workflowId, stop.signal)]);
+    if (r === 'wedged' || r === undefined) throw new Error(`${workflowId}: its workflow task failed twice: the conversation is wedged`);
+    return r;
+  } finally {
+    stop.abort();
+  }
+}
+
 describe('hermes worker with HERMES_PAYLOAD_KEY', () => {
+  const taskQueue = `codec-${process.pid}-${Date.now().toString(36)}`;
+  const cliEnv = (extra: Record<string, string> = {}) => ({ TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: taskQueue, ...extra });
+  let mock: MockModel;
+  /** A client with the worker's key. */
+  let withKey: Hermes;
+  beforeAll(async () => {
+    mock = await MockModel.start([answer(`WORKER-${MARK}`), answer(`NOKEY-${MARK}`)]);
+    const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-codec-'));
+    const w = startWorkerProcess(
+      workerEnv(
+        { address: inject('temporalAddress'), taskQueue, baseURL: mock.baseURL, workspace },
+        { HERMES_PAYLOAD_KEY: Buffer.from(KEY, 'base64').toString('hex') },
+      ),
+      workspace,
+    );
+    await w.ready;
+    withKey = await Hermes.connect({ client: encClient, taskQueue });
+  });
   afterAll(async () => {
     await killAllWorkers();
+    await mock?.close();
   });
 
   it('a worker process configured by the environment runs an encrypted conversation', async () => {
-    const mock = await MockModel.start([answer(`WORKER-${MARK}`)]);
-    try {
-      const taskQueue = `codec-${process.pid}-${Date.now().toString(36)}`;
-      const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-codec-'));
-      const w = startWorkerProcess(
-        workerEnv(
-          { address: inject('temporalAddress'), taskQueue, baseURL: mock.baseURL, workspace },
-          { HERMES_PAYLOAD_KEY: Buffer.from(KEY, 'base64').toString('hex') },
-        ),
-        workspace,
-      );
-      await w.ready;
-      const hermes = await Hermes.connect({ client: encClient, taskQueue });
-      const run = await hermes.start({ prompt: `hello PROMPT-${MARK}` });
-      expect(await run.result()).toMatchObject({ status: 'completed', answer: `WORKER-${MARK}` });
-      expect(JSON.stringify(mock.requests[0]!.messages)).toContain(`PROMPT-${MARK}`);
-      const { stdout } = await temporalCli('workflow', 'show', '-w', run.id, '-o', 'json');
-      const clear = [stdout, ...payloadsIn(JSON.parse(stdout)).map((p) => b64(p.data ?? ''))].join('\n');
-      expect(clear).not.toContain(`PROMPT-${MARK}`);
-      expect(clear).not.toContain(`WORKER-${MARK}`);
-    } finally {
-      await mock.close();
-    }
+    const run = await withKey.start({ prompt: `hello PROMPT-${MARK}` });
+    expect(await run.result()).toMatchObject({ status: 'completed', answer: `WORKER-${MARK}` });
+    expect(JSON.stringify(mock.requests[0]!.messages)).toContain(`PROMPT-${MARK}`);
+    const { stdout } = await temporalCli('workflow', 'show', '-w', run.id, '-o', 'json');
+    const clear = [stdout, ...payloadsIn(JSON.parse(stdout)).map((p) => b64(p.data ?? ''))].join('\n');
+    expect(clear).not.toContain(`PROMPT-${MARK}`);
+    expect(clear).not.toContain(`WORKER-${MARK}`);
+  });
+
+  it('`hermes run` with another key: the conversation ends failed (BadInput, both key ids) in its first workflow task, and the CLI names both keys', async () => {
+    const other = randomBytes(32);
+    const otherId = keyIdOf(other);
+    const runId = `mismatch-${MARK}`;
+    const modelCalls = mock.requests.length;
+    const r = await runUnlessWedged(['run', '--id', runId, `hello PROMPT-${MARK}`], cliEnv({ HERMES_PAYLOAD_KEY: other.toString('base64') }), runId);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(
+      `cannot read the result of conversation ${runId}: it is encrypted with key id ${codec.keyId}, and this client has key ids [${otherId}]`,
+    );
+    expect(r.stderr).toContain("Run the client with the worker's key");
+    // Ended, in its first workflow task: no failed workflow task, nothing asked of the model.
+    const handle = encClient.workflow.getHandle(runId);
+    expect((await handle.describe()).status.name).not.toBe('RUNNING');
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.workflowTaskFailedEventAttributes)).toEqual([]);
+    expect(events.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
+    expect(mock.requests.length).toBe(modelCalls);
+    // With the worker's key, the result says why, naming both key ids and what to do.
+    const result = await withKey.get(runId).result();
+    expect(result).toMatchObject({ status: 'failed', reason: 'BadInput' });
+    expect(result.error).toContain(
+      `the input was encrypted with key id ${otherId}; this worker has key ids [${codec.keyId}]: start the worker with the same HERMES_PAYLOAD_KEY as the client`,
+    );
+    // A worker that answers a query on it replays it as it ran.
+    const replayed = await replayAll(historiesOf(encClient, [runId]), {
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      dataConverter: workerDataConverter({ HERMES_PAYLOAD_KEY: KEY }),
+    });
+    expect(replayed.map((x) => x.error)).toEqual([undefined]);
+  });
+
+  it('`hermes run` without a key: a clear error naming the key id, HERMES_PAYLOAD_KEY and `hermes codec-server` (not "Unknown encoding")', async () => {
+    const runId = `nokey-${MARK}`;
+    const r = await runUnlessWedged(['run', '--id', runId, `hi PROMPT-${MARK}`], cliEnv(), runId);
+    expect(r.code, r.stderr).toBe(1);
+    // The steps (state query) or the result, whichever the CLI could not read first.
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `cannot read the (state \\(the state query\\)|result) of conversation ${runId}: it is encrypted \\(binary/encrypted, key id ${codec.keyId}\\) and this client has no payload key: set HERMES_PAYLOAD_KEY`,
+      ),
+    );
+    expect(r.stderr).toContain('run `hermes codec-server` with that key and set the codec endpoint in the UI');
+    expect(r.stderr).not.toContain('Unknown encoding');
+    // The worker read the plaintext input: with the key, the conversation completes.
+    expect(await withKey.get(runId).result()).toMatchObject({ status: 'completed', answer: `NOKEY-${MARK}` });
   });
 });
 
@@ -289,12 +370,24 @@ describe('keys', () => {
     const rotated = payloadCodec({ HERMES_PAYLOAD_KEY: other.toString('base64'), HERMES_PAYLOAD_OLD_KEYS: ` ${KEY} ` })!;
     expect(rotated.keyId).toBe(keyIdOf(other));
     expect(await read(rotated)).toMatchObject({ answer: ANSWER });
-    // Hermes' own handle rethrows it too (it only turns workflow failures into results).
+    // Hermes' own handle says what it means, the codec's error kept as the cause.
     const hermes = await Hermes.connect({
       client: new Client({ connection: h.client.connection, dataConverter: codecDataConverter(sameId) }),
       taskQueue: h.taskQueue,
     });
-    await expect(hermes.get(id).result()).rejects.toThrow(/wrong key or corrupted/);
+    const err = await hermes
+      .get(id)
+      .result()
+      .then(
+        () => undefined,
+        (e: unknown) => e as PayloadKeyMismatchError,
+      );
+    expect(err).toBeInstanceOf(PayloadKeyMismatchError);
+    expect(err!.message).toContain(
+      `cannot read the result of conversation ${id}: it names key id ${codec.keyId}, and this client's key with that id does not decrypt it`,
+    );
+    expect(err!.cause).toBeInstanceOf(PayloadDecryptError);
+    expect(err).toMatchObject({ type: 'PayloadKey', writerKeyIds: [codec.keyId], clientKeyIds: [codec.keyId] });
   });
 
   it('hermes inspect decrypts with the key (API and CLI), and says the history is encrypted without it', async () => {
@@ -397,6 +490,33 @@ describe('keys', () => {
     tampered.data[20]! ^= 1;
     await expect(codec.decode([tampered])).rejects.toThrow(`payload failed to decrypt with key ${codec.keyId}: wrong key or corrupted`);
     await expect(codec.decode([{ ...e!, data: Buffer.alloc(5) }])).rejects.toThrow(/wrong key or corrupted/);
+  });
+
+  it("a worker's codec turns a workflow payload it cannot decrypt into a marker with key ids only; activity payloads and clients still throw", async () => {
+    const foreign = payloadCodec({ HERMES_PAYLOAD_KEY: randomBytes(32).toString('hex') })!;
+    const [alien] = await foreign.encode([{ metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') }, data: Buffer.from(`"${MARK}"`) }]);
+    const worker = payloadCodec({ HERMES_PAYLOAD_KEY: KEY }, { markUndecodable: true })!;
+    const workflow = { type: 'workflow', namespace: 'default', workflowId: 'w' } as const;
+    const [marked] = await worker.decode([alien!], workflow);
+    expect(Buffer.from(marked!.metadata![METADATA_ENCODING_KEY]!).toString()).toBe(UNDECODABLE_ENCODING);
+    expect(marked!.data).toHaveLength(0);
+    expect(readUndecodable(marked!)).toEqual({ keyId: foreign.keyId, reason: 'unknown-key', decoderKeyIds: [codec.keyId] });
+    // Same id, other key: the tag fails.
+    const sameId = payloadCodec({ HERMES_PAYLOAD_KEY: randomBytes(32).toString('hex'), HERMES_PAYLOAD_KEY_ID: codec.keyId })!;
+    const [forged] = await sameId.encode([{ metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') }, data: Buffer.from('1') }]);
+    expect(readUndecodable((await worker.decode([forged!], workflow))[0]!)).toMatchObject({ keyId: codec.keyId, reason: 'wrong-key' });
+    // Activity payloads (inputs, results) throw as before: the activity fails with the codec's message.
+    await expect(worker.decode([alien!], { type: 'activity', namespace: 'default', isLocal: false })).rejects.toThrow(PayloadDecryptError);
+    await expect(codec.decode([alien!], workflow)).rejects.toThrow(PayloadDecryptError);
+    // The bundle's converter makes it the contract's marker; an update or query with it is rejected naming both ids.
+    const value = payloadConverter.fromPayload(marked!);
+    expect(() => parseArgs(answerSchema(), value, 'answer')).toThrow(
+      `invalid answer: the argument was encrypted with key id ${foreign.keyId}; this worker has key ids [${codec.keyId}]: start the worker with the same HERMES_PAYLOAD_KEY`,
+    );
+    expect(JSON.stringify(value)).not.toContain(MARK);
+    // What it can decrypt, it still does.
+    const [mine] = await codec.encode([{ metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') }, data: Buffer.from('2') }]);
+    expect(Buffer.from((await worker.decode([mine!], workflow))[0]!.data!).toString()).toBe('2');
   });
 
   it('without a key: no data converter (the default path is untouched); hermes codec-server refuses to start', async () => {
