@@ -9,6 +9,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dataConverter } from './codec';
 import { explainUnreadable, isPayloadKeyMismatch } from './codec/explain';
+import { startMarked } from './codec/marker';
 import { connectClient, resolveTemporal, type TemporalTarget } from './connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
 import { readConfig } from './config/load';
@@ -210,12 +211,16 @@ export class Hermes {
       );
     }
     const id = o.id ?? newConversationId();
-    const handle = await this.client.workflow.start<typeof conversationWorkflow>('conversationWorkflow', {
-      workflowId: id,
-      taskQueue: this.taskQueue,
-      args: [input],
-      staticSummary: `hermes ${o.mode ?? 'task'}: ${(o.prompt ?? '').slice(0, 120)}`,
-    });
+    // An encrypted run says so in clear (the HermesEncryption search attribute, a notice as its static details).
+    const handle = await startMarked(this.client, o.searchAttributes !== false, (marker) =>
+      this.client.workflow.start<typeof conversationWorkflow>('conversationWorkflow', {
+        workflowId: id,
+        taskQueue: this.taskQueue,
+        args: [input],
+        staticSummary: `hermes ${o.mode ?? 'task'}: ${(o.prompt ?? '').slice(0, 120)}`,
+        ...marker,
+      }),
+    );
     return new ConversationHandle(handle);
   }
 

@@ -18,6 +18,7 @@ import {
   AesGcmCodec,
   codecDataConverter,
   ENCRYPTED_ENCODING,
+  isEncrypted as isEncryptedPayload,
   KEY_ID_METADATA,
   keyIdOf,
   loadPayloadKeys,
@@ -26,8 +27,10 @@ import {
   PayloadKeyError,
   workerDataConverter,
 } from '../src/codec';
+import { encryptionNotice, startMarked } from '../src/codec/marker';
 import { startCodecServer, type RunningCodecServer } from '../src/codec/server';
 import { answerSchema, parseArgs } from '../src/shared/contract';
+import { HermesEncryption } from '../src/shared/search-attributes';
 import { readUndecodable, UNDECODABLE_ENCODING } from '../src/shared/undecodable';
 import { payloadConverter } from '../src/workflows/payload-converter';
 import { fetchRuns, stepRows } from '../src/inspect';
@@ -106,7 +109,10 @@ describe('encrypted payloads in the server', () => {
     for (const p of payloads.filter(localActivityMeta)) {
       for (const key of Object.keys(JSON.parse(b64(p.data!)) as object)) expect(coreKeys, p.at).toContain(key);
     }
-    const encrypted = payloads.filter((p) => !sdkOwn(p));
+    // The one payload Hermes leaves in clear on purpose: the notice in the static details (key id only).
+    const notice = payloads.filter((p) => p.at.endsWith('.userMetadata.details'));
+    expect(notice.map((p) => [b64(p.metadata.encoding!), JSON.parse(b64(p.data!))])).toEqual([['json/plain', encryptionNotice(codec.keyId)]]);
+    const encrypted = payloads.filter((p) => !sdkOwn(p) && !notice.includes(p));
     expect(encrypted.length).toBeGreaterThan(5);
     // Summaries (user metadata) go through the codec too.
     expect(encrypted.some((p) => p.at.includes('userMetadata'))).toBe(true);
@@ -117,6 +123,38 @@ describe('encrypted payloads in the server', () => {
     const clear = [stdout, ...payloads.map((p) => b64(p.data ?? ''))].join('\n');
     for (const m of MARKERS) expect(clear).not.toContain(m);
     expect(clear).not.toContain('read_file notes.txt');
+  });
+
+  it('an encrypted run says so in clear: HermesEncryption "aes-gcm key <id>" and the notice as static details; a run without a key has neither', async () => {
+    const d = await encClient.workflow.getHandle(id).describe();
+    expect(d.typedSearchAttributes.get(HermesEncryption)).toBe(`aes-gcm key ${codec.keyId}`);
+    expect(await d.staticDetails()).toBe(encryptionNotice(codec.keyId));
+    expect(encryptionNotice(codec.keyId)).toContain('hermes codec-server');
+    // What the Web UI's filter asks (visibility is updated asynchronously).
+    const query = `${HermesEncryption.name} = "aes-gcm key ${codec.keyId}" AND WorkflowId = "${id}"`;
+    let listed = 0;
+    for (let i = 0; i < 100 && !listed; i++) {
+      listed = (await encClient.workflow.count(query)).count;
+      if (!listed) await sleep(100);
+    }
+    expect(listed).toBe(1);
+
+    // Without a key: no marker. With a key and `searchAttributes: false`: the notice only. (No worker runs them.)
+    const starts = [
+      await h.hermes.start({ prompt: `plain PROMPT-${MARK}`, id: `plain-${MARK}` }),
+      await (
+        await Hermes.connect({ client: encClient, taskQueue: `nobody-${MARK}` })
+      ).start({ prompt: 'x', id: `no-attrs-${MARK}`, searchAttributes: false }),
+    ];
+    try {
+      const [plain, noAttrs] = await Promise.all(starts.map((s) => s.workflow.describe()));
+      expect(plain!.typedSearchAttributes.get(HermesEncryption)).toBeUndefined();
+      expect(await plain!.staticDetails()).toBeUndefined();
+      expect(noAttrs!.typedSearchAttributes.get(HermesEncryption)).toBeUndefined();
+      expect(await noAttrs!.staticDetails()).toBe(encryptionNotice(codec.keyId));
+    } finally {
+      await Promise.all(starts.map((s) => s.workflow.terminate('test over')));
+    }
   });
 
   it('`hermes codec-server` + the stock CLI --codec-endpoint show the same history in clear', async () => {
@@ -517,6 +555,38 @@ describe('keys', () => {
     // What it can decrypt, it still does.
     const [mine] = await codec.encode([{ metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') }, data: Buffer.from('2') }]);
     expect(Buffer.from((await worker.decode([mine!], workflow))[0]!.data!).toString()).toBe('2');
+  });
+
+  it('the codec leaves exactly the notice in clear; startMarked starts without HermesEncryption when the namespace lacks it', async () => {
+    const json = (v: unknown) => ({ metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(v)) });
+    const notice = json(encryptionNotice(codec.keyId));
+    expect((await codec.encode([notice]))[0]).toBe(notice);
+    for (const near of [
+      json(encryptionNotice('other')),
+      json(`${encryptionNotice(codec.keyId)} `),
+      { ...notice, metadata: { ...notice.metadata, x: Buffer.from('1') } },
+    ]) {
+      expect(isEncryptedPayload((await codec.encode([near]))[0]!)).toBe(true);
+    }
+
+    const client = new Client({ connection: h.client.connection, dataConverter: converter });
+    const seen: unknown[] = [];
+    const refused = Object.assign(new Error('Failed to start Workflow'), {
+      cause: { code: 3, details: 'Namespace default has no mapping defined for search attribute HermesEncryption' },
+    });
+    const started = await startMarked(client, true, async (marker) => {
+      seen.push(marker);
+      if (seen.length === 1) throw refused;
+      return 'started';
+    });
+    expect(started).toBe('started');
+    expect(seen).toEqual([
+      { staticDetails: encryptionNotice(codec.keyId), typedSearchAttributes: [{ key: HermesEncryption, value: `aes-gcm key ${codec.keyId}` }] },
+      { staticDetails: encryptionNotice(codec.keyId) },
+    ]);
+    // Any other refusal is the caller's.
+    await expect(startMarked(client, true, () => Promise.reject(new Error('other')))).rejects.toThrow('other');
+    expect(await startMarked(h.client, true, async (marker) => marker)).toEqual({});
   });
 
   it('without a key: no data converter (the default path is untouched); hermes codec-server refuses to start', async () => {

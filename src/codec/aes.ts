@@ -2,6 +2,9 @@
 // inputs and results, activity inputs and results, signals, updates, queries, memos, summaries) is stored by the
 // Temporal server as ciphertext. Search attributes are not payloads run through codecs and stay readable.
 //
+// Left in clear on purpose, so the Web UI says how to read the rest: exactly the notice that names the key id
+// (marker.ts), which the client sets as a run's static details.
+//
 // Wire format of an encrypted payload:
 //   metadata { encoding: "binary/encrypted", encryption-key-id: <id> }
 //   data     iv (12 bytes) + AES-256-GCM ciphertext of the whole original Payload (protobuf) + tag (16 bytes)
@@ -15,6 +18,7 @@ import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec, type Serializat
 import { temporal } from '@temporalio/proto';
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { encryptionNotice } from './marker';
 import {
   UNDECODABLE_DECODER_KEY_IDS,
   UNDECODABLE_ENCODING,
@@ -162,6 +166,7 @@ export class AesGcmCodec implements PayloadCodec {
   private readonly keys = new Map<string, Buffer>();
   private readonly current: PayloadKey;
   private readonly markUndecodable: boolean;
+  private readonly notice: Buffer;
 
   constructor(keys: PayloadKeys, opts: AesGcmCodecOptions = {}) {
     this.markUndecodable = opts.markUndecodable ?? false;
@@ -170,6 +175,7 @@ export class AesGcmCodec implements PayloadCodec {
       this.keys.set(k.id, k.key);
     }
     this.current = keys.current;
+    this.notice = Buffer.from(JSON.stringify(encryptionNotice(this.current.id)));
   }
 
   /** The id written into each payload this codec encrypts. */
@@ -183,7 +189,22 @@ export class AesGcmCodec implements PayloadCodec {
   }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((p) => this.encrypt(p));
+    return payloads.map((p) => (this.isNotice(p) ? p : this.encrypt(p)));
+  }
+
+  /**
+   * The one payload left in clear: exactly the notice that the run is encrypted (marker.ts, the client's static
+   * details), so the Web UI shows it without the codec server. Its text is made from the key id alone.
+   */
+  private isNotice(p: Payload): boolean {
+    const meta = p.metadata ?? {};
+    const keys = Object.keys(meta);
+    return (
+      keys.length === 1 &&
+      encodingOf(p) === 'json/plain' &&
+      p.data?.length === this.notice.length &&
+      Buffer.from(p.data.buffer, p.data.byteOffset, p.data.length).equals(this.notice)
+    );
   }
 
   async decode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
