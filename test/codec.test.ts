@@ -157,6 +157,19 @@ describe('encrypted payloads in the server', () => {
     }
   });
 
+  it("the SDK's metadata query (the Web UI's Queries tab) answers with its definitions in clear, the details only with the key", async () => {
+    type Metadata = { definition: { type: string; queryDefinitions: Array<{ name: string }> }; currentDetails: string };
+    const query = (c: Client) => c.workflow.getHandle(id).query<Metadata>('__temporal_workflow_metadata');
+    const [plain, full] = await h.run(() => Promise.all([query(h.client), query(encClient)]), { tuning: { dataConverter: converter } });
+    expect(plain.definition.type).toBe('conversationWorkflow');
+    expect(plain.definition.queryDefinitions.map((q) => q.name)).toEqual(expect.arrayContaining(['state', 'context', 'tools']));
+    expect(plain.currentDetails).toBe(encryptionNotice(codec.keyId));
+    expect(JSON.stringify(plain)).not.toContain(MARK);
+    // With the key: the answer as the workflow gave it (its details name the task).
+    expect(full.definition).toEqual(plain.definition);
+    expect(full.currentDetails).toContain(`PROMPT-${MARK}`);
+  });
+
   it('`hermes codec-server` + the stock CLI --codec-endpoint show the same history in clear', async () => {
     const child = spawn(process.execPath, [HERMES_BIN, 'codec-server', '--port', '0'], {
       env: cleanEnv({ HERMES_PAYLOAD_KEY: KEY }),
@@ -555,6 +568,38 @@ describe('keys', () => {
     // What it can decrypt, it still does.
     const [mine] = await codec.encode([{ metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') }, data: Buffer.from('2') }]);
     expect(Buffer.from((await worker.decode([mine!], workflow))[0]!.data!).toString()).toBe('2');
+  });
+
+  it('a metadata-query answer is sent as its definitions in clear with the answer sealed in its metadata; anything else is encrypted whole', async () => {
+    const workflow = { type: 'workflow', namespace: 'default', workflowId: 'w' } as const;
+    const answerOf = (v: unknown) => ({ metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(v)) });
+    const definition = {
+      type: 'conversationWorkflow',
+      queryDefinitions: [{ name: 'state', description: 'Live state' }],
+      signalDefinitions: [],
+      updateDefinitions: [],
+    };
+    const original = answerOf({ definition, currentDetails: `task: ${MARK}` });
+    const [sent] = await codec.encode([original], workflow);
+    expect(Buffer.from(sent!.metadata![METADATA_ENCODING_KEY]!).toString()).toBe('json/plain');
+    expect(JSON.parse(Buffer.from(sent!.data!).toString())).toEqual({ definition, currentDetails: encryptionNotice(codec.keyId) });
+    expect(Buffer.from(sent!.metadata![KEY_ID_METADATA]!).toString()).toBe(codec.keyId);
+    expect(JSON.stringify(sent)).not.toContain(MARK);
+    const [back] = await codec.decode([sent!]);
+    expect(temporal.api.common.v1.Payload.encode(back!).finish()).toEqual(temporal.api.common.v1.Payload.encode(original).finish());
+    // Another key cannot open the sealed answer; a client without a key reads the view.
+    await expect(payloadCodec({ HERMES_PAYLOAD_KEY: randomBytes(32).toString('hex') })!.decode([sent!])).rejects.toThrow(PayloadDecryptError);
+    // Not from a workflow, or not exactly that shape: encrypted whole.
+    const notMetadata = [
+      answerOf({ definition, currentDetails: 'x', extra: MARK }),
+      answerOf({ definition: { ...definition, extra: MARK }, currentDetails: 'x' }),
+      answerOf({ definition: { ...definition, queryDefinitions: [{ name: 'state', secret: MARK }] }, currentDetails: 'x' }),
+      answerOf({ currentDetails: 'x', definition }),
+      { ...original, metadata: { ...original.metadata, other: Buffer.from('1') } },
+    ];
+    for (const p of notMetadata) expect(isEncryptedPayload((await codec.encode([p], workflow))[0]!)).toBe(true);
+    expect(isEncryptedPayload((await codec.encode([original], { type: 'activity', namespace: 'default', isLocal: false }))[0]!)).toBe(true);
+    expect(isEncryptedPayload((await codec.encode([original]))[0]!)).toBe(true);
   });
 
   it('the codec leaves exactly the notice in clear; startMarked starts without HermesEncryption when the namespace lacks it', async () => {

@@ -3,7 +3,9 @@
 // Temporal server as ciphertext. Search attributes are not payloads run through codecs and stay readable.
 //
 // Left in clear on purpose, so the Web UI says how to read the rest: exactly the notice that names the key id
-// (marker.ts), which the client sets as a run's static details.
+// (marker.ts), which the client sets as a run's static details; and the handler definitions of a workflow's answer
+// to the SDK's metadata query (metadata-view.ts: names and descriptions from our code; the answer itself travels
+// encrypted in that payload's metadata).
 //
 // Wire format of an encrypted payload:
 //   metadata { encoding: "binary/encrypted", encryption-key-id: <id> }
@@ -19,6 +21,7 @@ import { temporal } from '@temporalio/proto';
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { encryptionNotice } from './marker';
+import { publicMetadataView } from './metadata-view';
 import {
   UNDECODABLE_DECODER_KEY_IDS,
   UNDECODABLE_ENCODING,
@@ -162,10 +165,22 @@ export function isEncrypted(p: Payload): boolean {
   return encodingOf(p) === ENCRYPTED_ENCODING;
 }
 
+/** Metadata of a public view (metadata-view.ts) holding the encrypted original: iv + ciphertext + tag. */
+export const SEALED_METADATA = 'encrypted-original';
+
+/** The encrypted original a public view carries, as an ordinary encrypted payload. */
+function sealedIn(p: Payload): Payload | undefined {
+  const data = p.metadata?.[SEALED_METADATA];
+  const id = p.metadata?.[KEY_ID_METADATA];
+  if (!data) return undefined;
+  return { metadata: { [METADATA_ENCODING_KEY]: Buffer.from(ENCRYPTED_ENCODING), ...(id ? { [KEY_ID_METADATA]: id } : {}) }, data };
+}
+
 export class AesGcmCodec implements PayloadCodec {
   private readonly keys = new Map<string, Buffer>();
   private readonly current: PayloadKey;
   private readonly markUndecodable: boolean;
+  private readonly noticeText: string;
   private readonly notice: Buffer;
 
   constructor(keys: PayloadKeys, opts: AesGcmCodecOptions = {}) {
@@ -175,7 +190,8 @@ export class AesGcmCodec implements PayloadCodec {
       this.keys.set(k.id, k.key);
     }
     this.current = keys.current;
-    this.notice = Buffer.from(JSON.stringify(encryptionNotice(this.current.id)));
+    this.noticeText = encryptionNotice(this.current.id);
+    this.notice = Buffer.from(JSON.stringify(this.noticeText));
   }
 
   /** The id written into each payload this codec encrypts. */
@@ -188,8 +204,22 @@ export class AesGcmCodec implements PayloadCodec {
     return [...this.keys.keys()];
   }
 
-  async encode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((p) => (this.isNotice(p) ? p : this.encrypt(p)));
+  async encode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    return payloads.map((p) => {
+      if (this.isNotice(p)) return p;
+      const sealed = this.encrypt(p);
+      // A workflow's answer to the SDK's metadata query: its definitions in clear, the answer sealed (metadata-view.ts).
+      const view = context?.type === 'workflow' ? publicMetadataView(p, this.noticeText) : undefined;
+      if (!view) return sealed;
+      return {
+        metadata: {
+          [METADATA_ENCODING_KEY]: Buffer.from('json/plain'),
+          [KEY_ID_METADATA]: Buffer.from(this.current.id),
+          [SEALED_METADATA]: Buffer.from(sealed.data!),
+        },
+        data: view,
+      };
+    });
   }
 
   /**
@@ -210,10 +240,11 @@ export class AesGcmCodec implements PayloadCodec {
   async decode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
     const mark = this.markUndecodable && context?.type === 'workflow';
     return payloads.map((p) => {
-      if (!isEncrypted(p)) return p;
-      if (!mark) return this.decrypt(p);
+      const sealed = sealedIn(p) ?? p;
+      if (!isEncrypted(sealed)) return p;
+      if (!mark) return this.decrypt(sealed);
       try {
-        return this.decrypt(p);
+        return this.decrypt(sealed);
       } catch (err) {
         if (!(err instanceof PayloadDecryptError)) throw err;
         return undecodableMarker(err);
