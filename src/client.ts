@@ -15,6 +15,8 @@ import { temporal } from '@temporalio/proto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { dataConverter } from './codec';
+import { explainUnreadable, isPayloadKeyMismatch } from './codec/explain';
+import { startMarked } from './codec/marker';
 import { connectClient, resolveTemporal, type TemporalTarget } from './connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
 import { readConfig } from './config/load';
@@ -46,6 +48,7 @@ import type { HermesWorkerOptions } from './worker';
 
 export type { ConversationInput, ConversationResult, ConversationState, StartOptions } from './shared/contract';
 export type { InFlightCall } from './in-flight';
+export { PayloadKeyMismatchError, isPayloadKeyMismatch } from './codec/explain';
 export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
 export { defineTool, ToolResultError, type ToolDefinition, type ExternalToolContext } from './tools/define';
 export { resolveInWorkspace } from './tools/workspace';
@@ -218,13 +221,17 @@ export class Hermes {
           "(Temporal's payload limit is 2 MiB): put long text in a file in the workspace and ask for it to be read instead",
       );
     }
+    // An encrypted run says so in clear (the HermesEncryption search attribute, a notice as its static details).
     const start = (workflowId: string) =>
-      this.client.workflow.start<typeof conversationWorkflow>('conversationWorkflow', {
-        workflowId,
-        taskQueue: this.taskQueue,
-        args: [input],
-        staticSummary: o.summary ?? staticSummaryOf(o.mode, o.prompt),
-      });
+      startMarked(this.client, o.searchAttributes !== false, (marker) =>
+        this.client.workflow.start<typeof conversationWorkflow>('conversationWorkflow', {
+          workflowId,
+          taskQueue: this.taskQueue,
+          args: [input],
+          staticSummary: o.summary ?? staticSummaryOf(o.mode, o.prompt),
+          ...marker,
+        }),
+      );
     const prompt = o.prompt ?? '';
     const handle = await start(o.id ?? newConversationId(prompt || (o.summary ?? ''), o.mode)).catch((err: unknown) => {
       // A default id that clashes (one chance in ~2·10^9 per slug) gets another suffix; a caller's id does not.
@@ -306,7 +313,7 @@ export class ConversationHandle {
       try {
         return await this.resultOnce();
       } catch (err) {
-        if (!isServerUnreachable(err)) throw err;
+        if (!isServerUnreachable(err)) throw await explainUnreadable(err, this.workflow, 'result');
         const now = Date.now();
         if (outageSince === undefined) {
           outageSince = now;
@@ -425,7 +432,10 @@ export class ConversationHandle {
 
   /** Live state (the `state` query): status, iteration, budgets left, usage, todo, pending question/approvals. */
   state(args?: StateQueryArgs): Promise<ConversationState> {
-    return args ? this.workflow.query(stateQuery, args) : this.workflow.query(stateQuery);
+    const q = args ? this.workflow.query(stateQuery, args) : this.workflow.query(stateQuery);
+    return q.catch(async (err: unknown) => {
+      throw await explainUnreadable(err, this.workflow, 'state');
+    });
   }
 
   /** Stops the step in flight. With `message`, the loop goes on with it as the next user message. */
@@ -479,6 +489,7 @@ export class ConversationHandle {
       try {
         s = await this.state();
       } catch (err) {
+        if (isPayloadKeyMismatch(err)) throw err; // unreadable now means unreadable later: the key is wrong
         const d = await this.workflow.describe().catch(() => undefined);
         if (d && d.status.name !== 'RUNNING') return;
         if (!d) throw err;

@@ -6,7 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { HistoryAndWorkflowId } from '@temporalio/common';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
 import { cachedWorkflowBundle } from './bundle';
-import { dataConverter } from './codec';
+import { workerDataConverter } from './codec';
 import { fetchRunHistories } from './inspect';
 
 export interface ReplayOutcome {
@@ -41,7 +41,7 @@ export async function replayAll(
   histories: AsyncIterable<HistoryAndWorkflowId>,
   options: Partial<ReplayWorkerOptions> = {},
 ): Promise<ReplayOutcome[]> {
-  const converter = options.dataConverter ?? dataConverter();
+  const converter = options.dataConverter ?? workerDataConverter();
   const workflowBundle = options.workflowBundle ?? (await cachedWorkflowBundle());
   const out: ReplayOutcome[] = [];
   const replayOptions = { ...options, workflowBundle, ...(converter ? { dataConverter: converter } : {}) };

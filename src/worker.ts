@@ -5,7 +5,7 @@ import path from 'node:path';
 import { createActivities } from './activities';
 import type { ContextCache } from './activities/context';
 import { cachedWorkflowBundle, workflowsPath } from './bundle';
-import { dataConverter } from './codec';
+import { workerDataConverter } from './codec';
 import { loadProfiles, loadSecurityConfig, loadWebConfig, type ProfileSet } from './llm/profiles';
 import { logger, setLogRedactor } from './logger';
 import { Redactor, type RedactConfig } from './security/redact';
@@ -92,7 +92,7 @@ export { workflowsPath };
 
 export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Worker> {
   // HERMES_PAYLOAD_KEY: encrypted payloads (src/codec); a bad key stops the worker here. `tuning.dataConverter` wins.
-  const converter = dataConverter();
+  const converter = workerDataConverter();
   const processDir = path.resolve(opts.processDir ?? (process.env.HERMES_PROCESS_DIR || defaultProcessDir()));
   sweepOrphans(processDir);
   const sandbox = await resolveWorkerSandbox({
@@ -144,7 +144,7 @@ function publishCircuits(): () => Promise<void> {
 
 interface WorkerParts {
   catalog: ToolCatalog;
-  converter: ReturnType<typeof dataConverter>;
+  converter: ReturnType<typeof workerDataConverter>;
   processDir: string;
   sandbox: Awaited<ReturnType<typeof resolveWorkerSandbox>>;
   passEnv: string[];

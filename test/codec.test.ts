@@ -12,19 +12,27 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Hermes } from '../src/client';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Hermes, PayloadKeyMismatchError } from '../src/client';
 import {
   AesGcmCodec,
   codecDataConverter,
   ENCRYPTED_ENCODING,
+  isEncrypted as isEncryptedPayload,
   KEY_ID_METADATA,
   keyIdOf,
   loadPayloadKeys,
   payloadCodec,
   PayloadDecryptError,
   PayloadKeyError,
+  workerDataConverter,
 } from '../src/codec';
+import { encryptionNotice, startMarked } from '../src/codec/marker';
 import { startCodecServer, type RunningCodecServer } from '../src/codec/server';
+import { answerSchema, parseArgs } from '../src/shared/contract';
+import { HermesEncryption } from '../src/shared/search-attributes';
+import { readUndecodable, UNDECODABLE_ENCODING } from '../src/shared/undecodable';
+import { payloadConverter } from '../src/workflows/payload-converter';
 import { fetchRuns, stepRows } from '../src/inspect';
 import { historiesOf, replayAll } from '../src/replay';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
@@ -101,7 +109,10 @@ describe('encrypted payloads in the server', () => {
     for (const p of payloads.filter(localActivityMeta)) {
       for (const key of Object.keys(JSON.parse(b64(p.data!)) as object)) expect(coreKeys, p.at).toContain(key);
     }
-    const encrypted = payloads.filter((p) => !sdkOwn(p));
+    // The one payload Hermes leaves in clear on purpose: the notice in the static details (key id only).
+    const notice = payloads.filter((p) => p.at.endsWith('.userMetadata.details'));
+    expect(notice.map((p) => [b64(p.metadata.encoding!), JSON.parse(b64(p.data!))])).toEqual([['json/plain', encryptionNotice(codec.keyId)]]);
+    const encrypted = payloads.filter((p) => !sdkOwn(p) && !notice.includes(p));
     expect(encrypted.length).toBeGreaterThan(5);
     // Summaries (user metadata) go through the codec too.
     expect(encrypted.some((p) => p.at.includes('userMetadata'))).toBe(true);
@@ -112,6 +123,51 @@ describe('encrypted payloads in the server', () => {
     const clear = [stdout, ...payloads.map((p) => b64(p.data ?? ''))].join('\n');
     for (const m of MARKERS) expect(clear).not.toContain(m);
     expect(clear).not.toContain('read_file notes.txt');
+  });
+
+  it('an encrypted run says so in clear: HermesEncryption "aes-gcm key <id>" and the notice as static details; a run without a key has neither', async () => {
+    const d = await encClient.workflow.getHandle(id).describe();
+    expect(d.typedSearchAttributes.get(HermesEncryption)).toBe(`aes-gcm key ${codec.keyId}`);
+    expect(await d.staticDetails()).toBe(encryptionNotice(codec.keyId));
+    expect(encryptionNotice(codec.keyId)).toContain('hermes codec-server');
+    // What the Web UI's filter asks (visibility is updated asynchronously).
+    const query = `${HermesEncryption.name} = "aes-gcm key ${codec.keyId}" AND WorkflowId = "${id}"`;
+    let listed = 0;
+    for (let i = 0; i < 100 && !listed; i++) {
+      listed = (await encClient.workflow.count(query)).count;
+      if (!listed) await sleep(100);
+    }
+    expect(listed).toBe(1);
+
+    // Without a key: no marker. With a key and `searchAttributes: false`: the notice only. (No worker runs them.)
+    const starts = [
+      await h.hermes.start({ prompt: `plain PROMPT-${MARK}`, id: `plain-${MARK}` }),
+      await (
+        await Hermes.connect({ client: encClient, taskQueue: `nobody-${MARK}` })
+      ).start({ prompt: 'x', id: `no-attrs-${MARK}`, searchAttributes: false }),
+    ];
+    try {
+      const [plain, noAttrs] = await Promise.all(starts.map((s) => s.workflow.describe()));
+      expect(plain!.typedSearchAttributes.get(HermesEncryption)).toBeUndefined();
+      expect(await plain!.staticDetails()).toBeUndefined();
+      expect(noAttrs!.typedSearchAttributes.get(HermesEncryption)).toBeUndefined();
+      expect(await noAttrs!.staticDetails()).toBe(encryptionNotice(codec.keyId));
+    } finally {
+      await Promise.all(starts.map((s) => s.workflow.terminate('test over')));
+    }
+  });
+
+  it("the SDK's metadata query (the Web UI's Queries tab) answers with its definitions in clear, the details only with the key", async () => {
+    type Metadata = { definition: { type: string; queryDefinitions: Array<{ name: string }> }; currentDetails: string };
+    const query = (c: Client) => c.workflow.getHandle(id).query<Metadata>('__temporal_workflow_metadata');
+    const [plain, full] = await h.run(() => Promise.all([query(h.client), query(encClient)]), { tuning: { dataConverter: converter } });
+    expect(plain.definition.type).toBe('conversationWorkflow');
+    expect(plain.definition.queryDefinitions.map((q) => q.name)).toEqual(expect.arrayContaining(['state', 'context', 'tools']));
+    expect(plain.currentDetails).toBe(encryptionNotice(codec.keyId));
+    expect(JSON.stringify(plain)).not.toContain(MARK);
+    // With the key: the answer as the workflow gave it (its details name the task).
+    expect(full.definition).toEqual(plain.definition);
+    expect(full.currentDetails).toContain(`PROMPT-${MARK}`);
   });
 
   it('`hermes codec-server` + the stock CLI --codec-endpoint show the same history in clear', async () => {
@@ -144,35 +200,111 @@ describe('encrypted payloads in the server', () => {
   });
 });
 
+/** 'wedged' once a workflow task of `workflowId` is on its second attempt (a task failing on every try); polls until `signal`. */
+async function wedged(client: Client, workflowId: string, signal: AbortSignal): Promise<'wedged' | undefined> {
+  while (!signal.aborted) {
+    const d = await client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch(() => undefined);
+    if ((d?.raw.pendingWorkflowTask?.attempt ?? 0) >= 2) return 'wedged';
+    await sleep(100);
+  }
+  return undefined;
+}
+
+/** `hermes run` against the worker below, raced against the conversation's workflow task failing twice. */
+async function runUnlessWedged(args: string[], env: Record<string, string>, workflowId: string) {
+  const stop = new AbortController();
+  try {
+    const r = await Promise.race([spawnHermes(args, { env, timeoutMs: 55_000 }), wedged(encClient, workflowId, stop.signal)]);
+    if (r === 'wedged' || r === undefined) throw new Error(`${workflowId}: its workflow task failed twice: the conversation is wedged`);
+    return r;
+  } finally {
+    stop.abort();
+  }
+}
+
 describe('hermes worker with HERMES_PAYLOAD_KEY', () => {
+  const taskQueue = `codec-${process.pid}-${Date.now().toString(36)}`;
+  const cliEnv = (extra: Record<string, string> = {}) => ({ TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: taskQueue, ...extra });
+  let mock: MockModel;
+  /** A client with the worker's key. */
+  let withKey: Hermes;
+  beforeAll(async () => {
+    mock = await MockModel.start([answer(`WORKER-${MARK}`), answer(`NOKEY-${MARK}`)]);
+    const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-codec-'));
+    const w = startWorkerProcess(
+      workerEnv(
+        { address: inject('temporalAddress'), taskQueue, baseURL: mock.baseURL, workspace },
+        { HERMES_PAYLOAD_KEY: Buffer.from(KEY, 'base64').toString('hex') },
+      ),
+      workspace,
+    );
+    await w.ready;
+    withKey = await Hermes.connect({ client: encClient, taskQueue });
+  });
   afterAll(async () => {
     await killAllWorkers();
+    await mock?.close();
   });
 
   it('a worker process configured by the environment runs an encrypted conversation', async () => {
-    const mock = await MockModel.start([answer(`WORKER-${MARK}`)]);
-    try {
-      const taskQueue = `codec-${process.pid}-${Date.now().toString(36)}`;
-      const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-codec-'));
-      const w = startWorkerProcess(
-        workerEnv(
-          { address: inject('temporalAddress'), taskQueue, baseURL: mock.baseURL, workspace },
-          { HERMES_PAYLOAD_KEY: Buffer.from(KEY, 'base64').toString('hex') },
-        ),
-        workspace,
-      );
-      await w.ready;
-      const hermes = await Hermes.connect({ client: encClient, taskQueue });
-      const run = await hermes.start({ prompt: `hello PROMPT-${MARK}` });
-      expect(await run.result()).toMatchObject({ status: 'completed', answer: `WORKER-${MARK}` });
-      expect(JSON.stringify(mock.requests[0]!.messages)).toContain(`PROMPT-${MARK}`);
-      const { stdout } = await temporalCli('workflow', 'show', '-w', run.id, '-o', 'json');
-      const clear = [stdout, ...payloadsIn(JSON.parse(stdout)).map((p) => b64(p.data ?? ''))].join('\n');
-      expect(clear).not.toContain(`PROMPT-${MARK}`);
-      expect(clear).not.toContain(`WORKER-${MARK}`);
-    } finally {
-      await mock.close();
-    }
+    const run = await withKey.start({ prompt: `hello PROMPT-${MARK}` });
+    expect(await run.result()).toMatchObject({ status: 'completed', answer: `WORKER-${MARK}` });
+    expect(JSON.stringify(mock.requests[0]!.messages)).toContain(`PROMPT-${MARK}`);
+    const { stdout } = await temporalCli('workflow', 'show', '-w', run.id, '-o', 'json');
+    const clear = [stdout, ...payloadsIn(JSON.parse(stdout)).map((p) => b64(p.data ?? ''))].join('\n');
+    expect(clear).not.toContain(`PROMPT-${MARK}`);
+    expect(clear).not.toContain(`WORKER-${MARK}`);
+  });
+
+  it('`hermes run` with another key: the conversation ends failed (BadInput, both key ids) in its first workflow task, and the CLI names both keys', async () => {
+    const other = randomBytes(32);
+    const otherId = keyIdOf(other);
+    const runId = `mismatch-${MARK}`;
+    const modelCalls = mock.requests.length;
+    const r = await runUnlessWedged(['run', '--id', runId, `hello PROMPT-${MARK}`], cliEnv({ HERMES_PAYLOAD_KEY: other.toString('base64') }), runId);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(
+      `cannot read the result of conversation ${runId}: it is encrypted with key id ${codec.keyId}, and this client has key ids [${otherId}]`,
+    );
+    expect(r.stderr).toContain("Run the client with the worker's key");
+    // Ended, in its first workflow task: no failed workflow task, nothing asked of the model.
+    const handle = encClient.workflow.getHandle(runId);
+    expect((await handle.describe()).status.name).not.toBe('RUNNING');
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.filter((e) => e.workflowTaskFailedEventAttributes)).toEqual([]);
+    expect(events.filter((e) => e.workflowTaskCompletedEventAttributes)).toHaveLength(1);
+    expect(mock.requests.length).toBe(modelCalls);
+    // With the worker's key, the result says why, naming both key ids and what to do.
+    const result = await withKey.get(runId).result();
+    expect(result).toMatchObject({ status: 'failed', reason: 'BadInput' });
+    expect(result.error).toContain(
+      `the input was encrypted with key id ${otherId}; this worker has key ids [${codec.keyId}]: start the worker with the same HERMES_PAYLOAD_KEY as the client`,
+    );
+    // A worker that answers a query on it replays it as it ran.
+    const replayed = await replayAll(historiesOf(encClient, [runId]), {
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+      dataConverter: workerDataConverter({ HERMES_PAYLOAD_KEY: KEY }),
+    });
+    expect(replayed.map((x) => x.error)).toEqual([undefined]);
+  });
+
+  it('`hermes run` without a key: a clear error naming the key id, HERMES_PAYLOAD_KEY and `hermes codec-server` (not "Unknown encoding")', async () => {
+    const runId = `nokey-${MARK}`;
+    const r = await runUnlessWedged(['run', '--id', runId, `hi PROMPT-${MARK}`], cliEnv(), runId);
+    expect(r.code, r.stderr).toBe(1);
+    // The steps (state query) or the result, whichever the CLI could not read first.
+    expect(r.stderr).toMatch(
+      new RegExp(
+        `cannot read the (state \\(the state query\\)|result) of conversation ${runId}: it is encrypted \\(binary/encrypted, key id ${codec.keyId}\\) and this client has no payload key: set HERMES_PAYLOAD_KEY`,
+      ),
+    );
+    expect(r.stderr).toContain('run `hermes codec-server` with that key and set the codec endpoint in the UI');
+    expect(r.stderr).not.toContain('Unknown encoding');
+    // The worker read the plaintext input: with the key, the conversation completes.
+    expect(await withKey.get(runId).result()).toMatchObject({ status: 'completed', answer: `NOKEY-${MARK}` });
   });
 });
 
@@ -289,12 +421,24 @@ describe('keys', () => {
     const rotated = payloadCodec({ HERMES_PAYLOAD_KEY: other.toString('base64'), HERMES_PAYLOAD_OLD_KEYS: ` ${KEY} ` })!;
     expect(rotated.keyId).toBe(keyIdOf(other));
     expect(await read(rotated)).toMatchObject({ answer: ANSWER });
-    // Hermes' own handle rethrows it too (it only turns workflow failures into results).
+    // Hermes' own handle says what it means, the codec's error kept as the cause.
     const hermes = await Hermes.connect({
       client: new Client({ connection: h.client.connection, dataConverter: codecDataConverter(sameId) }),
       taskQueue: h.taskQueue,
     });
-    await expect(hermes.get(id).result()).rejects.toThrow(/wrong key or corrupted/);
+    const err = await hermes
+      .get(id)
+      .result()
+      .then(
+        () => undefined,
+        (e: unknown) => e as PayloadKeyMismatchError,
+      );
+    expect(err).toBeInstanceOf(PayloadKeyMismatchError);
+    expect(err!.message).toContain(
+      `cannot read the result of conversation ${id}: it names key id ${codec.keyId}, and this client's key with that id does not decrypt it`,
+    );
+    expect(err!.cause).toBeInstanceOf(PayloadDecryptError);
+    expect(err).toMatchObject({ type: 'PayloadKey', writerKeyIds: [codec.keyId], clientKeyIds: [codec.keyId] });
   });
 
   it('hermes inspect decrypts with the key (API and CLI), and says the history is encrypted without it', async () => {
@@ -397,6 +541,97 @@ describe('keys', () => {
     tampered.data[20]! ^= 1;
     await expect(codec.decode([tampered])).rejects.toThrow(`payload failed to decrypt with key ${codec.keyId}: wrong key or corrupted`);
     await expect(codec.decode([{ ...e!, data: Buffer.alloc(5) }])).rejects.toThrow(/wrong key or corrupted/);
+  });
+
+  it("a worker's codec turns a workflow payload it cannot decrypt into a marker with key ids only; activity payloads and clients still throw", async () => {
+    const foreign = payloadCodec({ HERMES_PAYLOAD_KEY: randomBytes(32).toString('hex') })!;
+    const [alien] = await foreign.encode([{ metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') }, data: Buffer.from(`"${MARK}"`) }]);
+    const worker = payloadCodec({ HERMES_PAYLOAD_KEY: KEY }, { markUndecodable: true })!;
+    const workflow = { type: 'workflow', namespace: 'default', workflowId: 'w' } as const;
+    const [marked] = await worker.decode([alien!], workflow);
+    expect(Buffer.from(marked!.metadata![METADATA_ENCODING_KEY]!).toString()).toBe(UNDECODABLE_ENCODING);
+    expect(marked!.data).toHaveLength(0);
+    expect(readUndecodable(marked!)).toEqual({ keyId: foreign.keyId, reason: 'unknown-key', decoderKeyIds: [codec.keyId] });
+    // Same id, other key: the tag fails.
+    const sameId = payloadCodec({ HERMES_PAYLOAD_KEY: randomBytes(32).toString('hex'), HERMES_PAYLOAD_KEY_ID: codec.keyId })!;
+    const [forged] = await sameId.encode([{ metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') }, data: Buffer.from('1') }]);
+    expect(readUndecodable((await worker.decode([forged!], workflow))[0]!)).toMatchObject({ keyId: codec.keyId, reason: 'wrong-key' });
+    // Activity payloads (inputs, results) throw as before: the activity fails with the codec's message.
+    await expect(worker.decode([alien!], { type: 'activity', namespace: 'default', isLocal: false })).rejects.toThrow(PayloadDecryptError);
+    await expect(codec.decode([alien!], workflow)).rejects.toThrow(PayloadDecryptError);
+    // The bundle's converter makes it the contract's marker; an update or query with it is rejected naming both ids.
+    const value = payloadConverter.fromPayload(marked!);
+    expect(() => parseArgs(answerSchema(), value, 'answer')).toThrow(
+      `invalid answer: the argument was encrypted with key id ${foreign.keyId}; this worker has key ids [${codec.keyId}]: start the worker with the same HERMES_PAYLOAD_KEY`,
+    );
+    expect(JSON.stringify(value)).not.toContain(MARK);
+    // What it can decrypt, it still does.
+    const [mine] = await codec.encode([{ metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') }, data: Buffer.from('2') }]);
+    expect(Buffer.from((await worker.decode([mine!], workflow))[0]!.data!).toString()).toBe('2');
+  });
+
+  it('a metadata-query answer is sent as its definitions in clear with the answer sealed in its metadata; anything else is encrypted whole', async () => {
+    const workflow = { type: 'workflow', namespace: 'default', workflowId: 'w' } as const;
+    const answerOf = (v: unknown) => ({ metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(v)) });
+    const definition = {
+      type: 'conversationWorkflow',
+      queryDefinitions: [{ name: 'state', description: 'Live state' }],
+      signalDefinitions: [],
+      updateDefinitions: [],
+    };
+    const original = answerOf({ definition, currentDetails: `task: ${MARK}` });
+    const [sent] = await codec.encode([original], workflow);
+    expect(Buffer.from(sent!.metadata![METADATA_ENCODING_KEY]!).toString()).toBe('json/plain');
+    expect(JSON.parse(Buffer.from(sent!.data!).toString())).toEqual({ definition, currentDetails: encryptionNotice(codec.keyId) });
+    expect(Buffer.from(sent!.metadata![KEY_ID_METADATA]!).toString()).toBe(codec.keyId);
+    expect(JSON.stringify(sent)).not.toContain(MARK);
+    const [back] = await codec.decode([sent!]);
+    expect(temporal.api.common.v1.Payload.encode(back!).finish()).toEqual(temporal.api.common.v1.Payload.encode(original).finish());
+    // Another key cannot open the sealed answer; a client without a key reads the view.
+    await expect(payloadCodec({ HERMES_PAYLOAD_KEY: randomBytes(32).toString('hex') })!.decode([sent!])).rejects.toThrow(PayloadDecryptError);
+    // Not from a workflow, or not exactly that shape: encrypted whole.
+    const notMetadata = [
+      answerOf({ definition, currentDetails: 'x', extra: MARK }),
+      answerOf({ definition: { ...definition, extra: MARK }, currentDetails: 'x' }),
+      answerOf({ definition: { ...definition, queryDefinitions: [{ name: 'state', secret: MARK }] }, currentDetails: 'x' }),
+      answerOf({ currentDetails: 'x', definition }),
+      { ...original, metadata: { ...original.metadata, other: Buffer.from('1') } },
+    ];
+    for (const p of notMetadata) expect(isEncryptedPayload((await codec.encode([p], workflow))[0]!)).toBe(true);
+    expect(isEncryptedPayload((await codec.encode([original], { type: 'activity', namespace: 'default', isLocal: false }))[0]!)).toBe(true);
+    expect(isEncryptedPayload((await codec.encode([original]))[0]!)).toBe(true);
+  });
+
+  it('the codec leaves exactly the notice in clear; startMarked starts without HermesEncryption when the namespace lacks it', async () => {
+    const json = (v: unknown) => ({ metadata: { [METADATA_ENCODING_KEY]: Buffer.from('json/plain') }, data: Buffer.from(JSON.stringify(v)) });
+    const notice = json(encryptionNotice(codec.keyId));
+    expect((await codec.encode([notice]))[0]).toBe(notice);
+    for (const near of [
+      json(encryptionNotice('other')),
+      json(`${encryptionNotice(codec.keyId)} `),
+      { ...notice, metadata: { ...notice.metadata, x: Buffer.from('1') } },
+    ]) {
+      expect(isEncryptedPayload((await codec.encode([near]))[0]!)).toBe(true);
+    }
+
+    const client = new Client({ connection: h.client.connection, dataConverter: converter });
+    const seen: unknown[] = [];
+    const refused = Object.assign(new Error('Failed to start Workflow'), {
+      cause: { code: 3, details: 'Namespace default has no mapping defined for search attribute HermesEncryption' },
+    });
+    const started = await startMarked(client, true, async (marker) => {
+      seen.push(marker);
+      if (seen.length === 1) throw refused;
+      return 'started';
+    });
+    expect(started).toBe('started');
+    expect(seen).toEqual([
+      { staticDetails: encryptionNotice(codec.keyId), typedSearchAttributes: [{ key: HermesEncryption, value: `aes-gcm key ${codec.keyId}` }] },
+      { staticDetails: encryptionNotice(codec.keyId) },
+    ]);
+    // Any other refusal is the caller's.
+    await expect(startMarked(client, true, () => Promise.reject(new Error('other')))).rejects.toThrow('other');
+    expect(await startMarked(h.client, true, async (marker) => marker)).toEqual({});
   });
 
   it('without a key: no data converter (the default path is untouched); hermes codec-server refuses to start', async () => {

@@ -3,6 +3,7 @@
 import type readline from 'node:readline/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConversationHandle, Hermes } from '../client';
+import { isPayloadKeyMismatch } from '../codec/explain';
 import { inFlightLine, retryLine, type InFlightCall } from '../in-flight';
 import { modelStepNumbers } from '../inspect';
 import type { ConversationState } from '../shared/contract';
@@ -59,6 +60,9 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
   // A stop signal (SIGTERM) ends the looks at once: no call of ours is left running while the CLI shuts down.
   const onStop = () => done.abort();
   stopSignal.addEventListener('abort', onStop, { once: true });
+  let unreadable!: (err: Error) => void;
+  const cannotRead = new Promise<never>((_, reject) => (unreadable = reject));
+  cannotRead.catch(() => undefined); // raced below; unhandled only when the result came first
   let started = false;
   // Index into the completed model calls of the next model record (undefined: unknown; align on the latest).
   let modelIndex: number | undefined = opts.modelStepsBefore ?? 0;
@@ -88,7 +92,9 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
     let s: ConversationState;
     try {
       s = await handle.state({ stepsAfter: cursor });
-    } catch {
+    } catch (err) {
+      // Encrypted with a key this client lacks: no later look will read it, so say so now, not at the end.
+      if (isPayloadKeyMismatch(err)) unreadable(err);
       return undefined; // The workflow may not have run its first task yet, or just finished.
     }
     started = true;
@@ -149,7 +155,7 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
     ? watchWorker(opts.worker.hermes, { started: () => started, signal: done.signal, onMissing: opts.worker.onMissing })
     : undefined;
   try {
-    return await finished;
+    return await Promise.race([finished, cannotRead]);
   } finally {
     done.abort();
     stopSignal.removeEventListener('abort', onStop);

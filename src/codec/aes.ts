@@ -2,15 +2,33 @@
 // inputs and results, activity inputs and results, signals, updates, queries, memos, summaries) is stored by the
 // Temporal server as ciphertext. Search attributes are not payloads run through codecs and stay readable.
 //
+// Left in clear on purpose, so the Web UI says how to read the rest: exactly the notice that names the key id
+// (marker.ts), which the client sets as a run's static details; and the handler definitions of a workflow's answer
+// to the SDK's metadata query (metadata-view.ts: names and descriptions from our code; the answer itself travels
+// encrypted in that payload's metadata).
+//
 // Wire format of an encrypted payload:
 //   metadata { encoding: "binary/encrypted", encryption-key-id: <id> }
 //   data     iv (12 bytes) + AES-256-GCM ciphertext of the whole original Payload (protobuf) + tag (16 bytes)
 // The original payload (its metadata included) comes back byte for byte on decode. Payloads not marked
 // encrypted pass through decode unchanged, so a worker with a key still reads histories written without one.
-import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec } from '@temporalio/common';
+//
+// A payload that does not open (its key id unknown here, or the key fails) throws PayloadDecryptError, except in
+// a worker's workflow activations (`markUndecodable`): there it becomes a `binary/undecodable` marker naming the
+// key ids (src/shared/undecodable.ts), which the workflow rejects as bad input instead of failing its task forever.
+import { METADATA_ENCODING_KEY, type Payload, type PayloadCodec, type SerializationContext } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { encryptionNotice } from './marker';
+import { publicMetadataView } from './metadata-view';
+import {
+  UNDECODABLE_DECODER_KEY_IDS,
+  UNDECODABLE_ENCODING,
+  UNDECODABLE_KEY_ID,
+  UNDECODABLE_REASON,
+  type UndecodableReason,
+} from '../shared/undecodable';
 
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
 export const KEY_ID_METADATA = 'encryption-key-id';
@@ -26,6 +44,25 @@ export class PayloadKeyError extends Error {
 /** A payload that cannot be decrypted here: its key is unknown, or the key does not open it. */
 export class PayloadDecryptError extends Error {
   override name = 'PayloadDecryptError';
+  constructor(
+    message: string,
+    /** Why: no key with that id here, the key with that id fails, or no key id at all. */
+    readonly reason: UndecodableReason,
+    /** The key id the payload names. */
+    readonly keyId: string | undefined,
+    /** The key ids this process has. */
+    readonly knownKeyIds: string[],
+  ) {
+    super(message);
+  }
+}
+
+export interface AesGcmCodecOptions {
+  /**
+   * Workers: a workflow payload (context type `workflow`: inputs, signal, update and query arguments) that does not
+   * decrypt becomes a `binary/undecodable` marker instead of an error. Activity payloads still throw.
+   */
+  markUndecodable?: boolean;
 }
 
 export interface PayloadKey {
@@ -128,16 +165,33 @@ export function isEncrypted(p: Payload): boolean {
   return encodingOf(p) === ENCRYPTED_ENCODING;
 }
 
+/** Metadata of a public view (metadata-view.ts) holding the encrypted original: iv + ciphertext + tag. */
+export const SEALED_METADATA = 'encrypted-original';
+
+/** The encrypted original a public view carries, as an ordinary encrypted payload. */
+function sealedIn(p: Payload): Payload | undefined {
+  const data = p.metadata?.[SEALED_METADATA];
+  const id = p.metadata?.[KEY_ID_METADATA];
+  if (!data) return undefined;
+  return { metadata: { [METADATA_ENCODING_KEY]: Buffer.from(ENCRYPTED_ENCODING), ...(id ? { [KEY_ID_METADATA]: id } : {}) }, data };
+}
+
 export class AesGcmCodec implements PayloadCodec {
   private readonly keys = new Map<string, Buffer>();
   private readonly current: PayloadKey;
+  private readonly markUndecodable: boolean;
+  private readonly noticeText: string;
+  private readonly notice: Buffer;
 
-  constructor(keys: PayloadKeys) {
+  constructor(keys: PayloadKeys, opts: AesGcmCodecOptions = {}) {
+    this.markUndecodable = opts.markUndecodable ?? false;
     for (const k of [keys.current, ...keys.old]) {
       if (k.key.length !== KEY_BYTES) throw new PayloadKeyError(`payload key "${k.id}" has ${k.key.length} bytes, not ${KEY_BYTES}`);
       this.keys.set(k.id, k.key);
     }
     this.current = keys.current;
+    this.noticeText = encryptionNotice(this.current.id);
+    this.notice = Buffer.from(JSON.stringify(this.noticeText));
   }
 
   /** The id written into each payload this codec encrypts. */
@@ -150,12 +204,52 @@ export class AesGcmCodec implements PayloadCodec {
     return [...this.keys.keys()];
   }
 
-  async encode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((p) => this.encrypt(p));
+  async encode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    return payloads.map((p) => {
+      if (this.isNotice(p)) return p;
+      const sealed = this.encrypt(p);
+      // A workflow's answer to the SDK's metadata query: its definitions in clear, the answer sealed (metadata-view.ts).
+      const view = context?.type === 'workflow' ? publicMetadataView(p, this.noticeText) : undefined;
+      if (!view) return sealed;
+      return {
+        metadata: {
+          [METADATA_ENCODING_KEY]: Buffer.from('json/plain'),
+          [KEY_ID_METADATA]: Buffer.from(this.current.id),
+          [SEALED_METADATA]: Buffer.from(sealed.data!),
+        },
+        data: view,
+      };
+    });
   }
 
-  async decode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((p) => (isEncrypted(p) ? this.decrypt(p) : p));
+  /**
+   * The one payload left in clear: exactly the notice that the run is encrypted (marker.ts, the client's static
+   * details), so the Web UI shows it without the codec server. Its text is made from the key id alone.
+   */
+  private isNotice(p: Payload): boolean {
+    const meta = p.metadata ?? {};
+    const keys = Object.keys(meta);
+    return (
+      keys.length === 1 &&
+      encodingOf(p) === 'json/plain' &&
+      p.data?.length === this.notice.length &&
+      Buffer.from(p.data.buffer, p.data.byteOffset, p.data.length).equals(this.notice)
+    );
+  }
+
+  async decode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
+    const mark = this.markUndecodable && context?.type === 'workflow';
+    return payloads.map((p) => {
+      const sealed = sealedIn(p) ?? p;
+      if (!isEncrypted(sealed)) return p;
+      if (!mark) return this.decrypt(sealed);
+      try {
+        return this.decrypt(sealed);
+      } catch (err) {
+        if (!(err instanceof PayloadDecryptError)) throw err;
+        return undecodableMarker(err);
+      }
+    });
   }
 
   private encrypt(payload: Payload): Payload {
@@ -174,17 +268,27 @@ export class AesGcmCodec implements PayloadCodec {
 
   private decrypt(payload: Payload): Payload {
     const idBytes = payload.metadata?.[KEY_ID_METADATA];
-    if (!idBytes) throw new PayloadDecryptError(`payload is ${ENCRYPTED_ENCODING} but names no ${KEY_ID_METADATA}: corrupted`);
+    if (!idBytes) {
+      throw new PayloadDecryptError(
+        `payload is ${ENCRYPTED_ENCODING} but names no ${KEY_ID_METADATA}: corrupted`,
+        'corrupted',
+        undefined,
+        this.keyIds,
+      );
+    }
     const id = Buffer.from(idBytes).toString('utf8');
     const key = this.keys.get(id);
     if (!key) {
       throw new PayloadDecryptError(
         `payload was encrypted with key ${id}, which this process does not have (it has ${this.keyIds.join(', ')}): ` +
           'set HERMES_PAYLOAD_KEY to that key, or add it to HERMES_PAYLOAD_OLD_KEYS',
+        'unknown-key',
+        id,
+        this.keyIds,
       );
     }
     const data = Buffer.from(payload.data ?? []);
-    const failed = () => new PayloadDecryptError(`payload failed to decrypt with key ${id}: wrong key or corrupted`);
+    const failed = () => new PayloadDecryptError(`payload failed to decrypt with key ${id}: wrong key or corrupted`, 'wrong-key', id, this.keyIds);
     if (data.length < IV_BYTES + TAG_BYTES) throw failed();
     let plain: Buffer;
     try {
@@ -197,4 +301,17 @@ export class AesGcmCodec implements PayloadCodec {
     const decoded = temporal.api.common.v1.Payload.decode(plain);
     return { metadata: decoded.metadata, data: decoded.data };
   }
+}
+
+/** The stand-in for a payload that did not decrypt: key ids only, no data. */
+function undecodableMarker(err: PayloadDecryptError): Payload {
+  return {
+    metadata: {
+      [METADATA_ENCODING_KEY]: Buffer.from(UNDECODABLE_ENCODING),
+      [UNDECODABLE_REASON]: Buffer.from(err.reason),
+      [UNDECODABLE_DECODER_KEY_IDS]: Buffer.from(err.knownKeyIds.join(',')),
+      ...(err.keyId ? { [UNDECODABLE_KEY_ID]: Buffer.from(err.keyId) } : {}),
+    },
+    data: new Uint8Array(0),
+  };
 }

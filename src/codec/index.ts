@@ -2,10 +2,11 @@
 // `hermes replay` and `hermes inspect` all use the AES-256-GCM codec (aes.ts); without it nothing changes — no
 // codec, no data converter, no overhead.
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
-import { AesGcmCodec, loadPayloadKeys } from './aes';
+import { AesGcmCodec, loadPayloadKeys, type AesGcmCodecOptions } from './aes';
 
 export {
   AesGcmCodec,
+  type AesGcmCodecOptions,
   ENCRYPTED_ENCODING,
   isEncrypted,
   KEY_ID_METADATA,
@@ -17,14 +18,24 @@ export {
 } from './aes';
 
 /** The payload codec configured by the environment, or undefined when no key is set. Throws on a bad key. */
-export function payloadCodec(env: NodeJS.ProcessEnv = process.env): AesGcmCodec | undefined {
+export function payloadCodec(env: NodeJS.ProcessEnv = process.env, opts: AesGcmCodecOptions = {}): AesGcmCodec | undefined {
   const keys = loadPayloadKeys(env);
-  return keys ? new AesGcmCodec(keys) : undefined;
+  return keys ? new AesGcmCodec(keys, opts) : undefined;
 }
 
-/** The data converter for Client and Worker (`dataConverter.payloadCodecs`), or undefined without a key. */
+/** The client's data converter (`dataConverter.payloadCodecs`), or undefined without a key. */
 export function dataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
   const codec = payloadCodec(env);
+  return codec ? codecDataConverter(codec) : undefined;
+}
+
+/**
+ * The data converter of workers and of `hermes replay` (which must decode as a worker does): a workflow payload
+ * encrypted with a key this worker lacks reaches the workflow as a marker it rejects (src/shared/undecodable.ts),
+ * so a client with another key gets a failed conversation at once instead of a workflow task failing forever.
+ */
+export function workerDataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
+  const codec = payloadCodec(env, { markUndecodable: true });
   return codec ? codecDataConverter(codec) : undefined;
 }
 

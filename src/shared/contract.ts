@@ -7,6 +7,7 @@
 // cached workflow, and a conversation needs its input schema once per run (docs/design-notes.md, "Worker
 // memory"). Callers outside the workflow may keep what they build.
 import { z } from 'zod';
+import { undecodableText, type Undecodable } from './undecodable';
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const YEAR_SEC = 365 * 24 * 3600;
@@ -150,10 +151,21 @@ export type StartOptions = z.input<ReturnType<typeof startOptionsSchema>>;
 
 /** Key of the value the workflow sees for a payload it could not decode (src/workflows/payload-converter.ts). */
 export const UNREADABLE_PAYLOAD = 'hermes:unreadable-payload';
+/** Next to it when the worker's codec could not decrypt the payload: the key ids (src/shared/undecodable.ts). */
+export const UNDECODABLE_PAYLOAD = 'hermes:undecodable-payload';
+
+/** The key ids of a payload the worker could not decrypt, when `v` is its marker. */
+function undecodable(v: unknown): Undecodable | undefined {
+  return typeof v === 'object' && v !== null && UNDECODABLE_PAYLOAD in v
+    ? ((v as Record<string, unknown>)[UNDECODABLE_PAYLOAD] as Undecodable)
+    : undefined;
+}
 
 /** Why a value could not be read as JSON at all, if so: a payload of another encoding, or raw bytes. */
-function unreadable(v: unknown): string | undefined {
+function unreadable(v: unknown, what = 'the payload'): string | undefined {
   if (v instanceof Uint8Array) return 'the payload is raw bytes, not JSON';
+  const keys = undecodable(v);
+  if (keys) return undecodableText(keys, what);
   if (typeof v === 'object' && v !== null && UNREADABLE_PAYLOAD in v)
     return `the payload could not be decoded: ${String((v as Record<string, unknown>)[UNREADABLE_PAYLOAD])}`;
   return undefined;
@@ -166,6 +178,8 @@ function unreadable(v: unknown): string | undefined {
 export function parseConversationInput(raw: unknown): { ok: true; input: ConversationInput } | { ok: false; error: string } {
   const value = typeof raw === 'string' ? { prompt: raw } : raw;
   if (value === undefined || value === null) return { ok: false, error: 'no input: expected {"prompt": "..."} or a prompt string' };
+  // Encrypted with a key the worker lacks: the client is fine, the keys differ; say which.
+  if (undecodable(value)) return { ok: false, error: `(input): ${unreadable(value, 'the input')}` };
   const why = unreadable(value);
   if (why) return { ok: false, error: `(input): ${why}; expected JSON: {"prompt": "..."} or a prompt string` };
   const r = sharedInputSchema().safeParse(value);
@@ -233,6 +247,8 @@ export type StateQueryArgs = { stepsAfter?: number };
 
 /** Parses a signal's or update's arguments; throws an Error naming the fields (update validators reject with it). */
 export function parseArgs<S extends z.ZodType>(schema: S, raw: unknown, what: string): z.output<S> {
+  const keys = undecodable(raw);
+  if (keys) throw new Error(`invalid ${what}: ${undecodableText(keys, 'the argument')}`);
   const r = schema.safeParse(raw);
   if (!r.success) throw new Error(`invalid ${what}: ${issuesText(r.error)}`);
   return r.data;

@@ -20,3 +20,9 @@ export const NON_RETRYABLE_MODEL_FAILURES: string[] = [
   FailureType.ContextOverflow,
   FailureType.ModelConfig,
 ];
+
+/**
+ * A client cannot read a conversation's payloads: it has no payload key, or another one than the worker's
+ * (src/codec/explain.ts, PayloadKeyMismatchError). A client-side error type, not a workflow failure.
+ */
+export const PAYLOAD_KEY_FAILURE = 'PayloadKey';

@@ -1,5 +1,6 @@
-// Search attributes the workflow upserts so conversations can be filtered in the Web UI and `temporal
-// workflow list --query`. Registered by the embedded server and by workers on start.
+// Search attributes the workflow upserts (and HermesEncryption, which the client sets at start) so conversations
+// can be filtered in the Web UI and `temporal workflow list --query`. Registered by the embedded server and by
+// workers on start.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
 export const HermesStatus = defineSearchAttributeKey('HermesStatus', SearchAttributeType.KEYWORD);
@@ -9,7 +10,12 @@ export const HermesSchedule = defineSearchAttributeKey('HermesSchedule', SearchA
 /** The model profile a conversation uses now, and its iteration count (kept current). */
 export const HermesModel = defineSearchAttributeKey('HermesModel', SearchAttributeType.KEYWORD);
 export const HermesIterations = defineSearchAttributeKey('HermesIterations', SearchAttributeType.INT);
-export const ALL_SEARCH_ATTRIBUTES = [HermesStatus, HermesWaitingFor, HermesSchedule, HermesModel, HermesIterations];
+/**
+ * Set at start by a client that encrypts payloads: `aes-gcm key <keyId>` (src/codec/marker.ts), so the Web UI can
+ * list the runs that need `hermes codec-server`. Never content.
+ */
+export const HermesEncryption = defineSearchAttributeKey('HermesEncryption', SearchAttributeType.KEYWORD);
+export const ALL_SEARCH_ATTRIBUTES = [HermesStatus, HermesWaitingFor, HermesSchedule, HermesModel, HermesIterations, HermesEncryption];
 
 /** Name → type of every attribute, for registering them (the embedded server, `hermes worker`). */
 export const SEARCH_ATTRIBUTE_TYPES: Record<string, string> = Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, k.type]));
