@@ -144,6 +144,29 @@ describe('task_register', () => {
   });
 });
 
+describe('pause on failure', () => {
+  it('a task whose firing fails (a FAILED workflow) is paused by Temporal; its runs show the failure', async () => {
+    const name = `revoked-${stamp}`;
+    created.add(name);
+    h = await createHarness([{ status: 401, body: { error: { message: 'Incorrect API key provided' } } }]);
+    await h.run(async () => {
+      await h.hermes.schedules.create({ name, when: '@daily', prompt: 'summarise the day', pauseOnFailure: true });
+      expect((await h.hermes.schedules.definition(name)).pauseOnFailure).toBe(true);
+      await temporal('schedule', 'trigger', '--schedule-id', scheduleIdOf(name));
+      const { workflowId, result } = await firstFiring(name);
+      expect(result).toMatchObject({ status: 'failed', reason: 'ModelAuth' });
+      expect((await h.client.workflow.getHandle(workflowId).describe()).status.name).toBe('FAILED');
+      const paused = await waitFor('the schedule to pause', async () => {
+        const d = await describeTask(h.client, name);
+        return d.paused ? d : undefined;
+      });
+      expect(paused.paused).toBe(true);
+      const [run] = await h.hermes.schedules.runs(name);
+      expect(run).toMatchObject({ workflowId, execution: 'FAILED', status: 'failed', reason: 'ModelAuth' });
+    });
+  });
+});
+
 describe('a registered task outlives its worker', () => {
   it('fires with its full config on a new worker after the one that registered it was SIGKILLed', async () => {
     const name = `survivor-${stamp}`;

@@ -93,6 +93,7 @@ Options for schedule add (every schedule command takes --json):
   --webhook URL        POST each firing's result there
   --description TEXT   shown by list and show
   --replace            replace the task of that name (otherwise an existing name is an error)
+  --pause-on-failure   pause the task when a firing fails (a failed conversation is a FAILED workflow)
 
 Signals:
   Ctrl-C               run: interrupts the conversation; a second one detaches (exit 130); chat: interrupts

@@ -52,6 +52,7 @@ async function add(args: string[]): Promise<number> {
       webhook: { type: 'string' },
       description: { type: 'string' },
       replace: { type: 'boolean', default: false },
+      'pause-on-failure': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
     },
   });
@@ -80,6 +81,7 @@ async function add(args: string[]): Promise<number> {
     ...((values.tz ?? readConfig()?.config.schedules?.timezone) ? { timezone: values.tz ?? readConfig()!.config.schedules!.timezone } : {}),
     ...(values.description ? { description: values.description } : {}),
     ...(values.webhook ? { webhook: values.webhook } : {}),
+    ...(values['pause-on-failure'] ? { pauseOnFailure: true } : {}),
     ...(Object.keys(config).length ? { config } : {}),
   };
   // Everything that can be wrong with the definition is a usage error, found before connecting.
@@ -172,7 +174,9 @@ async function show(args: string[]): Promise<number> {
     ].filter(Boolean);
     out(`run config: ${config.length ? config.join(' · ') : 'the worker defaults'}`);
     if (info.webhook) out(`webhook: ${info.webhook}`);
-    out(`overlap: ${def.overlap ?? 'skip'} · catch-up window: ${def.catchupWindowSec ?? 600} s`);
+    out(
+      `overlap: ${def.overlap ?? 'skip'} · catch-up window: ${def.catchupWindowSec ?? 600} s${def.pauseOnFailure ? ' · pauses when a firing fails' : ''}`,
+    );
     if (info.registeredBy) out(`registered by: ${info.registeredBy.workflowId ?? `the ${info.registeredBy.via}`}`);
     out(next.length ? `next runs:\n${next.map((t) => `  ${formatFireTime(t, info.timezone)}`).join('\n')}` : 'next runs: none');
     if (info.recentRuns.length) {

@@ -155,6 +155,7 @@ function definitionOf(name: string, d: ScheduleDescription): TaskDefinition {
     ...(schedule?.allowSchedules ? { allowSchedules: true } : {}),
     ...(overlap ? { overlap } : {}),
     catchupWindowSec: Math.round(d.policies.catchupWindow / 1000),
+    ...(d.policies.pauseOnFailure ? { pauseOnFailure: true } : {}),
   };
 }
 

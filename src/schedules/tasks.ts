@@ -46,6 +46,11 @@ export interface TaskDefinition {
   overlap?: OverlapPolicy;
   /** How late a missed firing (server down) may still start (default 10 minutes). */
   catchupWindowSec?: number;
+  /**
+   * Pause the schedule when a firing fails (Temporal's pauseOnFailure): a failed conversation is a FAILED
+   * workflow, so a task whose model key was revoked stops instead of failing every hour. Off by default.
+   */
+  pauseOnFailure?: boolean;
 }
 
 /** Who registered a task: a conversation's tool call (the retry of that call finds its own schedule). */
@@ -188,7 +193,11 @@ export async function registerTask(
       typedSearchAttributes: [{ key: HermesSchedule, value: def.name }],
       staticSummary: `hermes task ${def.name}: ${def.prompt.slice(0, 100)}`,
     },
-    policies: { overlap: ScheduleOverlapPolicy[OVERLAP[def.overlap ?? 'skip']], catchupWindow: (def.catchupWindowSec ?? 600) * 1000 },
+    policies: {
+      overlap: ScheduleOverlapPolicy[OVERLAP[def.overlap ?? 'skip']],
+      catchupWindow: (def.catchupWindowSec ?? 600) * 1000,
+      pauseOnFailure: def.pauseOnFailure ?? false,
+    },
     state: {
       note: `registered by ${describeRegistrant(opts.registeredBy)}`,
       ...(when.kind === 'once' ? { remainingActions: 1 } : {}),
