@@ -145,6 +145,17 @@ describe('SIGTERM', () => {
     await handle.workflow.terminate('test over');
   }, 60_000);
 
+  it('following a slow step piles no listeners on the stop signal (the SDK adds one per call and never removes it)', async () => {
+    h = await createHarness([{ content: 'after a while', delayMs: 8_000 }]);
+    await h.run(async () => {
+      const run = started(['run', 'take your time'], clusterEnv(h!.taskQueue));
+      const e = await run.exited;
+      expect(e.code, run.out.stderr).toBe(0);
+      expect(run.out.stdout).toContain('after a while');
+      expect(run.out.stderr).not.toMatch(/MaxListenersExceededWarning/);
+    });
+  }, 60_000);
+
   it('SIGINT stays what it was: the first interrupts the conversation, a second detaches with 130', async () => {
     h = await createHarness([{ content: 'cut by the interrupt', delayMs: 15_000 }]);
     await h.run(async () => {
