@@ -6,6 +6,12 @@ const { main, UsageError } = require('../src/cli/index.ts');
 // node:util parseArgs rejects unknown options and bad option values with these codes: usage errors too.
 const PARSE_ARGS_ERRORS = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);
 
+// A reader that goes away (`hermes status ID | head -2`) is not an error of ours: stop quietly, as other tools do.
+process.stdout.on('error', (err) => {
+  if (err && err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err) => {

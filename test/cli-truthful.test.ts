@@ -101,6 +101,25 @@ describe('status tells what Temporal knows', () => {
   });
 });
 
+describe('hermes status of a failed run', () => {
+  it('names the reason and the error, and a reader that stops early is no crash', async () => {
+    h = await createHarness([{ status: 401, body: { error: { message: 'Incorrect API key provided' } } }]);
+    await h.run(async () => {
+      const run = await h!.hermes.start({ prompt: 'fail' });
+      await run.result();
+      const text = await spawnHermes(['status', run.id], { env: clusterEnv(h!.taskQueue) });
+      expect(text.stdout, text.stderr).toMatch(new RegExp(`^${run.id}: failed \\(Temporal: FAILED\\)`));
+      expect(text.stdout).toMatch(/^ModelAuth: model endpoint .* answered 401/m);
+      // A reader that has gone before the first line (`| true`; `| head -2` on a longer status): no stack trace.
+      const piped = await exec('bash', ['-c', `"$NODE" "$BIN" status ${run.id} | true; echo "exit \${PIPESTATUS[0]}" >&2`], {
+        env: cleanEnv({ ...clusterEnv(h!.taskQueue), NODE: process.execPath, BIN: HERMES_BIN }),
+      });
+      expect(piped.stderr).not.toMatch(/EPIPE/);
+      expect(piped.stderr).toMatch(/exit 0/);
+    });
+  });
+});
+
 describe('a conversation cancelled with the stock CLI', () => {
   it('run tells the iterations and tokens it had spent, and result() says them without a worker too (from the history)', async () => {
     const usage = { prompt_tokens: 400, completion_tokens: 50 };

@@ -147,8 +147,9 @@ describe('the workflow input contract', () => {
       const handle = await h.hermes.start({ prompt: 'ask me' });
       await stateWhen(handle, (s) => s.pendingQuestion !== null);
       for (const args of [{ text: 5 }, { text: '  ' }, 7]) {
+        // The reason, not retryable, and no stack trace of the workflow's source for the Web UI to show.
         await expect(handle.workflow.executeUpdate(answerUpdate, { args: [args as never] })).rejects.toMatchObject({
-          cause: { message: expect.stringMatching(/^invalid answer: expected \{"text": "..."\}: (text|\(input\)): /) },
+          cause: { message: expect.stringMatching(/^invalid answer: expected \{"text": "..."\}: (text|\(input\)): /), nonRetryable: true, stack: '' },
         });
       }
       await temporal('workflow', 'update', 'execute', '--workflow-id', handle.id, '--name', 'answer', '--input', '"the second one"');

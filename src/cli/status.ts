@@ -78,6 +78,7 @@ export async function status(args: string[]): Promise<number> {
       b.seconds ? `time left ${b.seconds.left} s` : '',
     ].filter(Boolean);
     process.stdout.write(`budgets: ${left.join(' · ')}\n`);
+    if (s.status === 'failed' || s.error) process.stdout.write(`${s.reason ?? 'error'}${s.error ? `: ${s.error}` : ''}\n`);
     if (s.children?.length) {
       const running = s.children.filter((c) => c.status === 'running' || c.status === 'waiting' || c.status === 'queued').length;
       process.stdout.write(`sub-agents (latest delegate_task, ${running} still running):\n`);
