@@ -124,7 +124,7 @@ function followToResult(
 export function detachedMessage(hermes: Hermes, id: string, sig: StopSignal): string {
   const cause = sig === 'SIGINT' ? 'Ctrl-C again' : sig;
   const where = hermes.target?.embedded
-    ? "it goes on when a worker runs on this machine's embedded server again (`hermes worker`, or any hermes command here)"
+    ? "a worker of this machine's embedded server goes on with it (`hermes worker`, or any hermes command here; while none runs, it waits)"
     : 'a worker goes on with it (durably: a worker that starts later resumes it)';
   return (
     `\n${cause}: detached from ${id}; the conversation is not stopped: ${where}.\n` +
