@@ -120,6 +120,21 @@ describe('hermes status of a failed run', () => {
   });
 });
 
+describe('hermes run without a terminal to ask on', () => {
+  it('says which command waits for approval and the exact command that decides it', async () => {
+    h = await createHarness([toolCall('terminal', { command: 'rm -rf build' }, 'rm1'), answer('left it alone')]);
+    await h.run(async () => {
+      const run = started(['run', 'clean', 'up'], clusterEnv(h!.taskQueue));
+      const id = (await waitFor('the conversation line', () => /conversation (\S+)/.exec(run.out.stderr)?.[1], 30_000))!;
+      await waitFor('the approval line', () => run.out.stderr.includes(`decide: hermes approve ${id} rm1 [--deny]`), 30_000);
+      expect(run.out.stderr).toContain('waiting for approval (recursive rm): terminal rm -rf build');
+      await h!.hermes.get(id).approve('rm1', 'deny');
+      expect(await run.exited).toBe(0);
+      expect(run.out.stdout).toContain('left it alone');
+    });
+  });
+});
+
 describe('a conversation cancelled with the stock CLI', () => {
   it('run tells the iterations and tokens it had spent, and result() says them without a worker too (from the history)', async () => {
     const usage = { prompt_tokens: 400, completion_tokens: 50 };

@@ -127,7 +127,7 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
       } else if (s?.waitingFor && !asked.has(`${s.waitingFor}:${cursor}`)) {
         asked.add(`${s.waitingFor}:${cursor}`);
         live?.clear();
-        process.stderr.write(`waiting for ${s.waitingFor}: see hermes status ${handle.id}\n`);
+        process.stderr.write(`${waitingLine(handle.id, s)}\n`);
       }
       await sleep(intervalMs, undefined, { signal: done.signal }).catch(() => undefined);
     }
@@ -214,4 +214,15 @@ function inFlightDisplay(stepLog: (line: string) => void, o: { afterMs?: number;
     }
   };
   return { log, show, clear, afterMs: o.afterMs ?? 5_000, everyMs: o.everyMs ?? 2_000 };
+}
+
+/** Without a terminal to ask on: what the conversation waits for and the command that answers it. */
+export function waitingLine(id: string, s: ConversationState): string {
+  const q = s.pendingQuestion;
+  if (s.waitingFor === 'clarify' && q) return `waiting for an answer: ${q.question}\n  answer it: hermes answer ${id} "…"`;
+  const a = s.pendingApprovals[0];
+  if (s.waitingFor === 'approval' && a) {
+    return `waiting for approval (${a.reason}): ${a.tool} ${a.command.slice(0, 200)}\n  decide: hermes approve ${id} ${a.callId} [--deny]`;
+  }
+  return `waiting for ${s.waitingFor}: see hermes status ${id}`;
 }
