@@ -11,7 +11,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { Client, Connection, WorkflowUpdateFailedError } from '@temporalio/client';
-import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import http from 'node:http';
@@ -24,6 +23,7 @@ import { Hermes } from '../src/client';
 import { memoryWorkflowId, memoryWriteUpdate } from '../src/shared/memory';
 import { answer, createHarness, toolCall, toolResult } from './helpers/harness';
 import { historyText } from './helpers/history-text';
+import { ALNUM, b64url, rand } from './helpers/random-secrets';
 import { MockModel, type Reply } from './helpers/mock-model';
 import { cleanupsAfterEach, startWorkerProcess, workerEnv } from './helpers/worker-process';
 
@@ -32,15 +32,6 @@ const cleanups = cleanupsAfterEach();
 // ---------------------------------------------------------------------------------------------------------
 // Random secrets (no test passes because a string happened to be absent), each with punctuation where a
 // real one has it. Every random part is 8+ characters, so a partial leak is found too.
-
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-function rand(n: number, alphabet = ALNUM): string {
-  const bytes = randomBytes(n);
-  let out = '';
-  for (let i = 0; i < n; i++) out += alphabet[bytes[i]! % alphabet.length];
-  return out;
-}
-const b64url = (s: string) => Buffer.from(s).toString('base64url');
 
 function planted() {
   const parts = Array.from({ length: 12 }, () => rand(10));

@@ -3,7 +3,6 @@
 // model runs `env`, `echo $OPENAI_API_KEY`, reads a planted .env with read_file and `terminal cat`, answers
 // with a key; nothing secret reaches the history (every payload decoded and searched), the log, or the model.
 import { Client, Connection } from '@temporalio/client';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import os from 'node:os';
@@ -23,6 +22,7 @@ import { finishToolOutput } from '../src/tools/output';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { cpuMs } from './helpers/cpu-time';
 import { historyText } from './helpers/history-text';
+import { ALNUM, b64url, rand } from './helpers/random-secrets';
 import { MockModel, type Reply } from './helpers/mock-model';
 import { cleanupsAfterEach, startWorkerProcess } from './helpers/worker-process';
 
@@ -30,15 +30,6 @@ const cleanups = cleanupsAfterEach();
 
 // ---------------------------------------------------------------------------------------------------------
 // Fixtures: random secrets, so no test passes because a string happened to be absent anyway.
-
-const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-function rand(n: number, alphabet = ALNUM): string {
-  const bytes = randomBytes(n);
-  let out = '';
-  for (let i = 0; i < n; i++) out += alphabet[bytes[i]! % alphabet.length];
-  return out;
-}
-const b64url = (s: string) => Buffer.from(s).toString('base64url');
 
 function secrets() {
   const jwtSig = rand(43, `${ALNUM}-_`);

@@ -164,7 +164,7 @@ export function redacted(c: Conversation, n: number | undefined): { redactions?:
 }
 
 /** The trace of a call that succeeded on a retry: how many attempts, and why the earlier ones failed. */
-export function retriedCall(what: string, attempt: number, failures: ModelAttemptFailure[] = []): string {
+function retriedCall(what: string, attempt: number, failures: ModelAttemptFailure[] = []): string {
   // The endpoint's address is on the activity's row already: keep what it answered.
   const said = (m: string) => m.replace(/^model endpoint \S+ /, '').slice(0, 60);
   const why = failures.length ? `: ${failures.map((f) => `${f.type} (${said(f.message)})`).join(', ')}` : '';

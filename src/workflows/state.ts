@@ -256,6 +256,8 @@ export class Conversation {
     this.repeat = { recent: [], warned: false };
     this.emptyStreak = 0;
     this.invalidStreak = 0;
+    // A call a time-budget stop cut in an earlier turn is not what a later interrupt cuts.
+    this.lastCut = undefined;
   }
 
   /**
