@@ -1,7 +1,7 @@
 // `hermes worker` as a real child process (bin/hermes.js), so a test can SIGKILL it the way a machine dies.
 // Every process started here is remembered; killAllWorkers() ends the ones still alive.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { afterEach } from 'vitest';
+import { cleanupsAfterEach as afterEachCleanups } from './cleanups';
 import { cleanEnv, HERMES_BIN } from './spawn-hermes';
 
 export interface WorkerProcess {
@@ -87,21 +87,7 @@ export function workerEnv(
   };
 }
 
-/**
- * Clean-ups a test file registers as it goes; after each test, whether it passed or not, every worker process
- * is killed and they run newest first, so no worker, tool process, connection or mock outlives a test.
- */
+/** Clean-ups run after each test, after every worker process is killed (helpers/cleanups.ts). */
 export function cleanupsAfterEach(): Array<() => unknown> {
-  const cleanups: Array<() => unknown> = [];
-  afterEach(async () => {
-    await killAllWorkers();
-    for (const fn of cleanups.splice(0).reverse()) {
-      try {
-        await fn();
-      } catch {
-        // best effort
-      }
-    }
-  });
-  return cleanups;
+  return afterEachCleanups(killAllWorkers);
 }
