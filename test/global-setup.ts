@@ -1,4 +1,7 @@
 // One Temporal dev server and one workflow bundle for the whole run; every test gets its own task queue.
+// Both the integration and the process project list this file, and vitest calls a project's global setup once
+// per project (in the one main process): the first call starts the server and writes the bundle, the second
+// shares them, and the last teardown stops the server.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -17,7 +20,15 @@ declare module 'vitest' {
   }
 }
 
-export default async function setup(project: TestProject) {
+interface Shared {
+  users: number;
+  ready: Promise<{ env: TestWorkflowEnvironment; provided: { temporalAddress: string; workflowBundlePath: string; temporalCliPath: string } }>;
+}
+
+const KEY = Symbol.for('hermes.test.globalSetup');
+const holder = globalThis as unknown as { [KEY]?: Shared };
+
+async function start(): Promise<Awaited<Shared['ready']>> {
   const exe = await temporalExecutable('cli', { install: true });
   const [env, bundle] = await Promise.all([
     TestWorkflowEnvironment.createLocal({
@@ -33,10 +44,24 @@ export default async function setup(project: TestProject) {
   mkdirSync(dir, { recursive: true });
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   writeFileSync(bundlePath, bundle.code);
-  project.provide('temporalAddress', env.connection.options.address);
-  project.provide('workflowBundlePath', bundlePath);
-  project.provide('temporalCliPath', exe.type === 'existing-path' ? exe.path : '');
+  return {
+    env,
+    provided: {
+      temporalAddress: env.connection.options.address,
+      workflowBundlePath: bundlePath,
+      temporalCliPath: exe.type === 'existing-path' ? exe.path : '',
+    },
+  };
+}
+
+export default async function setup(project: TestProject) {
+  const shared = (holder[KEY] ??= { users: 0, ready: start() });
+  shared.users++;
+  const { provided } = await shared.ready;
+  for (const [k, v] of Object.entries(provided)) project.provide(k as keyof typeof provided, v);
   return async () => {
-    await env.teardown();
+    if (--shared.users > 0) return;
+    delete holder[KEY];
+    await (await shared.ready).env.teardown();
   };
 }
