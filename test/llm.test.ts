@@ -1,13 +1,20 @@
 // Model-side helpers without a server: text tool-call recovery, error classification, Retry-After.
 import { ApplicationFailure } from '@temporalio/common';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
-import { describe, expect, it } from 'vitest';
+import type { Client } from '@temporalio/client';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { Agent, getGlobalDispatcher, setGlobalDispatcher } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContextCache } from '../src/activities/context';
+import { createModelActivities } from '../src/activities/model';
+import type { ModelCallInput, ModelCallResult } from '../src/shared/wire';
+import { MockModel } from './helpers/mock-model';
 import { classifyModelError, retryAfterMs } from '../src/llm/errors';
 import { parseToolCallsFromText } from '../src/llm/parse-tool-calls';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fallbackChain, loadProfiles } from '../src/llm/profiles';
+import { defineProfile, fallbackChain, loadProfiles } from '../src/llm/profiles';
 
 const apiError = (status: number, message: string, headers: Record<string, string> = {}) =>
   APIError.generate(status, { error: { message } }, message, new Headers(headers));
@@ -138,6 +145,18 @@ describe('tool-call modes and fallback chains in profiles', () => {
 });
 
 describe('model HTTP client', () => {
+  const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+  const noQueries = { withAbortSignal: <T>(_s: AbortSignal, fn: () => Promise<T>) => fn() } as unknown as Client;
+  let slow: MockModel;
+  beforeAll(async () => {
+    // The first request is the control (plain fetch), the second the model activity's call.
+    slow = await MockModel.start([
+      { content: 'control', delayMs: 1_000 },
+      { content: 'late but in time', delayMs: 1_000 },
+    ]);
+  });
+  afterAll(() => slow.close());
+
   it("lifts undici's 300 s header and body limits past the profile's timeout", async () => {
     const { modelDispatcherOptions } = await import('../src/llm/http');
     // Node's fetch alone gives up at 300 s; a 600 s profile must get 600 s (plus the margin).
@@ -145,17 +164,30 @@ describe('model HTTP client', () => {
     expect(modelDispatcherOptions(600_000).bodyTimeout).toBeGreaterThan(600_000);
   });
 
-  it('sends the request through the profile-bound fetch', async () => {
-    const { modelFetch } = await import('../src/llm/http');
-    const http = await import('node:http');
-    const server = http.createServer((_req, res) => setTimeout(() => res.end('late'), 300));
-    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const { port } = server.address() as import('node:net').AddressInfo;
+  // Undici's own limits apply to every fetch that does not bring its dispatcher: here they are set to 300 ms, a
+  // thousandth of undici's 300 s default, and the reply takes 1 s, a twentieth of the profile's timeout. Only
+  // the model activity's profile-bound fetch (activities/model.ts → llm/http.ts) gets the reply; a client built
+  // without it times out on its headers, as every call past 300 s did before.
+  it("sends the model activity's requests through the profile-bound fetch, not undici's global limits", async () => {
+    const { callModel } = createModelActivities({
+      profiles: { defaultName: 'slow', profiles: { slow: defineProfile('slow', { baseURL: slow.baseURL, model: 'm', timeoutMs: 20_000 }) } },
+      contextCache: { get: () => Promise.resolve([{ role: 'user', content: 'hi' }]), noteAssistant: () => undefined } as unknown as ContextCache,
+    });
+    const env = new MockActivityEnvironment({ workflowExecution: { workflowId: 'w', runId: 'r' } }, { logger: quiet, client: noQueries });
+    // The context comes from the fake cache: the activity's client is never asked (no context query, no tools).
+    const input: ModelCallInput = { context: { version: 0, count: 1, digest: 'd' }, tools: [], step: 1 };
+    const previous = getGlobalDispatcher();
+    setGlobalDispatcher(new Agent({ headersTimeout: 300, bodyTimeout: 300 }));
     try {
-      const res = await modelFetch(10_000)(`http://127.0.0.1:${port}/`);
-      expect(await res.text()).toBe('late');
+      const plain = await fetch(`${slow.baseURL}/chat/completions`, { method: 'POST', body: '{}' }).then(
+        () => 'answered',
+        (e: Error) => String((e.cause as Error | undefined)?.name ?? e.name),
+      );
+      expect(plain).toBe('HeadersTimeoutError'); // the control: the limits bind a fetch without its own dispatcher
+      const result = (await env.run(callModel, input)) as ModelCallResult;
+      expect(result.message.content).toBe('late but in time');
     } finally {
-      server.close();
+      setGlobalDispatcher(previous);
     }
   });
 });
