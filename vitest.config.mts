@@ -1,13 +1,83 @@
-import { defineConfig } from 'vitest/config';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// Three vitest projects (tiers). A test file belongs to one by what it really needs — read from its source, so a
+// new file lands in the right tier without anyone keeping a list:
+// - process: spawns `hermes` (bin/hermes.js, helpers/spawn-hermes) or `hermes worker` processes
+//   (helpers/worker-process), or starts Temporal servers of its own; crash tests are among them.
+// - integration: needs the run's shared dev server or workflow bundle (`inject(...)`, helpers/harness, a
+//   TestWorkflowEnvironment, a bundle or replay of its own) and nothing of the above.
+// - unit: everything else. No Temporal server, no bundle, no CLI install: `npm run test:unit` runs them alone.
+// A file that mixes a few server tests into many pure ones is better split in two (redaction.test.ts and
+// redaction-acceptance.test.ts).
+// `npm test` runs all three (one dev server for the two that need it); `npm run test:unit` the first,
+// `npm run test:integration` / `test:process` the others; `npx vitest list --project unit` shows which files.
+
+type Tier = 'unit' | 'integration' | 'process';
+
+const PROCESS = [
+  /\bspawnHermes\b/,
+  /\bHERMES_BIN\b/,
+  /\bbin\/hermes(\.js)?\b/,
+  /\bstartWorkerProcess\b/,
+  /\bstartDevServer\b/,
+  /\brequireTemporalCli\b/,
+];
+const INTEGRATION = [
+  /\binject\(/,
+  /from '\.\/helpers\/harness'/,
+  /\bTestWorkflowEnvironment\b/,
+  /\bbundleWorkflowCode\b/,
+  /\brunReplayHistor(y|ies)\b/,
+];
+
+function tierOf(source: string): Tier {
+  if (PROCESS.some((re) => re.test(source))) return 'process';
+  if (INTEGRATION.some((re) => re.test(source))) return 'integration';
+  return 'unit';
+}
+
+/** Test files (relative to `root`, `/`-separated) under `dirs`, by tier. */
+function testTiers(root: string, dirs = ['test', 'src']): Record<Tier, string[]> {
+  const out: Record<Tier, string[]> = { unit: [], integration: [], process: [] };
+  for (const file of dirs.flatMap((d) => testFiles(root, d))) {
+    out[tierOf(readFileSync(path.join(root, file), 'utf8'))].push(file);
+  }
+  return out;
+}
+
+function testFiles(root: string, dir: string): string[] {
+  let entries;
+  try {
+    entries = readdirSync(path.join(root, dir), { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  return entries
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => {
+      const rel = `${dir}/${e.name}`;
+      if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'fixtures' ? [] : testFiles(root, rel);
+      return e.name.endsWith('.test.ts') ? [rel] : [];
+    });
+}
+
+const tiers = testTiers(fileURLToPath(new URL('.', import.meta.url)));
+const serverSetup = ['test/global-setup.ts'];
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: two test files at a time, each with its own workers and task queues on one shared server.
     maxWorkers: 2,
     pool: 'forks',
+    projects: [
+      { extends: true, test: { name: 'unit', include: tiers.unit, exclude: configDefaults.exclude } },
+      { extends: true, test: { name: 'integration', include: tiers.integration, globalSetup: serverSetup } },
+      { extends: true, test: { name: 'process', include: tiers.process, globalSetup: serverSetup } },
+    ],
   },
 });
