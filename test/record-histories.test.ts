@@ -2,12 +2,12 @@
 // to test/fixtures/histories/. Skipped in the normal test run; re-record only for an intentional, patched
 // change — the point of the corpus is that old histories keep replaying.
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { afterEach, describe, it } from 'vitest';
+import { afterAll, afterEach, describe, it } from 'vitest';
 import type { ConversationHandle, StartOptions } from '../src/client';
 import { fetchRunHistories } from '../src/inspect';
 import { defineProfile, type ProfileSet } from '../src/llm/profiles';
@@ -20,6 +20,18 @@ import { stateWhen } from './helpers/wait';
 
 const DIR = path.resolve('test/fixtures/histories');
 const RECORD = process.env.RECORD_HISTORIES === '1';
+const KNOWN_DIFFERENCES = path.resolve('test/fixtures/known-differences.json');
+const recordingSince = Date.now();
+
+// A history recorded now carries what today's code sends: the differences accepted for its older recording
+// (test/fixtures/known-differences.json, see test/replay/commands.ts) go with it.
+afterAll(() => {
+  if (!RECORD || !existsSync(KNOWN_DIFFERENCES)) return;
+  const known = JSON.parse(readFileSync(KNOWN_DIFFERENCES, 'utf8')) as { note?: string; differences?: Record<string, string[]> };
+  const rewritten = new Set(readdirSync(DIR).filter((f) => statSync(path.join(DIR, f)).mtimeMs >= recordingSince));
+  const differences = Object.fromEntries(Object.entries(known.differences ?? {}).filter(([f]) => !rewritten.has(f) && existsSync(path.join(DIR, f))));
+  writeFileSync(KNOWN_DIFFERENCES, `${JSON.stringify({ ...known, differences }, null, 2)}\n`);
+});
 let h: Harness;
 afterEach(async () => {
   await h?.close();
