@@ -2,7 +2,7 @@
 // `temporal workflow list --query`, summaries on every activity and timer for the Web UI, the `context` query
 // without arguments, and a model stuck on invalid tool calls stopped early.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
@@ -28,7 +28,8 @@ async function listed(id: string, query: string) {
 describe('HermesStatus through the stock CLI', () => {
   it('is running from the start, waiting while a question waits, then completed; model and iterations kept current', async () => {
     h = await createHarness([
-      toolCall('terminal', { command: 'touch started; sleep 3' }, 't1'),
+      // The command runs until the test has seen "running" (event order, not a race against visibility's lag).
+      toolCall('terminal', { command: 'touch started; until [ -e seen ]; do sleep 0.05; done' }, 't1'),
       toolCall('clarify', { question: 'Which database should I use?' }, 'q1'),
       answer('postgres it is'),
     ]);
@@ -37,6 +38,7 @@ describe('HermesStatus through the stock CLI', () => {
       await waitFor('the command to start', () => existsSync(path.join(h.workspace, 'started')));
       // Published at the start (iterations between status changes at most every 5 s of workflow time).
       await listed(handle.id, 'HermesStatus = "running" AND HermesModel = "default" AND HermesIterations >= 0');
+      writeFileSync(path.join(h.workspace, 'seen'), '');
       await stateWhen(handle, (s) => s.pendingQuestion !== null);
       await listed(handle.id, 'HermesStatus = "waiting" AND HermesWaitingFor = "clarify" AND HermesIterations = 2');
       await temporal('workflow', 'update', 'execute', '--workflow-id', handle.id, '--name', 'answer', '--input', '"postgres"');
