@@ -1,7 +1,9 @@
-// SIGTERM (`timeout`, systemd, a container stop) ends the long-running commands within seconds: `hermes run`
-// and `hermes chat` detach (the conversation goes on durably; the next worker resumes it) and exit 143, after
+// SIGTERM (`timeout`, systemd, a container stop) ends the long-running commands mid-step: `hermes run` and
+// `hermes chat` detach (the conversation goes on durably; the next worker resumes it) and exit 143, after
 // stopping the in-process worker and the embedded server they started. The real CLI as a child process
-// (`node bin/hermes.js`, not npx, which does not pass SIGTERM on).
+// (`node bin/hermes.js`, not npx, which does not pass SIGTERM on). What is checked is the order — the command is
+// gone while the step it follows is still running (a model call gated on the exit, or cut by it) — not a
+// stopwatch; `terminate` gives up after 15 s, three times the CLI's own 4.5 s cap, as a hang guard.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -78,7 +80,7 @@ async function embeddedEnv(script: Reply[]) {
 }
 
 describe('SIGTERM', () => {
-  it('hermes run (embedded) detaches within 5 s with 143, stops its worker and server; the next worker resumes the conversation', async () => {
+  it('hermes run (embedded) detaches mid-step with 143, stops its worker and server; the next worker resumes the conversation', async () => {
     const { mock, env, port, uiPort, cwd } = await embeddedEnv([
       { content: 'never seen: the detach cuts this call', delayMs: 60_000 },
       answer('resumed after the detach'),
@@ -92,7 +94,6 @@ describe('SIGTERM', () => {
     const why = `exit ${e.code}/${e.signal} after ${e.ms} ms\n--- stderr\n${run.out.stderr}`;
     expect(e.stillRunningAfter15s, why).toBe(false);
     expect(e.code, why).toBe(143);
-    expect(e.ms, why).toBeLessThan(5_000);
     expect(run.out.stderr).toContain(`SIGTERM: detached from ${id}`);
     expect(run.out.stderr).toContain(`hermes status ${id}`);
     expect(run.out.stderr).toContain(`hermes interrupt ${id}`);
@@ -125,13 +126,12 @@ describe('SIGTERM', () => {
     const why = `exit ${e.code}/${e.signal} after ${e.ms} ms\n--- stderr\n${run.out.stderr}`;
     expect(e.stillRunningAfter15s, why).toBe(false);
     expect(e.code, why).toBe(143);
-    expect(e.ms, why).toBeLessThan(5_000);
     expect(run.out.stderr).toContain(`SIGTERM: detached from ${id}`);
     const result = await h.run(() => h!.hermes.get(id).result());
     expect(result.answer).toBe('done after all');
   }, 120_000);
 
-  it('hermes status waiting on a conversation no worker runs ends within 5 s with 143', async () => {
+  it('hermes status waiting on a conversation no worker runs ends with 143', async () => {
     h = await createHarness([]);
     const handle = await h.hermes.start({ prompt: 'nobody runs this' });
     const status = started(['status', handle.id], clusterEnv(h.taskQueue));
@@ -141,7 +141,6 @@ describe('SIGTERM', () => {
     const why = `exit ${e.code}/${e.signal} after ${e.ms} ms\n--- stderr\n${status.out.stderr}`;
     expect(e.stillRunningAfter15s, why).toBe(false);
     expect(e.code, why).toBe(143);
-    expect(e.ms, why).toBeLessThan(5_000);
     await handle.workflow.terminate('test over');
   }, 60_000);
 
@@ -172,17 +171,18 @@ describe('SIGTERM', () => {
     const id = (await waitFor('the conversation line', () => /conversation (\S+)/.exec(again.out.stderr)?.[1], 30_000))!;
     again.child.kill('SIGINT');
     await waitFor('the interrupt line', () => again.out.stderr.includes('(interrupting; Ctrl-C again to detach)'), 10_000);
-    const t0 = Date.now();
     again.child.kill('SIGINT');
     const e = await again.exited;
     expect(e.code, again.out.stderr).toBe(130);
-    expect(e.at - t0).toBeLessThan(5_000);
     expect(again.out.stderr).toContain(`Ctrl-C again: detached from ${id}`);
     await h.hermes.get(id).workflow.terminate('test over');
   }, 120_000);
 
-  it('hermes chat detaches mid-turn within 5 s with 143 and does not end the conversation', async () => {
-    h = await createHarness([{ content: 'a slow reply', delayMs: 4_000 }]);
+  it('hermes chat detaches mid-turn with 143 and does not end the conversation', async () => {
+    // The model answers only once the chat command has exited: the turn is still running when it goes.
+    let exited!: () => void;
+    const chatGone = new Promise<void>((resolve) => (exited = resolve));
+    h = await createHarness([() => chatGone.then(() => answer('a reply after the detach'))]);
     await h.run(async () => {
       const chat = started(['chat'], clusterEnv(h!.taskQueue), { stdin: true });
       await waitFor('the chat line', () => /^chat /m.test(chat.out.stderr), 30_000);
@@ -192,10 +192,10 @@ describe('SIGTERM', () => {
       expect(await (await h!.hermes.get(id).workflow.describe()).staticSummary()).toBe('chat: hello there');
       await h!.mock.waitForRequest(1, 20_000);
       const e = await terminate(chat);
+      exited();
       const why = `exit ${e.code}/${e.signal} after ${e.ms} ms\n--- stderr\n${chat.out.stderr}`;
       expect(e.stillRunningAfter15s, why).toBe(false);
       expect(e.code, why).toBe(143);
-      expect(e.ms, why).toBeLessThan(5_000);
       expect(chat.out.stderr).toContain(`SIGTERM: detached from ${id}`);
       expect(chat.out.stderr).toContain(`hermes chat --id ${id}`);
       // The turn goes on without the chat command; the conversation waits for the next message.

@@ -125,16 +125,16 @@ describe('webhook delivery of a scheduled run', () => {
     h = await createHarness([answer('report'), answer('report again')]);
     const url = await closedUrl();
     await runAllowingLoopback(async () => {
-      const t0 = Date.now();
       const handle = await startScheduled(h!, url);
       const result = (await handle.result()) as ConversationResult;
-      const took = Date.now() - t0;
       const delivery = h!.client.workflow.getHandle(`${handle.workflowId}-delivery`);
       try {
         expect(result.status).toBe('completed');
         expect(result.answer).toBe('report');
         expect(result.delivery).toEqual({ workflowId: delivery.workflowId });
-        expect(took).toBeLessThan(5_000);
+        // Event order: the run has its result while its delivery still retries (it never succeeds here; a run
+        // that waited for it would never end).
+        expect((await delivery.describe()).status.name).toBe('RUNNING');
         expect((await handle.describe()).status.name).toBe('COMPLETED');
         // The delivery workflow shows its failing attempts (Web UI: pending activity, attempt and last failure).
         const pending = await waitFor(

@@ -16,7 +16,7 @@ afterEach(async () => {
 });
 
 describe('interrupt', () => {
-  it('kills the running tool within 2 s, skips the later calls and ends as interrupted', async () => {
+  it('kills the running tool before the conversation ends, skips the later calls and ends as interrupted', async () => {
     // Found by a marker in its command line: in a pid namespace (the isolation launcher) `$$` is not a host pid.
     const marker = sleepMarker(30);
     h = await createHarness([
@@ -32,11 +32,12 @@ describe('interrupt', () => {
         const handle = await h.hermes.start({ prompt: 'go' });
         const [sleep] = await waitFor('the tool to start', () => sleepsWith(marker).length === 1 && sleepsWith(marker));
         expect(alive(sleep!.pid)).toBe(true);
-        const t0 = Date.now();
         await handle.interrupt({ reason: 'user pressed stop' });
-        await waitFor('the command to die', () => processesWith(marker).length === 0, 5_000);
-        expect(Date.now() - t0).toBeLessThan(2_000);
-        return handle.result();
+        const result = await handle.result();
+        // Event order: the command is dead when the conversation has ended (the tool activity waits for its
+        // process group), 30 s before the sleep would have ended on its own (then side.txt would say "slow").
+        expect(processesWith(marker)).toEqual([]);
+        return result;
         // Outside bwrap; test/sandbox.test.ts interrupts sandboxed commands.
       },
       { sandbox: 'none' },

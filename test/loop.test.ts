@@ -203,13 +203,12 @@ describe('conversation loop', () => {
       toolCall('terminal', { command: 'sleep 30', timeout: 1 }, 't1'),
       answer('finished'),
     ]);
-    const started = Date.now();
     const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
     expect(result.status).toBe('completed');
-    expect(Date.now() - started).toBeLessThan(20_000);
     const msgs = h.mock.requests[1]!.messages;
     for (const id of ['p1', 'p2', 'p3']) expect(toolResult(msgs, id)).toMatch(/outside the workspace/);
     expect(existsSync(path.join(h.workspace, '..', 'escape.txt'))).toBe(false);
+    // The timeout's own word, not a stopwatch: the 30 s sleep was killed after 1 s.
     expect(toolResult(h.mock.requests[2]!.messages, 't1')).toMatch(/timed out after 1 ?s/);
   });
 

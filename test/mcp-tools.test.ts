@@ -3,6 +3,7 @@
 // worker, in a conversation: mcp-tools-worker.test.ts.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { DEFAULT_REQUEST_TIMEOUT_MSEC } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import { ApplicationFailure } from '@temporalio/common';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -16,6 +17,8 @@ import { waitFor } from './helpers/wait';
 import { failure } from './helpers/failure';
 
 const FIXTURE = path.join(__dirname, 'fixtures/mcp-server.mjs');
+/** A call long enough that ending it "at once" cannot be mistaken for it finishing. */
+const SLEEP_MS = 20_000;
 const logs: string[] = [];
 const log = (msg: string, meta?: Record<string, unknown>) => logs.push(`${msg} ${JSON.stringify(meta ?? {})}`);
 
@@ -89,20 +92,20 @@ describe('MCP over stdio', () => {
     const ac = new AbortController();
     const started = Date.now();
     setTimeout(() => ac.abort(), 100);
-    await failure(t.fixture_sleep.run({ ms: 5_000 }, ctx(ac.signal)));
-    expect(Date.now() - started).toBeLessThan(1_000);
+    await failure(t.fixture_sleep.run({ ms: SLEEP_MS }, ctx(ac.signal)));
+    expect(Date.now() - started).toBeLessThan(SLEEP_MS / 4); // ended by the abort, long before the call would have
     expect(await t.fixture_pid.run({}, ctx())).toBe(pid);
   });
 
   it('a server killed mid-call fails that call as retryable, and the next call restarts it', async () => {
     const pid = Number(await t.fixture_pid.run({}, ctx()));
     expect(toolsets.status()[0]).toMatchObject({ server: 'fixture', connected: true, pid, restarts: 0 });
-    const call = failure(t.fixture_sleep.run({ ms: 10_000 }, ctx()));
+    const call = failure(t.fixture_sleep.run({ ms: SLEEP_MS }, ctx()));
     await new Promise((r) => setTimeout(r, 200));
     const started = Date.now();
     process.kill(pid, 'SIGKILL');
     const err = await call;
-    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(Date.now() - started).toBeLessThan(SLEEP_MS / 4); // failed by the death, long before the call would have ended
     expect(err).not.toBeInstanceOf(ToolResultError);
     expect(err).toMatchObject({ type: 'McpServerUnavailable', nonRetryable: false });
     expect(err.message).toMatch(/MCP server fixture died during sleep/);
@@ -153,6 +156,8 @@ describe('MCP configuration and start-up', () => {
 });
 
 describe('MCP servers that hang or die at start', () => {
+  /** The MCP SDK's own request timeout, which an initialize without startTimeoutMs would wait out. */
+  const SDK_INITIALIZE_TIMEOUT_MS = DEFAULT_REQUEST_TIMEOUT_MSEC;
   const stuck = {
     command: process.execPath,
     args: ['-e', "console.error('waiting for the licence server'); process.stdin.resume(); setInterval(() => {}, 1000)"],
@@ -163,7 +168,9 @@ describe('MCP servers that hang or die at start', () => {
     expect(parseMcpServers({ s: { command: 'x' } }).s!.startTimeoutMs).toBe(10_000);
     const t0 = Date.now();
     const err = await failure(new McpToolsets({ stuck }, { log }).start());
-    expect(Date.now() - t0).toBeLessThan(6_000);
+    // Ratios of the two timeouts, not a stopwatch: it waited its own, and gave up long before the SDK's.
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(stuck.startTimeoutMs);
+    expect(Date.now() - t0).toBeLessThan(SDK_INITIALIZE_TIMEOUT_MS / 4);
     expect(err.message).toContain('MCP server stuck could not be started: it did not answer initialize within 1500 ms (startTimeoutMs)');
     expect(err.message).toMatch(/stderr:\s+waiting for the licence server/);
   });
@@ -180,7 +187,7 @@ describe('MCP servers that hang or die at start', () => {
     );
     const t0 = Date.now();
     await toolsets.start();
-    expect(Date.now() - t0).toBeLessThan(6_000);
+    expect(Date.now() - t0).toBeLessThan(SDK_INITIALIZE_TIMEOUT_MS / 4);
     expect(toolsets.tools().every((x) => x.toolset === 'fixture')).toBe(true);
     await toolsets.close();
     const stuckLine = warned.find((w) => w.includes('"server":"stuck"'));
