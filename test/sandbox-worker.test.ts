@@ -275,7 +275,7 @@ describe.skipIf(!BWRAP.ok)(SANDBOX_SUITE, () => {
     });
   });
 
-  it('an interrupt kills a sandboxed sleep 60 (bwrap leads the process group) within 2 s', async () => {
+  it('an interrupt kills a sandboxed sleep 60 (bwrap leads the process group) before the conversation ends', async () => {
     const marker = `60.${process.pid}${Date.now() % 1000}`;
     h = await createHarness([toolCall('terminal', { command: `echo started > started.txt; sleep ${marker}; echo late > late.txt` }, 'slow')]);
     const result = await h.run(
@@ -291,11 +291,11 @@ describe.skipIf(!BWRAP.ok)(SANDBOX_SUITE, () => {
         const leader = procs.find((p) => p.pid === p.pgrp);
         expect(leader && readFileSync(`/proc/${leader.pid}/cmdline`, 'utf8').split('\0')[0]).toMatch(/bwrap$/);
         expect(new Set(procs.map((p) => p.pgrp)).size).toBe(1);
-        const t0 = Date.now();
         await handle.interrupt({ reason: 'stop the sandboxed sleep' });
-        await waitFor('the sandboxed processes to die', () => processesWith(marker).length === 0, 5_000);
-        expect(Date.now() - t0).toBeLessThan(2_000);
-        return handle.result();
+        const result = await handle.result();
+        // Event order: dead when the conversation has ended (the tool activity waits for its process group).
+        expect(processesWith(marker)).toEqual([]);
+        return result;
       },
       { sandbox: 'bwrap' },
     );

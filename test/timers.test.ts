@@ -46,14 +46,13 @@ async function scenario<T>(script: Parameters<typeof MockModel.start>[0], fn: (h
 
 describe('timers in skipped time', () => {
   it('a clarify question unanswered for its 1 h timeout lets the model proceed on its own judgment', async () => {
-    const started = Date.now();
+    // Skipped time: the hour passes in the test's 60 s (else it times out); the answer names the timeout.
     const { value: result, mock } = await scenario(
       [toolCall('clarify', { question: 'Which database?', choices: ['postgres', 'sqlite'] }, 'q1'), answer('went with sqlite')],
       async (hermes) => (await hermes.start({ prompt: 'set up storage', searchAttributes: false })).result(),
     );
     expect(result.status).toBe('completed');
     expect(toolResult(mock.requests[1]!.messages, 'q1')).toMatch(/No answer came within 3600 s\. Proceed on your best judgment/);
-    expect(Date.now() - started).toBeLessThan(30_000);
   });
 
   it('an approval nobody gives is denied after the default 10 minutes', async () => {

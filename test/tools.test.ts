@@ -276,9 +276,8 @@ describe('search_files', () => {
   it('stops a pattern that backtracks catastrophically after its time limit, with a clear error', async () => {
     // Unbounded, /(a+)+$/ on 64 a's and a "!" would keep the worker's event loop busy for longer than the universe.
     await fs.writeFile(path.join(ws, 'evil.txt'), `ok line\n${'a'.repeat(64)}!\n`);
-    const t0 = Date.now();
+    // Its own limit's word, not a stopwatch: unstopped, the search would never end (and the test time out).
     await expect(searchFiles({ pattern: '(a+)+$' }, ctx())).rejects.toThrow(/took over 2 s on evil\.txt( … \S+)? \(catastrophic backtracking\)/);
-    expect(Date.now() - t0).toBeLessThan(5_000);
     // A good pattern on the same file still works.
     expect(await searchFiles({ pattern: '^ok' }, ctx())).toBe('evil.txt:1: ok line');
   });
@@ -358,9 +357,7 @@ describe('terminal', () => {
   // host by a marker in their command line.
   it('kills the whole process group on timeout and returns the output so far', async () => {
     const [bg, fg] = [sleepMarker(30), sleepMarker(30)];
-    const started = Date.now();
     const out = await terminal({ command: `sleep ${bg} & echo started; sleep ${fg}`, timeout: 1 }, ctx());
-    expect(Date.now() - started).toBeLessThan(3000);
     expect(out).toBe('started\ntimed out after 1 s; the command and its child processes were killed');
     await waitFor('the command and its background child to die', () => processesWith(bg).length + processesWith(fg).length === 0, 5_000);
   }, 10_000);

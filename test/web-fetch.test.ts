@@ -281,16 +281,16 @@ describe('content', () => {
 
 describe('caps', () => {
   it('stops reading at the size cap (counted after decompression) and says so', async () => {
-    const t0 = Date.now();
     beats = 0;
     const out = await fetcher({ allowPrivate: true, maxBytes: 100_000 })(local('/big'));
     expect(beats).toBeGreaterThan(0); // a long read keeps the activity alive
-    const ms = Date.now() - t0;
+    await new Promise((r) => setTimeout(r, 100));
+    // Bytes, not a stopwatch: the connection closed with a small part of the 50 MB stream sent.
+    expect(bigSent).toBeLessThan(10 * 1024 * 1024);
     const body = out.split('\n\n')[1]!;
     expect(out).toMatch(/^Status: 200; text\/plain, 97\.7 KB read$/m);
     expect(out).toMatch(/\[stopped reading at 97\.7 KB; the rest is not shown\]$/);
     expect(body.length).toBeLessThanOrEqual(100_000 + 100);
-    expect(ms).toBeLessThan(3_000);
     // The default cap, 2 MB, on the same 50 MB stream.
     const dflt = await allowPrivate(local('/big'));
     expect(dflt).toMatch(/2\.0 MB read/);
@@ -300,10 +300,9 @@ describe('caps', () => {
 
   it('gives up at the time cap: a server that never answers, one that stalls mid-body', async () => {
     const quick = fetcher({ allowPrivate: true, timeoutMs: 500 });
+    // The cap's own word, not a stopwatch: unstopped, neither ever ends (/slow stalls after its first bytes).
     for (const p of ['/hang', '/slow']) {
-      const t0 = Date.now();
       expect(await refusal(quick(local(p)))).toBe(`${local(p)}: no complete answer within 0.5 s (timed out)`);
-      expect(Date.now() - t0).toBeLessThan(2_000);
     }
   });
 
