@@ -5,13 +5,13 @@
 import OpenAI from 'openai';
 import { readFile } from '../src/tools/handlers';
 import { toolDefinitions } from '../src/tools/registry';
-import { systemPrompt } from '../src/workflows/prompts';
+import { builtSystemPrompt } from '../src/workflows/system-prompt';
 import { uid, type Harness } from './harness';
 
 export async function runDirect(h: Harness, client: OpenAI, n: number, delayMs: number): Promise<void> {
   const id = uid('direct');
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
-    { role: 'system', content: systemPrompt({ tools: h.tools }) },
+    { role: 'system', content: builtSystemPrompt({ tools: h.tools }, { date: '2026-01-01', workspace: '.' }) },
     { role: 'user', content: `bench|tiny|${n}|${delayMs}|${id}` },
   ];
   const tools = toolDefinitions(h.tools) as OpenAI.Chat.ChatCompletionTool[];

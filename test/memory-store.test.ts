@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { INJECTION_PATTERN_IDS, scanForInjection } from '../src/shared/injection';
 import { applyMemoryWrite, emptyMemory, memoryBlock, MemoryWriteError, type MemoryState } from '../src/shared/memory';
-import { setMemoryBlock, wroteMemory } from '../src/workflows/memory-recall';
+import { wroteMemory } from '../src/workflows/memory-recall';
 
 describe('injection patterns', () => {
   const refused: Array<[string, string]> = [
@@ -123,22 +123,6 @@ describe('the recalled-memory block', () => {
     expect(block).toContain('Agent notes (3/50 characters):\n- a\n  b');
     expect(block).toContain('User profile (9/20 characters):\n- likes tea');
     expect(block.endsWith('</memory-context>')).toBe(true);
-  });
-
-  it('goes at the end of the system prompt and replaces the earlier one', () => {
-    const messages = [
-      { role: 'system' as const, content: 'You are Hermes.' },
-      { role: 'user' as const, content: 'hi' },
-    ];
-    const b1 = memoryBlock({ scope: 's', notes: { entries: ['one'], limit: 50 }, user: { entries: [], limit: 50 } });
-    const b2 = memoryBlock({ scope: 's', notes: { entries: ['one', 'two'], limit: 50 }, user: { entries: [], limit: 50 } });
-    expect(setMemoryBlock(messages, b1)).toBe(true);
-    expect(messages[0]!.content).toBe(`You are Hermes.\n\n${b1}`);
-    expect(setMemoryBlock(messages, b1)).toBe(false);
-    expect(setMemoryBlock(messages, b2)).toBe(true);
-    expect(messages[0]!.content).toBe(`You are Hermes.\n\n${b2}`);
-    expect(setMemoryBlock(messages, '')).toBe(true);
-    expect(messages[0]!.content).toBe('You are Hermes.');
   });
 
   it('a turn wrote memory only when a memory write call succeeded', () => {

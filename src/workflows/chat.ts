@@ -1,6 +1,6 @@
 // Chat mode: the workflow stays open after a turn and takes the next user message from `send` updates,
 // until an `end` signal or the idle timeout.
-import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
+import { allHandlersFinished, condition } from '@temporalio/workflow';
 import type { ConversationResult, TurnResult } from '../shared/contract';
 import { maybeContinueAsNew } from './continue-as-new';
 import { refreshMemoryAfterWrite } from './memory-recall';
@@ -9,8 +9,6 @@ import type { Conversation } from './state';
 import { runTurn } from './turn';
 
 const TURNS_KEPT = 20;
-/** Patch id: chat continues-as-new between turns once the finished turn's `send` handler has returned. */
-export const CHAT_CAN_AFTER_SEND = 'chat-continue-as-new-after-send';
 
 export async function runChat(c: Conversation): Promise<ConversationResult> {
   const lastTurn = c.turnResults[c.turnResults.length - 1];
@@ -19,16 +17,10 @@ export async function runChat(c: Conversation): Promise<ConversationResult> {
   if (c.turnInProgress) last = await runOneTurn(c);
   for (;;) {
     if (c.inbox.length === 0 && !c.ended) {
-      if (patched(CHAT_CAN_AFTER_SEND)) {
-        c.setStatus('idle', 'message');
-        // Let the finished turn's `send` handler return first: continue-as-new waits for handlers.
-        await condition(() => allHandlersFinished() || c.inbox.length > 0 || c.ended);
-        if (c.inbox.length === 0 && !c.ended) await maybeContinueAsNew(c);
-      } else {
-        // Before the patch: the check ran while the `send` handler was still open, so it never fired.
-        await maybeContinueAsNew(c);
-        c.setStatus('idle', 'message');
-      }
+      c.setStatus('idle', 'message');
+      // Let the finished turn's `send` handler return first: continue-as-new waits for handlers.
+      await condition(() => allHandlersFinished() || c.inbox.length > 0 || c.ended);
+      if (c.inbox.length === 0 && !c.ended) await maybeContinueAsNew(c);
       const got = await condition(() => c.inbox.length > 0 || c.ended, c.limits.idleTimeoutSec * 1000, { summary: 'waiting for the next message' });
       if (!got) c.note('chat', `idle for ${c.limits.idleTimeoutSec} s: conversation ended`);
     }

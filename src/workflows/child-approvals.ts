@@ -3,14 +3,11 @@
 // grandchild's reach the top), and a decision sent to the parent is passed down the same way. A workflow
 // cannot send an update, so the parent passes it on as the `approveFromParent` signal, which is checked like
 // the update: same schema, and a call id that is not pending there is ignored.
-import { ApplicationFailure, CancellationScope, getExternalWorkflowHandle, log, patched, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, CancellationScope, getExternalWorkflowHandle, log, workflowInfo } from '@temporalio/workflow';
 import { approveSchema, type ApproveArgs, type PendingApproval } from '../shared/contract';
 import { approveFromParentSignal, childApprovalsSignal } from '../shared/messages';
 import { childApprovalsSchema } from '../shared/wire';
 import type { Conversation } from './state';
-
-/** Patch id: a sub-agent allowed to ask reports its pending approvals to its parent. */
-export const CHILD_APPROVALS = 'child-approvals-to-parent';
 
 /** Characters of a command a report carries (the child's own state has all of it). */
 const COMMAND_CAP = 20_000;
@@ -31,7 +28,7 @@ export function allPendingApprovals(c: Conversation): PendingApproval[] {
 /** A sub-agent tells its parent what waits for approval in its subtree now (after every change). */
 export function reportApprovals(c: Conversation): void {
   const parent = c.input.parent;
-  if (!parent || !patched(CHILD_APPROVALS)) return;
+  if (!parent) return;
   const me = workflowInfo().workflowId;
   const goal = (c.input.prompt ?? '').trim().split('\n')[0]!.slice(0, 200);
   // A command longer than the report's schema allows would make the parent drop the whole report: cut it.

@@ -10,7 +10,7 @@
 //
 // History: the summary enters it once, as the summarising call's result; the call's input is a context reference
 // like every model call's (the `context` query serves the summarising context under a version of its own).
-import { isCancellation, patched } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
 import { extendDigest } from '../shared/digest';
 import type { ChatMessage, ModelCallResult } from '../shared/wire';
 import { acts, modelOptions } from './activities';
@@ -20,8 +20,6 @@ import { describeFailure } from './failures';
 import type { Conversation } from './state';
 import { addUsage } from './usage';
 
-/** Patch id: compression before the window is full, and on ContextOverflow instead of the plain prune. */
-export const CONTEXT_COMPRESSION = 'context-compression';
 const MAX_OVERFLOW_COMPRESSIONS = 3;
 /** A compression that saves less than this share of the context's characters did not help. */
 const INEFFECTIVE = 0.1;
@@ -69,7 +67,7 @@ export async function maybeCompress(c: Conversation): Promise<void> {
   if (s.off) return;
   const threshold = c.limits.compressAt * window;
   const tokens = c.compression.promptTokens > 0 ? tokensFor(c, contextChars(c.messages)) : 0;
-  if (tokens <= threshold || !patched(CONTEXT_COMPRESSION)) return;
+  if (tokens <= threshold) return;
   const why = `~${tokens} prompt tokens, over ${Math.round(c.limits.compressAt * 100)} % of the ${window}-token window`;
   const saved = await compress(c, threshold, why);
   if (saved >= INEFFECTIVE) {

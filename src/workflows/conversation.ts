@@ -13,45 +13,10 @@ import { runChat } from './chat';
 import { deliverResult } from './delivery';
 import { describeFailure } from './failures';
 import { registerHandlers } from './handlers';
-import { MEMORY, recallMemory } from './memory-recall';
-import { buildSystemPrompt, SYSTEM_PROMPT_BUILDER } from './prompt-step';
+import { buildSystemPrompt } from './prompt-step';
 import { Conversation, type CarriedState, type RunConfig } from './state';
 import { fetchToolList, wantsCatalog } from './tool-list';
 import { runTurn } from './turn';
-import { since } from './release';
-
-/** Patch id: a conversation that names a workspace asks the worker whether it may use it, before any step. */
-export const CHECK_WORKSPACE = 'check-workspace';
-/** Patch id: a conversation that asks for the bubblewrap sandbox checks that the worker has one, before any step. */
-export const CHECK_SANDBOX = 'check-sandbox';
-/** Patch id: "all tools" includes the schedules toolset (runs recorded before it offered the others). */
-export const SCHEDULE_TOOLS_BY_DEFAULT = 'schedule-tools-by-default';
-const DEFAULT_TOOLS_BEFORE_SCHEDULES = ['files', 'terminal', 'agent'];
-/** Patch id: "all tools" includes web_fetch (runs recorded before it offered every tool but that one). */
-export const WEB_FETCH_BY_DEFAULT = 'web-fetch-by-default';
-/** Patch id: "all tools" includes delegate_task (the agents toolset). */
-export const DELEGATE_BY_DEFAULT = 'delegate-task-by-default';
-/** Written out, not derived from the catalogue: a tool added later must not change what these runs replay with. */
-const DEFAULT_TOOLS_BEFORE_WEB = [...DEFAULT_TOOLS_BEFORE_SCHEDULES, 'schedules'];
-/**
- * Each later widening of the default: its patch and the toolset it added. These were built side by side, so a
- * recorded run may carry any one of them; the order is the order of their markers in such runs (patch markers
- * must come in the order they were recorded): schedules first, then these.
- */
-const DEFAULT_TOOL_WIDENINGS: Array<[patch: string, toolset: string]> = [
-  [DELEGATE_BY_DEFAULT, 'agents'],
-  [WEB_FETCH_BY_DEFAULT, 'web'],
-  [MEMORY, 'memory'],
-];
-
-/** The tools a conversation that names none gets: all of them, as they were when the run started. */
-function defaultTools(): string[] | undefined {
-  const schedules = since(SCHEDULE_TOOLS_BY_DEFAULT);
-  const added = DEFAULT_TOOL_WIDENINGS.filter(([patch]) => since(patch)).map(([, toolset]) => toolset);
-  if (added.length === DEFAULT_TOOL_WIDENINGS.length) return undefined;
-  if (added.length) return [...DEFAULT_TOOLS_BEFORE_WEB, ...added];
-  return schedules ? DEFAULT_TOOLS_BEFORE_WEB : DEFAULT_TOOLS_BEFORE_SCHEDULES;
-}
 
 /**
  * `input` is whatever a client sent — our client, the stock CLI, the Web UI, a Schedule — so it is parsed
@@ -95,14 +60,14 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
     });
   }
   const { workspace } = start.config.input;
-  if (workspace && !start.carried && since(CHECK_WORKSPACE)) {
+  if (workspace && !start.carried) {
     const refused = await localActs.checkWorkspace
       .executeWithOptions({ ...localActsOptions, summary: `check the workspace ${workspace}` }, [workspace])
       .catch((err) => `workspace ${workspace} could not be checked: ${describeFailure(err).message}`);
     if (refused) return c.finish({ status: 'failed', answer: '', reason: 'BadInput', error: refused });
   }
   // Never a silent downgrade: a run that asks for the sandbox and cannot have it fails before it starts.
-  if (start.config.input.sandbox === 'bwrap' && !start.carried && since(CHECK_SANDBOX)) {
+  if (start.config.input.sandbox === 'bwrap' && !start.carried) {
     const missing = await localActs.checkSandbox
       .executeWithOptions({ ...localActsOptions, summary: 'check the bubblewrap sandbox' }, [])
       .catch((err) => `the sandbox could not be checked: ${describeFailure(err).message}`);
@@ -113,7 +78,7 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
     const list = await fetchToolList(start.config.input.tools, start.unknownTools, (why) =>
       c.note('tools', `the worker could not list its custom tools (${why}): only the built-in tools are offered`),
     );
-    const offered = offeredTools(start.config.input, start.requested, list);
+    const offered = offeredTools(start.config.input, list);
     if (list) c.useCatalog(offered.config.tools, list);
     if (offered.unknownTools.length) {
       return c.finish({
@@ -124,29 +89,18 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
       });
     }
   }
-  if (!start.carried) {
-    // The system prompt's per-conversation parts (project context file, memory, date) from one recorded local activity.
-    if (since(SYSTEM_PROMPT_BUILDER, 2)) await buildSystemPrompt(c);
-    // Before it: memory shared by the conversations of a scope, recalled into the system prompt (recorded too).
-    else if (c.tools.includes('memory') && since(MEMORY)) await recallMemory(c);
-  }
+  // The system prompt's per-conversation parts (project context file, memory, date) from one recorded local activity.
+  if (!start.carried) await buildSystemPrompt(c);
   c.startClock();
   if (start.config.input.mode === 'chat') return runChat(c);
   const result = c.finish(await runTurn(c));
   return start.config.input.schedule?.webhook ? deliverResult(c, result) : result;
 }
 
-type Start = { config: RunConfig; carried?: CarriedState; unknownTools: string[]; requested: string[] | undefined } | { error: string };
+type Start = { config: RunConfig; carried?: CarriedState; unknownTools: string[] } | { error: string };
 
 function readStart(raw: unknown, carriedRaw: unknown): Start {
-  // Runs started before the carried state became the second argument had it inside the input.
-  let value = raw;
-  if (carriedRaw === undefined && isRecord(raw) && 'carried' in raw) {
-    const { carried: legacy, ...rest } = raw;
-    carriedRaw = legacy;
-    value = rest;
-  }
-  const parsed = parseConversationInput(value);
+  const parsed = parseConversationInput(raw);
   if (!parsed.ok) return { error: parsed.error };
   let carried: CarriedState | undefined;
   if (carriedRaw !== undefined && carriedRaw !== null) {
@@ -161,15 +115,12 @@ function readStart(raw: unknown, carriedRaw: unknown): Start {
     limits: { ...DEFAULT_LIMITS, ...parsed.input.limits },
     delegation: { ...DEFAULT_DELEGATION, ...parsed.input.delegation },
   };
-  const requested = input.tools ?? defaultTools();
-  return { ...offeredTools(input, requested, carried?.toolList), ...(carried ? { carried } : {}), requested };
+  return { ...offeredTools(input, carried?.toolList), ...(carried ? { carried } : {}) };
 }
 
-/** The tools a run offers: the requested names resolved against the bundle and the recorded catalog list. */
-function offeredTools(input: RunConfig['input'], requested: string[] | undefined, list: ToolList | undefined) {
-  const { tools, unknown } = resolveTools(requested, list);
-  // No names: the default tools of the run's release, and every catalog tool the worker had at its start.
-  if (!input.tools && requested) for (const t of list?.tools ?? []) if (!tools.includes(t.name)) tools.push(t.name);
+/** The tools a run offers: the names it asked for (none: all) resolved against the bundle and the recorded catalog list. */
+function offeredTools(input: RunConfig['input'], list: ToolList | undefined) {
+  const { tools, unknown } = resolveTools(input.tools, list);
   // Nobody can answer a question in a scheduled run, and a schedule must not multiply itself unless it may.
   let offered = input.scheduled ? tools.filter((t) => t !== 'clarify' && (input.schedule?.allowSchedules || !SCHEDULE_TOOLS.includes(t))) : tools;
   // A conversation at the delegation depth limit is not offered delegate_task (a call gets an error result).

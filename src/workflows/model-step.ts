@@ -1,7 +1,7 @@
 // The model calls of a turn: a step with tools, classified into what the loop does next, and the tool-less
 // grace call that ends a forced stop with a summary. Failures the loop can recover from (context overflow,
 // an unavailable model with a fallback profile) become another try; the rest end the turn.
-import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { RunStatus } from '../shared/contract';
 import type { ModelAttemptFailure, ModelCallResult } from '../shared/wire';
 import { acts, localActs, modelOptions } from './activities';
@@ -12,15 +12,9 @@ import { describeFailure, FALLBACK_TRIGGERS } from './failures';
 import { EMPTY_NUDGE, unparsedCallCorrection } from './prompts';
 import { MAX_INVALID_STREAK } from './limits';
 import { addUsage } from './usage';
-import { compressOnOverflow, CONTEXT_COMPRESSION, learnFromCall, windowOf } from './compress';
+import { compressOnOverflow, learnFromCall, windowOf } from './compress';
 import { contextChars } from './context-ops';
 import { traceOutcome } from './trace';
-
-/**
- * Patch id: a step whose model stays unavailable continues on the next profile of the primary's fallback chain
- * (the worker's config, asked with a local activity only then), for the rest of the turn.
- */
-export const FALLBACK_CHAINS = 'fallback-chains';
 
 /** One model call with tools; classifies what the model wants next. */
 export async function modelStep(c: Conversation): Promise<ModelOutcome> {
@@ -37,25 +31,18 @@ export async function modelStep(c: Conversation): Promise<ModelOutcome> {
   } catch (err) {
     if (isCancellation(err)) throw err;
     const f = describeFailure(err);
-    if (
-      f.type === 'ContextOverflow' &&
-      (patched(CONTEXT_COMPRESSION) ? await compressOnOverflow(c) : c.pruneOldToolOutputs('context overflow: pruned old tool outputs and retried'))
-    ) {
+    if (f.type === 'ContextOverflow' && (await compressOnOverflow(c))) {
       c.iteration--;
       return { kind: 'again' };
     }
-    if (FALLBACK_TRIGGERS.includes(f.type) && patched(FALLBACK_CHAINS)) {
+    // A step whose model stays unavailable continues on the next profile of the primary's fallback chain (the
+    // worker's config, asked with a local activity only then), for the rest of the turn.
+    if (FALLBACK_TRIGGERS.includes(f.type)) {
       const next = await nextInChain(c);
       if (!next) return { kind: 'fail', reason: f.type, error: f.message };
       c.note('model', `${f.type} on profile ${c.profile ?? 'default'}: continuing on fallback profile ${next} for this turn`);
       c.profile = next;
       c.fallbackTurn = c.turn;
-      c.iteration--;
-      return { kind: 'again' };
-    }
-    if (FALLBACK_TRIGGERS.includes(f.type) && c.input.fallbackModel && c.profile !== c.input.fallbackModel) {
-      c.profile = c.input.fallbackModel;
-      c.note('model', `${f.type}: switched to fallback profile ${c.profile}`);
       c.iteration--;
       return { kind: 'again' };
     }

@@ -1,7 +1,7 @@
 // Executes one assistant message's tool calls: validate, de-duplicate, batch (reads together, writes one at
 // a time), run, and append exactly one tool message per call, in the model's order — also for calls that
 // were refused, denied, skipped or cancelled, so call/result pairing stays valid.
-import { ActivityCancellationType, isCancellation, patched } from '@temporalio/workflow';
+import { ActivityCancellationType, isCancellation } from '@temporalio/workflow';
 import type { ToolCall, ToolCallResult } from '../shared/wire';
 import type { ToolSpec } from '../tools/spec';
 import { approvalVerdict, DELEGATE_TASK, toolSpec } from '../tools/registry';
@@ -26,9 +26,6 @@ export interface ToolRoundVerdict {
   /** Set when the run must stop: the model keeps repeating itself, or keeps making calls that cannot run. */
   stop?: { why: 'repeating' | 'invalid'; detail: string };
 }
-
-/** Patch id: a model stuck on invalid calls is stopped instead of burning the iteration budget. */
-export const STOP_INVALID_CALLS = 'stop-invalid-calls';
 
 export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<ToolRoundVerdict> {
   const plan = planToolCalls(calls, c.tools, (name) => toolSpec(name) ?? catalogSpec(c, name));
@@ -64,8 +61,7 @@ export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<
   }
 
   for (const p of plan) c.invalidStreak = p.kind === 'invalid' ? c.invalidStreak + 1 : 0;
-  // patched() only when it matters, so runs that never get here record no marker.
-  if (c.invalidStreak >= MAX_INVALID_STREAK && patched(STOP_INVALID_CALLS)) {
+  if (c.invalidStreak >= MAX_INVALID_STREAK) {
     const last = plan[plan.length - 1]!.call.function.name;
     return { stop: { why: 'invalid', detail: `${c.invalidStreak} tool calls in a row could not run, the last one "${last}"` } };
   }

@@ -32,17 +32,11 @@ import type { ChatMessage, ChildProgress, ContextSlice, ExternalToolSpec, Repeat
 import type { BudgetInput } from './budget';
 import { newCompressionState, PRUNE_KEEP_TAIL, pruneToolOutputs, type CompressionState } from './context-ops';
 import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
-import { systemPrompt } from './prompts';
 import { addUsage, subUsage, ZERO_USAGE } from './usage';
 import { detailsText } from './view';
-import { since } from './release';
 
 const MAX_STEPS_KEPT = 20;
 const OUTCOMES_KEPT = 3;
-/** Patch id: HermesStatus is published from the first workflow task and on cancel, with HermesModel and HermesIterations. */
-export const STATUS_ATTRIBUTES = 'status-attributes';
-/** Patch id: the system prompt puts the per-conversation parts last (prefix caching, prompts.ts). */
-export const PROMPT_CACHE_ORDER = 'prompt-cache-order';
 const PROGRESS_EVERY_MS = 5_000;
 
 /** A conversation's input once checked: limits complete, tools resolved. */
@@ -156,8 +150,6 @@ export class Conversation {
   approvalReportsSent = 0;
   readonly modelCallsAtRunStart: number;
   readonly historyBytesAtRunStart: number;
-  /** Runs recorded before STATUS_ATTRIBUTES published HermesStatus only on changes. */
-  private readonly fullAttributes: boolean;
   private publishedAtMs = 0;
   private scope: CancellationScope | undefined;
   private digested = { version: -1, count: 0, value: '' };
@@ -167,8 +159,6 @@ export class Conversation {
    * run that had them (a closed run answers queries by replaying).
    */
   private readonly archive = new Map<number, ChatMessage[]>();
-  /** A fresh run's system prompt order (PROMPT_CACHE_ORDER), kept for the rewrite that names its catalog tools. */
-  private promptOrdered = false;
 
   constructor({ input, tools, toolList }: RunConfig, carried?: CarriedState) {
     this.input = input;
@@ -177,8 +167,8 @@ export class Conversation {
     this.toolList = carried?.toolList ?? toolList;
     const c = carried;
     const firstPrompt = input.prompt?.trim() ? [{ role: 'user' as const, content: input.prompt }] : [];
-    this.promptOrdered = c ? false : since(PROMPT_CACHE_ORDER);
-    this.messages = c?.messages ?? [{ role: 'system', content: this.systemPrompt() }, ...firstPrompt];
+    // The system prompt is built once the start checks pass (prompt-step.ts).
+    this.messages = c?.messages ?? [{ role: 'system', content: '' }, ...firstPrompt];
     this.contextVersion = c?.contextVersion ?? 0;
     this.iteration = c?.iteration ?? 0;
     this.usage = c?.usage ?? ZERO_USAGE;
@@ -207,21 +197,13 @@ export class Conversation {
     this.turnInProgress = c ? Boolean(c.turnInProgress) : firstPrompt.length > 0;
     this.modelCallsAtRunStart = this.modelCalls;
     this.historyBytesAtRunStart = workflowInfo().historySize;
-    this.fullAttributes = input.searchAttributes !== false && since(STATUS_ATTRIBUTES);
-    if (this.fullAttributes) this.publishStatus();
+    this.publishStatus();
   }
 
-  private systemPrompt(): string {
-    const { input, tools } = this;
-    return systemPrompt({ workspace: input.workspace, tools, extra: input.system, schedule: input.schedule }, this.promptOrdered);
-  }
-
-  /** A fresh run's catalog tools, fetched after the start (tool-list.ts): before the first step, so the prompt names them. */
+  /** A fresh run's catalog tools, fetched after the start (tool-list.ts): before the system prompt, which names them. */
   useCatalog(tools: string[], list: ToolList): void {
     this.tools = tools;
     this.toolList = list;
-    this.messages[0] = { role: 'system', content: this.systemPrompt() };
-    this.digested = { version: -1, count: 0, value: '' };
   }
 
   /** A catalog tool (module, HTTP, MCP) this conversation recorded, by name. */
@@ -477,12 +459,8 @@ export class Conversation {
     upsertSearchAttributes([
       { key: HermesStatus, value: this.status },
       { key: HermesWaitingFor, value: this.waitingFor },
-      ...(this.fullAttributes
-        ? [
-            { key: HermesModel, value: this.profile ?? 'default' },
-            { key: HermesIterations, value: this.iteration },
-          ]
-        : []),
+      { key: HermesModel, value: this.profile ?? 'default' },
+      { key: HermesIterations, value: this.iteration },
     ]);
   }
 
@@ -493,7 +471,7 @@ export class Conversation {
    * speed (bench/RESULTS.md).
    */
   publishProgress(): void {
-    if (!this.fullAttributes || Date.now() - this.publishedAtMs < PROGRESS_EVERY_MS) return;
+    if (this.input.searchAttributes === false || Date.now() - this.publishedAtMs < PROGRESS_EVERY_MS) return;
     this.publishedAtMs = Date.now();
     upsertSearchAttributes([
       { key: HermesModel, value: this.profile ?? 'default' },
@@ -505,7 +483,7 @@ export class Conversation {
   cancelled(): void {
     this.status = 'cancelled';
     this.waitingFor = null;
-    if (this.fullAttributes) this.publishStatus();
+    this.publishStatus();
     this.details();
   }
 

@@ -7,19 +7,14 @@ import type { ExternalToolSpec, ToolList } from '../shared/wire';
 import type { ToolSpec } from '../tools/spec';
 import { localActs, localActsOptions } from './activities';
 import { describeFailure } from './failures';
-import { since } from './release';
-
-/** Patch id: conversations fetch the worker's catalog tools at their start (runs recorded before offered built-ins only). */
-export const TOOL_CATALOG = 'tool-catalog';
 
 /**
- * A fresh run that names no tools (it gets the default tools of its release plus the whole catalog) or names some
- * the bundle does not know asks the worker for its catalog; runs recorded before the patch (and continued runs,
- * which carry their list) do not. A sub-agent names its parent's tools, so it asks for the catalog ones by name.
+ * A fresh run that names no tools (it gets the built-in tools plus the whole catalog) or names some the bundle
+ * does not know asks the worker for its catalog; continued runs carry their list. A sub-agent names its parent's
+ * tools, so it asks for the catalog ones by name.
  */
 export function wantsCatalog(start: { carried?: unknown; named: string[] | undefined; unknownTools: string[] }): boolean {
-  if (start.carried || (start.named !== undefined && start.unknownTools.length === 0)) return false;
-  return since(TOOL_CATALOG, 2);
+  return !start.carried && (start.named === undefined || start.unknownTools.length > 0);
 }
 
 /**
