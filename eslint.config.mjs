@@ -40,6 +40,29 @@ const workflowImportBans = {
   ],
 };
 
+// From src/workflows/subagents/*.ts, '../x' is src/workflows/x and '../../x' is src/x.
+const subagentImportBans = {
+  ...workflowImportBans,
+  patterns: [
+    ...workflowImportBans.patterns.slice(0, 2),
+    {
+      regex: '^\\.\\./\\.\\./(?!(shared(/.*)?|tools/registry|tools/spec|tools/specs(/[^/]+)?)$)',
+      message: `Workflow code may only import src/shared/**, src/tools/registry, src/tools/spec and src/tools/specs/* at runtime (\`import type\` is fine). ${WORKFLOW_SANDBOX}`,
+      allowTypeImports: true,
+    },
+  ],
+};
+
+/**
+ * The step seam (docs/design-notes.md, "Shape"): the transcript's messages are private to transcript.ts, and of the
+ * loop only turn.ts appends to them — steps return data. Rewrites of earlier messages (compression, the memory
+ * refresh, the continue-as-new prune) go through Transcript.rewrite, which bumps the context version.
+ */
+const transcriptAppendBan = {
+  selector: "CallExpression[callee.property.name='append'][callee.object.property.name='transcript']",
+  message: 'Only turn.ts appends to the transcript: return the messages from the step instead (the step seam).',
+};
+
 export default defineConfig(
   {
     ignores: ['dist/', '.hermes/', '.hermes-output/', 'coverage/', 'node_modules/', 'test/fixtures/'],
@@ -114,7 +137,16 @@ export default defineConfig(
     rules: {
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': ['error', workflowImportBans],
+      'no-restricted-syntax': ['error', transcriptAppendBan],
     },
+  },
+  {
+    files: ['src/workflows/subagents/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', subagentImportBans] },
+  },
+  {
+    files: ['src/workflows/turn.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
   },
 
   // bin/*.js: plain CommonJS for Node, no type information.

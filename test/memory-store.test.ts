@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import { INJECTION_PATTERN_IDS, scanForInjection } from '../src/shared/injection';
 import { applyMemoryWrite, emptyMemory, memoryBlock, MemoryWriteError, type MemoryState } from '../src/shared/memory';
-import { wroteMemory } from '../src/workflows/memory-recall';
 
 describe('injection patterns', () => {
   const refused: Array<[string, string]> = [
@@ -123,18 +122,5 @@ describe('the recalled-memory block', () => {
     expect(block).toContain('Agent notes (3/50 characters):\n- a\n  b');
     expect(block).toContain('User profile (9/20 characters):\n- likes tea');
     expect(block.endsWith('</memory-context>')).toBe(true);
-  });
-
-  it('a turn wrote memory only when a memory write call succeeded', () => {
-    const call = (id: string, action: string) => ({
-      role: 'assistant' as const,
-      content: null,
-      tool_calls: [{ id, type: 'function' as const, function: { name: 'memory', arguments: JSON.stringify({ action, store: 'notes', text: 'x' }) } }],
-    });
-    const result = (id: string, content: string) => ({ role: 'tool' as const, tool_call_id: id, content });
-    expect(wroteMemory([call('1', 'read'), result('1', 'Agent notes: …')], 0)).toBe(false);
-    expect(wroteMemory([call('1', 'add'), result('1', 'Error: refused: …')], 0)).toBe(false);
-    expect(wroteMemory([call('1', 'add'), result('1', 'Added to agent notes.')], 0)).toBe(true);
-    expect(wroteMemory([call('1', 'add'), result('1', 'Added to agent notes.')], 1)).toBe(false);
   });
 });

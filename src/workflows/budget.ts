@@ -37,7 +37,7 @@ export function exhausted(b: BudgetInput): string | undefined {
 }
 
 /** Budgets past 80 % that have not been warned about yet (the caller records them as warned). */
-export function dueWarnings(b: BudgetInput, warned: string[]): Array<{ kind: BudgetKind; text: string }> {
+export function dueWarnings(b: BudgetInput, warned: readonly string[]): Array<{ kind: BudgetKind; text: string }> {
   const out: Array<{ kind: BudgetKind; text: string }> = [];
   for (const [kind, view] of Object.entries(views(b)) as Array<[BudgetKind, BudgetView | null]>) {
     if (!view || warned.includes(kind) || view.used < view.limit * WARN_AT || view.used >= view.limit) continue;

@@ -4,7 +4,9 @@
 import { memoryBlock, memoryScopeOf } from '../shared/memory';
 import type { ChatMessage } from '../shared/wire';
 import { localActs, localActsOptions } from './activities';
-import type { Conversation } from './state';
+import { isCancellation } from '@temporalio/workflow';
+import type { Conversation } from './conversation-state';
+import { describeFailure } from './failures';
 import { CONVERSATION_HEADING } from './prompts';
 import { emptyMemoryBlock } from './system-prompt';
 
@@ -14,13 +16,13 @@ const BUILT_BLOCK_START = `\n\n${CONVERSATION_HEADING}\n<memory-context `;
 
 /** Before a chat turn: when the previous turn wrote memory, the system prompt gets the new snapshot. */
 export async function refreshMemoryAfterWrite(c: Conversation): Promise<void> {
-  if (!wroteMemory(c.messages, c.turnStartMessage)) return;
+  if (!c.chat.takeMemoryChange()) return;
   const block = await snapshot(c);
-  const next = c.messages.slice();
+  const next = c.transcript.messages.slice();
   if (setMemoryBlock(next, block, memoryScopeOf(c.input))) {
     // An earlier message changed: a new context version (workers drop the context they cached), and the old one
     // stays answerable to the `context` query, so `hermes inspect` shows earlier steps as the model saw them.
-    c.rewriteContext(next);
+    c.transcript.rewrite(next);
     c.note('memory', 'the system prompt has the memory written in the last turn');
   }
 }
@@ -30,9 +32,10 @@ async function snapshot(c: Conversation): Promise<string> {
   try {
     const view = await localActs.recallMemory.executeWithOptions({ ...localActsOptions, summary: `recall memory (scope ${scope})` }, [scope]);
     return view ? memoryBlock(view) : '';
-  } catch {
+  } catch (err) {
+    if (isCancellation(err)) throw err;
     // Memory is an aid: a conversation goes on without it (the failure is in the history).
-    c.note('memory', `memory of scope ${scope} could not be recalled; going on without it`);
+    c.note('memory', `memory of scope ${scope} could not be recalled (${describeFailure(err).message}); going on without it`);
     return '';
   }
 }
@@ -55,30 +58,4 @@ export function setMemoryBlock(messages: ChatMessage[], block: string, scope: st
   if (next === text) return false;
   messages[0] = { role: 'system', content: next };
   return true;
-}
-
-const WRITES = new Set(['add', 'replace', 'remove']);
-const FAILED = /^(\(called as [^\n]*\n)?Error:/;
-
-/** Whether messages[from..] hold a memory tool call that wrote (add/replace/remove) and did not fail. */
-export function wroteMemory(messages: ChatMessage[], from: number): boolean {
-  const writes = new Set<string>();
-  for (let i = Math.max(0, from); i < messages.length; i++) {
-    const m = messages[i]!;
-    if (m.role === 'assistant') {
-      for (const tc of m.tool_calls ?? []) if (tc.function.name === 'memory' && WRITES.has(actionOf(tc.function.arguments))) writes.add(tc.id);
-    } else if (m.role === 'tool' && writes.has(m.tool_call_id) && !FAILED.test(m.content)) {
-      return true;
-    }
-  }
-  return false;
-}
-
-function actionOf(args: string): string {
-  try {
-    const v = JSON.parse(args) as { action?: unknown };
-    return typeof v.action === 'string' ? v.action : '';
-  } catch {
-    return '';
-  }
 }

@@ -9,25 +9,25 @@ import {
   CancellationScope,
   ChildWorkflowFailure,
   condition,
-  getExternalWorkflowHandle,
   isCancellation,
   ParentClosePolicy,
   startChild,
   workflowInfo,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
-import { RUN_STATUSES, type ChildView, type ConversationInput, type ConversationResult, type Limits, type Usage } from '../shared/contract';
-import { resultOfFailure } from '../shared/outcome';
-import { CHILD_MAX_ITERATIONS, DEFAULT_DELEGATION } from '../shared/defaults';
-import { childProgressSignal, interruptSignal } from '../shared/messages';
-import { DELEGATE_TASK, resolveTools } from '../tools/registry';
-import { SCHEDULE_TOOLS } from '../tools/specs/schedules';
-import { dropChildApprovals } from './child-approvals';
-import type { conversationWorkflow } from './conversation';
-import { describeFailure } from './failures';
-import { delegationRefused, subAgentSystem } from './prompts';
-import type { Conversation } from './state';
-import { ZERO_USAGE } from './usage';
+import type { ConversationInput, ConversationResult } from '../../shared/contract';
+import { resultOfFailure } from '../../shared/outcome';
+import { DEFAULT_DELEGATION } from '../../shared/defaults';
+import { interruptSignal } from '../../shared/messages';
+import { DELEGATE_TASK, resolveTools } from '../../tools/registry';
+import { SCHEDULE_TOOLS } from '../../tools/specs/schedules';
+import { dropChildApprovals } from './approvals';
+import type { conversationWorkflow } from '../conversation';
+import { describeFailure } from '../failures';
+import { delegationRefused, subAgentSystem } from '../prompts';
+import type { Conversation } from '../conversation-state';
+import { ZERO_USAGE } from '../usage';
+import { childLimits, resultText, type ChildOutcome } from './outcomes';
 
 /** Never offered to a sub-agent: nobody answers its questions, and what is remembered is the parent's call. */
 const NOT_FOR_SUB_AGENTS = ['clarify', 'memory'];
@@ -39,21 +39,6 @@ export interface DelegateArgs {
   tools?: string[];
 }
 
-/** How a sub-agent ended, as the parent's tool result reports it. */
-interface ChildOutcome {
-  workflowId: string;
-  goal: string;
-  status: ChildView['status'] | 'not_started';
-  answer: string;
-  reason?: string;
-  error?: string;
-  modelCalls: number;
-  usage: Usage;
-}
-
-/** Characters of one child's answer that enter the parent's tool result (the full answer is the child's result). */
-const SUMMARY_CAP = 4_000;
-
 export function delegation(c: Conversation): Required<NonNullable<ConversationInput['delegation']>> {
   return { ...DEFAULT_DELEGATION, ...c.input.delegation };
 }
@@ -63,18 +48,18 @@ export function delegationUnavailable(c: Conversation): string {
   return delegationRefused(c.depth, delegation(c).maxDepth);
 }
 
-/** Runs one delegate_task call; `cut` is true when an interrupt or a cancel stopped its children. */
-export async function delegate(c: Conversation, callId: string, args: DelegateArgs): Promise<{ content: string; cut: boolean }> {
+/** Runs one delegate_task call; `cut` is true when an interrupt or a cancel stopped its children, `ok` false when none could start. */
+export async function delegate(c: Conversation, callId: string, args: DelegateArgs): Promise<{ content: string; cut: boolean; ok: boolean }> {
   const d = delegation(c);
-  if (c.depth >= d.maxDepth) return { content: delegationUnavailable(c), cut: false };
+  if (c.depth >= d.maxDepth) return { content: delegationUnavailable(c), cut: false, ok: false };
   const parentId = workflowInfo().workflowId;
   const tasks = args.tasks?.length ? args.tasks : [{ goal: args.goal!, context: undefined }];
   const plans: Array<{ workflowId: string; goal: string; input: () => ConversationInput }> = [];
   for (const [i, t] of tasks.entries()) {
     const names = ('tools' in t ? t.tools : undefined) ?? args.tools;
-    const resolved = names ? resolveTools(names, c.toolList) : { tools: c.tools, unknown: [] };
+    const resolved = names ? resolveTools(names, c.toolList) : { tools: [...c.tools], unknown: [] };
     if (resolved.unknown.length) {
-      return { content: `Error: unknown tools or toolsets: ${resolved.unknown.join(', ')}. Nothing was started.`, cut: false };
+      return { content: `Error: unknown tools or toolsets: ${resolved.unknown.join(', ')}. Nothing was started.`, cut: false, ok: false };
     }
     // Never more than the parent has; never clarify (nobody answers a sub-agent), schedules nor memory (what is
     // remembered is the parent's call); delegate_task only when the child's own children would still be within
@@ -83,13 +68,13 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
       (n) =>
         c.tools.includes(n) && !NOT_FOR_SUB_AGENTS.includes(n) && !SCHEDULE_TOOLS.includes(n) && (n !== DELEGATE_TASK || c.depth + 2 <= d.maxDepth),
     );
-    const workflowId = `${parentId}-agent${c.modelCalls}-${callId}-${i + 1}`;
+    const workflowId = `${parentId}-agent${c.meter.modelCalls}-${callId}-${i + 1}`;
     const system = subAgentSystem(parentId, {
       overall: args.tasks?.length ? args.goal : undefined,
       sharedContext: args.tasks?.length ? args.context : undefined,
       context: args.tasks?.length ? t.context : args.context,
     });
-    const model = ('model' in t ? t.model : undefined) ?? c.profile;
+    const model = ('model' in t ? t.model : undefined) ?? c.model.profile;
     // Built when the child starts, so its budgets are what the parent has left then.
     const input = (): ConversationInput => ({
       prompt: t.goal,
@@ -110,7 +95,7 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
     plans.push({ workflowId, goal: t.goal, input });
   }
 
-  c.children = plans.map((p) => ({ workflowId: p.workflowId, goal: p.goal.slice(0, 200), status: 'queued', iteration: 0, totalTokens: 0 }));
+  c.children.plan(plans);
   // Shielded from the turn's stretch scope: a stop of the parent reaches the children as an interrupt (they
   // end as interrupted, with a result) or, for a cancel or the budget, as a cancel of `scope` — decided below.
   return CancellationScope.nonCancellable(async () => {
@@ -123,12 +108,10 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
     const runOne = async (p: (typeof plans)[number]): Promise<ChildOutcome> => {
       const base = { workflowId: p.workflowId, goal: p.goal, answer: '', modelCalls: 0, usage: ZERO_USAGE };
       if (stopping || spentOut(c)) {
-        c.closeChild(p.workflowId, 'cancelled');
-        return { ...base, status: 'not_started', error: stopping ? `not started: ${c.stopCause()}` : "not started: the parent's budget is used up" };
+        c.children.close(p.workflowId, 'cancelled');
+        return { ...base, status: 'not_started', error: stopping ? `not started: ${c.stop.cause()}` : "not started: the parent's budget is used up" };
       }
-      c.expectChild(p.workflowId);
-      const view = c.children.find((v) => v.workflowId === p.workflowId)!;
-      view.status = 'running';
+      c.children.started(p.workflowId);
       c.note('agent', `↳ started ${p.workflowId}: ${p.goal.split('\n')[0]!.slice(0, 100)}`);
       try {
         const handle = await startChild<typeof conversationWorkflow>('conversationWorkflow', {
@@ -153,13 +136,12 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
         return { ...base, status: r.status, answer: r.answer, reason: r.reason, error: r.error, modelCalls: r.modelCalls, usage: r.usage };
       } catch (err) {
         const status = isCancellation(err) ? 'cancelled' : 'failed';
-        c.closeChild(p.workflowId, status);
+        c.children.close(p.workflowId, status);
         const error = isCancellation(err)
-          ? `cancelled ${c.stopCause()}`
+          ? `cancelled ${c.stop.cause()}`
           : describeFailure(err instanceof ChildWorkflowFailure && err.cause ? err.cause : err).message;
         c.record({ kind: 'note', name: 'agent', summary: `↳ ${status} ${p.workflowId}: ${error}`, ok: false });
-        const t = c.children.find((v) => v.workflowId === p.workflowId)!;
-        return { ...base, status, error, usage: { ...ZERO_USAGE, totalTokens: t.totalTokens } };
+        return { ...base, status, error, usage: { ...ZERO_USAGE, totalTokens: c.children.view(p.workflowId)?.totalTokens ?? 0 } };
       } finally {
         running.delete(p.workflowId);
         // Whatever it still waited for ends with it (an interrupt or a cancel settles it this way too).
@@ -180,11 +162,13 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
     // Watch the parent while the children run: its interrupt or time budget interrupts them; its cancel or its
     // token/cost budget (children's spending included) cancels them.
     for (;;) {
-      await condition(() => finished || (stopping !== 'cancel' && (c.cancelRequested || spentOut(c))) || (!stopping && c.stopRequested()));
+      await condition(
+        () => finished || (stopping !== 'cancel' && (c.stop.cancelRequested || spentOut(c))) || (!stopping && c.stop.reason !== undefined),
+      );
       if (finished) break;
-      if (c.cancelRequested || spentOut(c)) {
+      if (c.stop.cancelRequested || spentOut(c)) {
         stopping = 'cancel';
-        if (!c.cancelRequested) c.note('budget', 'the budget is used up: cancelling the sub-agents');
+        if (!c.stop.cancelRequested) c.note('budget', 'the budget is used up: cancelling the sub-agents');
         scope.cancel();
       } else {
         stopping = 'interrupt';
@@ -192,13 +176,13 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
       }
     }
     await all;
-    return { content: resultText(outcomes, c.limits), cut: stopping !== undefined && !spentOut(c) };
+    return { content: resultText(outcomes, c.limits), cut: stopping !== undefined && !spentOut(c), ok: true };
   });
 }
 
 async function interruptChild(h: ChildWorkflowHandle<typeof conversationWorkflow>, c: Conversation): Promise<void> {
   try {
-    await h.signal(interruptSignal, { reason: `the parent conversation was stopped ${c.stopCause()}` });
+    await h.signal(interruptSignal, { reason: `the parent conversation was stopped ${c.stop.cause()}` });
   } catch {
     // It has just ended: nothing to interrupt.
   }
@@ -207,58 +191,6 @@ async function interruptChild(h: ChildWorkflowHandle<typeof conversationWorkflow
 /** The parent's token or cost budget (children's spending included) is used up. */
 function spentOut(c: Conversation): boolean {
   const { maxTokens, maxCostUsd } = c.limits;
-  return (maxTokens > 0 && c.usage.totalTokens >= maxTokens) || (maxCostUsd > 0 && c.usage.costUsd >= maxCostUsd);
-}
-
-/** A child's limits: the parent's, with budgets capped by what the parent has left now. */
-function childLimits(c: Conversation): Limits {
-  const l = c.limits;
-  const iterationsLeft = l.maxIterations - (c.iteration - c.turnStartIteration);
-  const secondsLeft = l.maxDurationSec > 0 ? l.maxDurationSec - (Date.now() - c.startedAtMs) / 1000 : 0;
-  return {
-    ...l,
-    maxIterations: Math.max(1, Math.min(CHILD_MAX_ITERATIONS, iterationsLeft)),
-    maxTokens: l.maxTokens > 0 ? Math.max(1, l.maxTokens - c.usage.totalTokens) : 0,
-    maxCostUsd: l.maxCostUsd > 0 ? Math.max(1e-6, l.maxCostUsd - c.usage.costUsd) : 0,
-    maxDurationSec: l.maxDurationSec > 0 ? Math.max(1, Math.ceil(secondsLeft)) : 0,
-  };
-}
-
-/** One tool result for all children: a status line each, then each summary (capped). */
-function resultText(outcomes: ChildOutcome[], limits: Limits): string {
-  const counts = new Map<string, number>();
-  for (const o of outcomes) counts.set(o.status, (counts.get(o.status) ?? 0) + 1);
-  const tokens = outcomes.reduce((n, o) => n + o.usage.totalTokens, 0);
-  const head = `${outcomes.length} sub-agent(s): ${[...counts].map(([s, n]) => `${n} ${s}`).join(', ')}; ${tokens} tokens in all.`;
-  const cap = Math.max(200, Math.min(SUMMARY_CAP, Math.floor((limits.toolOutputLimit - 200 * (outcomes.length + 1)) / outcomes.length)));
-  const parts = outcomes.map((o, i) => {
-    const why = [o.reason, o.error].filter(Boolean).join(': ');
-    const answer =
-      o.answer.length > cap
-        ? `${o.answer.slice(0, cap)}\n[… ${o.answer.length - cap} more characters: the full answer is the result of ${o.workflowId}]`
-        : o.answer;
-    return [
-      `[${i + 1}] ${o.status}${why ? ` (${why})` : ''} · ${o.workflowId} · ${o.modelCalls} model call(s), ${o.usage.totalTokens} tokens`,
-      `goal: ${o.goal.split('\n')[0]!.slice(0, 200)}`,
-      answer ? `summary: ${answer}` : 'summary: (none)',
-    ].join('\n');
-  });
-  return [head, ...parts].join('\n\n');
-}
-
-/** A sub-agent tells its parent its totals after each model call (see Conversation.childReport). */
-export function reportToParent(c: Conversation): void {
-  const parent = c.input.parent;
-  if (!parent) return;
-  const report = {
-    ...{ workflowId: workflowInfo().workflowId, status: c.status, iteration: c.iteration, modelCalls: c.modelCalls },
-    ...{ seq: ++c.reportsSent, usage: c.usage },
-  };
-  // Not awaited (a round trip per model call), and not cancellable: a stop of this step must not drop it.
-  CancellationScope.nonCancellable(() => getExternalWorkflowHandle(parent.workflowId).signal(childProgressSignal, report)).catch(() => undefined);
-}
-
-/** Reads a child's progress status into the state's vocabulary. */
-export function childStatus(s: string): ChildView['status'] {
-  return (RUN_STATUSES as readonly string[]).includes(s) ? (s as ChildView['status']) : 'running';
+  const { usage } = c.meter;
+  return (maxTokens > 0 && usage.totalTokens >= maxTokens) || (maxCostUsd > 0 && usage.costUsd >= maxCostUsd);
 }
