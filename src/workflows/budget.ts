@@ -28,7 +28,7 @@ export function budgetViews(b: BudgetInput) {
   return { iterations: all.iterations!, tokens: all.tokens, costUsd: all.costUsd, seconds: all.seconds };
 }
 
-/** The first budget that is used up, described for the grace request; undefined while all have room. */
+/** The first budget that is used up, described for the final summary request; undefined while all have room. */
 export function exhausted(b: BudgetInput): string | undefined {
   for (const [kind, view] of Object.entries(views(b))) {
     if (view && view.used >= view.limit) return `${kind}: ${fmt(kind, view.used)} of ${fmt(kind, view.limit)}`;

@@ -6,7 +6,7 @@ import { isCancellation } from '@temporalio/workflow';
 import type { ConversationInput, ConversationResult } from '../shared/contract';
 import { DEFAULT_LIMITS } from '../shared/defaults';
 import { conversationFailure } from '../shared/outcome';
-import { localActs, localActsOptions } from './activities';
+import { localActivities, localActivityOptions } from './activities';
 import { runChat } from './chat';
 import { Conversation, type RunConfig } from './conversation-state';
 import { deliverResult } from './delivery';
@@ -71,14 +71,14 @@ async function startChecks(c: Conversation, start: Extract<Start, { config: RunC
   if (start.unknownTools.length && !catalog) return unknown(start.unknownTools);
   if (input.workspace) {
     const summary = `check the workspace ${input.workspace}`;
-    const why = await localActs.checkWorkspace
-      .executeWithOptions({ ...localActsOptions, summary }, [input.workspace])
+    const why = await localActivities.checkWorkspace
+      .executeWithOptions({ ...localActivityOptions, summary }, [input.workspace])
       .catch(notCancelled((m) => `workspace ${input.workspace} could not be checked: ${m}`));
     if (why) return { reason: 'BadInput', error: why };
   }
   if (input.sandbox === 'bwrap') {
-    const why = await localActs.checkSandbox
-      .executeWithOptions({ ...localActsOptions, summary: 'check the bubblewrap sandbox' }, [])
+    const why = await localActivities.checkSandbox
+      .executeWithOptions({ ...localActivityOptions, summary: 'check the bubblewrap sandbox' }, [])
       .catch(notCancelled((m) => `the sandbox could not be checked: ${m}`));
     if (why) return { reason: 'SandboxUnavailable', error: why };
   }

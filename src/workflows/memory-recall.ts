@@ -3,7 +3,7 @@
 // first (a local activity, recorded in history as one marker, so a replay builds the same prompt).
 import { memoryBlock, memoryScopeOf } from '../shared/memory';
 import type { ChatMessage } from '../shared/wire';
-import { localActs, localActsOptions } from './activities';
+import { localActivities, localActivityOptions } from './activities';
 import { isCancellation } from '@temporalio/workflow';
 import type { Conversation } from './conversation-state';
 import { describeFailure } from './failures';
@@ -30,7 +30,9 @@ export async function refreshMemoryAfterWrite(c: Conversation): Promise<void> {
 async function snapshot(c: Conversation): Promise<string> {
   const scope = memoryScopeOf(c.input);
   try {
-    const view = await localActs.recallMemory.executeWithOptions({ ...localActsOptions, summary: `recall memory (scope ${scope})` }, [scope]);
+    const view = await localActivities.recallMemory.executeWithOptions({ ...localActivityOptions, summary: `recall memory (scope ${scope})` }, [
+      scope,
+    ]);
     return view ? memoryBlock(view) : '';
   } catch (err) {
     if (isCancellation(err)) throw err;

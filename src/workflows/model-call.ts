@@ -3,7 +3,7 @@
 // needed retries, its usage counted, its step recorded. The caller decides what the reply means.
 import { extendDigest } from '../shared/digest';
 import type { ChatMessage, ModelAttemptFailure, ModelCallResult } from '../shared/wire';
-import { acts, modelOptions } from './activities';
+import { modelActivities, modelOptions } from './activities';
 import { contextChars } from './context-ops';
 import type { Conversation } from './conversation-state';
 import { reportToParent } from './subagents/reporter';
@@ -34,7 +34,7 @@ export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<M
         // Catalog tools' definitions come from the recorded list (by digest), not from this input: history stays small.
         ...(c.toolList && spec.tools.length ? { toolList: c.toolList.digest } : {}),
       };
-  const call = acts.callModel.executeWithOptions(modelOptions(c.limits, label), [{ ...input, profile, tools: [...spec.tools], step }]);
+  const call = modelActivities.callModel.executeWithOptions(modelOptions(c.limits, label), [{ ...input, profile, tools: [...spec.tools], step }]);
   const r = await c.calling(`model ${label} (profile ${profile ?? 'default'})`, call);
   if (r.attempt) await traceOutcome(c, retriedCall(`model ${label}`, r.attempt, r.failures));
   // Its usage counts like any model call's (budgets, the parent's roll-up).

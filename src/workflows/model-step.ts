@@ -4,7 +4,7 @@
 // one iteration, tried again; the rest end it as `fail`.
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { ModelCallResult } from '../shared/wire';
-import { localActs } from './activities';
+import { localActivities } from './activities';
 import { callModel } from './model-call';
 import { compressOnOverflow } from './compress';
 import type { Conversation } from './conversation-state';
@@ -70,7 +70,7 @@ function describeReply(r: ModelCallResult): string {
 async function nextInChain(c: Conversation): Promise<string | undefined> {
   let chain: string[];
   try {
-    ({ chain } = await localActs.modelFallbacks({
+    ({ chain } = await localActivities.modelFallbacks({
       ...(c.input.model ? { primary: c.input.model } : {}),
       ...(c.input.fallbackModel ? { runFallback: c.input.fallbackModel } : {}),
     }));

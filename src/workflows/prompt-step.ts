@@ -4,7 +4,7 @@
 // parts (identity, how to work) come from this bundle, not from the history.
 import { isCancellation } from '@temporalio/workflow';
 import { memoryScopeOf } from '../shared/memory';
-import { localActs, localActsOptions } from './activities';
+import { localActivities, localActivityOptions } from './activities';
 import { describeFailure } from './failures';
 import type { Conversation } from './conversation-state';
 import { builtSystemPrompt, type PromptParts } from './system-prompt';
@@ -16,7 +16,7 @@ export async function buildSystemPrompt(c: Conversation): Promise<void> {
   const memoryScope = c.tools.includes('memory') ? memoryScopeOf(c.input) : undefined;
   let parts: PromptParts;
   try {
-    parts = await localActs.buildSystemPrompt.executeWithOptions({ ...localActsOptions, summary: 'build the system prompt' }, [
+    parts = await localActivities.buildSystemPrompt.executeWithOptions({ ...localActivityOptions, summary: 'build the system prompt' }, [
       { ...(c.input.workspace ? { workspace: c.input.workspace } : {}), ...(memoryScope !== undefined ? { memoryScope } : {}) },
     ]);
   } catch (err) {

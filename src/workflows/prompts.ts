@@ -12,7 +12,7 @@ export const CONVERSATION_HEADING = '## This conversation';
 
 export const EMPTY_NUDGE = 'Your last reply was empty. Continue the task: call a tool, or reply with your final answer.';
 
-export function graceRequest(reason: 'budget' | 'repeating' | 'invalid', detail: string): string {
+export function finalSummaryRequest(reason: 'budget' | 'repeating' | 'invalid', detail: string): string {
   const why = {
     budget: `The budget for this task is used up (${detail}).`,
     repeating: `You are repeating the same action with the same result (${detail}) and the run is being stopped.`,

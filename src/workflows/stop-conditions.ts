@@ -18,10 +18,10 @@ export type GuardsCarry = z.infer<typeof guardsCarry>;
 
 const EMPTY_REPLIES_LIMIT = 3;
 
-/** How a turn stops: failed outright, or a forced stop that asks the model for a summary first (grace). */
+/** How a turn stops: failed outright, or a forced stop that asks the model for a final summary first. */
 export type StopVerdict =
   | { kind: 'fail'; reason: string; error: string }
-  | { kind: 'grace'; status: 'budget_exhausted' | 'stopped_repeating'; why: 'budget' | 'repeating' | 'invalid'; detail: string; trace: string };
+  | { kind: 'summarise'; status: 'budget_exhausted' | 'stopped_repeating'; why: 'budget' | 'repeating' | 'invalid'; detail: string; trace: string };
 
 export class LoopGuards {
   #empty: number;
@@ -82,13 +82,13 @@ const invalidCalls: Condition = (c, step) => {
     step.kind === 'unreadable'
       ? `${streak} tool calls in a row could not run, the last one unreadable`
       : `${streak} tool calls in a row could not run, the last one "${step.lastName}"`;
-  return { kind: 'grace', status: 'stopped_repeating', why: 'invalid', detail, trace: `stopped: ${detail}` };
+  return { kind: 'summarise', status: 'stopped_repeating', why: 'invalid', detail, trace: `stopped: ${detail}` };
 };
 
 const repeating: Condition = (_c, _step, counted) =>
   counted.stopRepeating
     ? {
-        kind: 'grace',
+        kind: 'summarise',
         status: 'stopped_repeating',
         why: 'repeating',
         detail: counted.stopRepeating,
@@ -100,7 +100,7 @@ const budgetUsedUp: Condition = (c) => {
   const out = exhausted(c.budgetInput());
   return out
     ? {
-        kind: 'grace',
+        kind: 'summarise',
         status: 'budget_exhausted',
         why: 'budget',
         detail: out,

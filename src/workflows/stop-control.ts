@@ -121,7 +121,7 @@ export class StopControl {
     if (isCancellation(err) && this.reason) this.#cut = what;
   }
 
-  /** After a turn: an interrupt that arrived too late for it (e.g. during the grace call) must not hit the next one. */
+  /** After a turn: an interrupt that arrived too late for it (e.g. during the final summary call) must not hit the next one. */
   dropLateInterrupt(): InterruptArgs | undefined {
     const late = this.#interrupt;
     this.#interrupt = undefined;

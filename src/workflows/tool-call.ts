@@ -4,7 +4,7 @@
 import { ActivityCancellationType, isCancellation } from '@temporalio/workflow';
 import type { ToolCallResult } from '../shared/wire';
 import { approvalVerdict, DELEGATE_TASK, toolSpec } from '../tools/registry';
-import { onceToolOptions, retryingToolOptions, toolActs } from './activities';
+import { onceToolOptions, retryingToolOptions, toolActivities } from './activities';
 import { shortArgs, toolMessageContent } from './context-ops';
 import type { Conversation } from './conversation-state';
 import { describeFailure } from './failures';
@@ -45,7 +45,7 @@ export async function executeTool(c: Conversation, r: RunCall): Promise<ToolOutc
   const { input } = c;
   let res: ToolCallResult;
   try {
-    const call = toolActs.runTool.executeWithOptions(
+    const call = toolActivities.runTool.executeWithOptions(
       {
         ...options,
         summary: `${r.name} ${shortArgs(r.args, 100)}`,

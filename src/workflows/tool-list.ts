@@ -5,7 +5,7 @@ import { isCancellation } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ExternalToolSpec, ToolList } from '../shared/wire';
 import type { ToolSpec } from '../tools/spec';
-import { localActs, localActsOptions } from './activities';
+import { localActivities, localActivityOptions } from './activities';
 import { describeFailure } from './failures';
 
 /**
@@ -22,8 +22,8 @@ export function wantsCatalog(start: { carried?: unknown; named: string[] | undef
  * `onError` hears why (a cancellation is not an error: it ends the conversation as cancelled).
  */
 export async function fetchToolList(named: string[] | undefined, unknown: string[], onError?: (why: string) => void): Promise<ToolList | undefined> {
-  const list = await localActs.listTools
-    .executeWithOptions({ ...localActsOptions, summary: "list the worker's custom tools" }, [named ? { names: unknown } : {}])
+  const list = await localActivities.listTools
+    .executeWithOptions({ ...localActivityOptions, summary: "list the worker's custom tools" }, [named ? { names: unknown } : {}])
     .catch((err: unknown) => {
       if (isCancellation(err)) throw err;
       onError?.(describeFailure(err).message);

@@ -8,7 +8,7 @@ import { continueConversationAsNew, shouldContinueAsNew } from './continue-as-ne
 import type { Conversation } from './conversation-state';
 import { finalSummary, modelStep } from './model-step';
 import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
-import { EMPTY_NUDGE, graceRequest, interruptedAnswer, loopWarning } from './prompts';
+import { EMPTY_NUDGE, finalSummaryRequest, interruptedAnswer, loopWarning } from './prompts';
 import { runToolCalls } from './run-tools';
 import type { StepResult } from './step-result';
 import { evaluateStop, type StopVerdict } from './stop-conditions';
@@ -31,7 +31,7 @@ export async function runTurn(c: Conversation): Promise<TurnOutcome> {
     }
   } finally {
     c.chat.turnFinished();
-    // An interrupt that arrived too late for this turn (e.g. during the grace call) must not hit the next
+    // An interrupt that arrived too late for this turn (e.g. during the final summary call) must not hit the next
     // one; a redirect message it carried becomes the next chat message instead of being lost.
     const late = c.stop.dropLateInterrupt();
     if (late?.message && c.input.mode === 'chat') c.chat.queueFirst(late.message);
@@ -102,7 +102,7 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
 async function stopTurn(c: Conversation, stop: StopVerdict): Promise<TurnOutcome> {
   if (stop.kind === 'fail') return { status: 'failed', answer: c.transcript.lastAssistantText(), reason: stop.reason, error: stop.error };
   await traceOutcome(c, stop.trace);
-  c.transcript.append({ role: 'user', content: graceRequest(stop.why, stop.detail) });
+  c.transcript.append({ role: 'user', content: finalSummaryRequest(stop.why, stop.detail) });
   const summary = await finalSummary(c);
   if ('text' in summary) c.transcript.append({ role: 'assistant', content: summary.text });
   const ended: TurnOutcome =
