@@ -3,7 +3,7 @@
 // stop control, the human gate, the status board, the meter (budgets), the loop guards (stop conditions), the
 // chat mailbox, the model choice, the todo list, compression's bookkeeping, the sub-agent ledger (parent side)
 // and the report counters (child side). This class composes them and offers the intents that span several.
-// It imports nothing of the loop itself (view.ts, the one exception, reads it), so imports flow one way into it.
+// It imports nothing of the loop itself (view.ts, the one exception, only reads it), so imports flow one way into it.
 import type {
   ChildView,
   ConversationInput,
@@ -12,6 +12,7 @@ import type {
   Delegation,
   InterruptArgs,
   Limits,
+  PendingApproval,
   RunStatus,
   StepRecord,
 } from '../shared/contract';
@@ -141,6 +142,11 @@ export class Conversation {
     const ticket = this.chat.queue(text, this.meter.turn);
     if (this.chat.turnInProgress && this.input.busyPolicy === 'interrupt') this.stop.interrupt({ reason: 'a new message arrived' });
     return ticket;
+  }
+
+  /** What the `state` query lists: this conversation's own pending approvals, then its sub-agents'. */
+  pendingApprovals(): PendingApproval[] {
+    return [...this.human.approvals, ...this.children.forwarded()];
   }
 
   budgetInput(): BudgetInput {

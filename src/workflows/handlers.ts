@@ -28,7 +28,7 @@ import {
 } from '../shared/messages';
 import { childProgressSchema, contextQueryArgsSchema } from '../shared/wire';
 import type { Conversation } from './conversation-state';
-import { allPendingApprovals, approvalTarget, onApproveFromParent, onChildApprovals, routeApproval } from './subagents/approvals';
+import { approvalTarget, onApproveFromParent, onChildApprovals, routeApproval } from './subagents/approvals';
 import { childStatus } from './subagents/ledger';
 import { rejecting } from './validators';
 import { snapshot } from './view';
@@ -68,7 +68,7 @@ export function registerHandlers(c: Conversation): void {
     },
     {
       validator: rejecting((raw) => {
-        if (!allPendingApprovals(c).length) throw new Error('no approval is pending');
+        if (!c.pendingApprovals().length) throw new Error('no approval is pending');
         const args = parseArgs(
           approveSchema(),
           raw,

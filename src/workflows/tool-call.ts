@@ -31,8 +31,9 @@ export interface ToolOutcome {
 export async function executeTool(c: Conversation, r: RunCall): Promise<ToolOutcome> {
   c.meter.toolCalled();
   if (r.spec.internal) return runInternal(c, r);
-  // Most calls need no approval: skip the async gate (and its promise) for them.
-  const gate = approvalVerdict(r.name, r.args).verdict === 'allow' ? undefined : await approvalGate(c, r.call.id, r.name, r.args);
+  // Most calls need no approval: skip the async gate (and its promise) for them. Classified once, here.
+  const verdict = approvalVerdict(r.name, r.args);
+  const gate = verdict.verdict === 'allow' ? undefined : await approvalGate(c, r.call.id, r.name, r.args, verdict);
   if (gate === STOPPED) return { content: cancelledBeforeStart(c.stop.cause()), kind: 'cut' };
   if (gate !== undefined) {
     c.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → ${gate.split('\n')[0]}`, ok: false });

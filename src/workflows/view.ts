@@ -3,7 +3,6 @@
 import { workflowInfo } from '@temporalio/workflow';
 import type { ConversationState, StateQueryArgs } from '../shared/contract';
 import { budgetViews } from './budget';
-import { allPendingApprovals } from './subagents/approvals';
 import type { Conversation } from './conversation-state';
 
 export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationState {
@@ -32,7 +31,7 @@ export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationSt
     budgets: budgetViews(c.budgetInput()),
     todo: [...c.todo.items],
     pendingQuestion: c.human.question,
-    pendingApprovals: allPendingApprovals(c),
+    pendingApprovals: c.pendingApprovals(),
     lastStep: last,
     steps: shown,
     // Steps before the ones shown that this answer leaves out: dropped from the kept 20, or (without a cursor)

@@ -13,12 +13,6 @@ import { reportApprovals } from './reporter';
 /** Where a decision goes: this conversation's own pending call, or down to the sub-agent that reported it. */
 export type ApprovalTarget = { own: true } | { own: false; via: string; workflowId: string };
 
-/** What the `state` query lists: this conversation's own pending approvals, then its sub-agents'. */
-export function allPendingApprovals(c: Conversation): PendingApproval[] {
-  const forwarded = c.children.forwarded();
-  return forwarded.length ? [...c.human.approvals, ...forwarded] : [...c.human.approvals];
-}
-
 /** The `childApprovals` signal: a running sub-agent's latest list replaces its previous one. */
 export function onChildApprovals(c: Conversation, raw: unknown): void {
   const r = childApprovalsSchema().safeParse(raw);
@@ -58,7 +52,7 @@ export function dropChildApprovals(c: Conversation, workflowId: string): void {
 export function approvalTarget(c: Conversation, args: Pick<ApproveArgs, 'callId' | 'workflowId'>): ApprovalTarget {
   const me = workflowInfo().workflowId;
   const { callId, workflowId } = args;
-  const all = allPendingApprovals(c);
+  const all = c.pendingApprovals();
   if (!all.length) throw new Error('no approval is pending');
   const matches: ApprovalTarget[] = [];
   if ((!workflowId || workflowId === me) && c.human.approvals.some((a) => a.callId === callId)) matches.push({ own: true });
