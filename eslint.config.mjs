@@ -33,8 +33,8 @@ const workflowImportBans = {
     {
       // From src/workflows/*.ts, '../x' is src/x. Allowed: the pure src/shared/** and the tool registry/specs.
       // Everything else (activities, llm, server, cli*, client, worker, tool handlers, ...) only as `import type`.
-      regex: '^\\.\\./(?!(shared(/.*)?|tools/registry|tools/spec|tools/specs(/[^/]+)?)$)',
-      message: `Workflow code may only import ../shared/**, ../tools/registry, ../tools/spec and ../tools/specs/* at runtime (\`import type\` is fine). ${WORKFLOW_SANDBOX}`,
+      regex: '^\\.\\./(?!(shared(/.*)?|tools/registry|tools/spec|tools/[a-z_]+/spec)$)',
+      message: `Workflow code may only import ../shared/**, ../tools/registry, ../tools/spec and ../tools/<tool>/spec at runtime (\`import type\` is fine). ${WORKFLOW_SANDBOX}`,
       allowTypeImports: true,
     },
   ],

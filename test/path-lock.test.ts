@@ -4,9 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { patch, writeFile } from '../src/tools/handlers';
-import { lockedPathCount, withPathLock } from '../src/tools/handlers/path-lock';
-import type { ToolContext } from '../src/tools/spec';
+import { patch } from '../src/tools/patch/handler';
+import { writeFile } from '../src/tools/write_file/handler';
+import { lockedPathCount, withPathLock } from '../src/tools/handler-helpers/path-lock';
+import type { ToolContext } from '../src/tools/handler';
 
 let ws: string;
 const ctx = (signal = new AbortController().signal): ToolContext => ({

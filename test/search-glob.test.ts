@@ -3,8 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as fs from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { searchFiles } from '../src/tools/handlers';
-import type { ToolContext } from '../src/tools/spec';
+import { searchFiles } from '../src/tools/search_files/handler';
+import type { ToolContext } from '../src/tools/handler';
 
 let ws: string;
 const ctx = (): ToolContext => ({

@@ -3,15 +3,19 @@ import * as fs from 'node:fs/promises';
 import { execFileSync } from 'node:child_process';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ToolError, type ToolContext } from '../src/tools/spec';
-import { FILE_TOOL_SPECS } from '../src/tools/specs';
+import { ToolError, type ToolContext } from '../src/tools/handler';
+import { BUILTIN_HANDLERS } from '../src/tools/handler-registry';
 import { TOOL_SPECS, toolDefinitions } from '../src/tools/registry';
-import { classifyCommand, TERMINAL_RULES } from '../src/tools/specs/terminal-safety';
-import { FILE_TOOL_HANDLERS, listDir, patch, readFile, searchFiles, terminal, writeFile } from '../src/tools/handlers';
-import { MAX_LIST_ENTRIES } from '../src/tools/handlers/list_dir';
+import { classifyCommand, TERMINAL_RULES } from '../src/tools/terminal/command-safety';
+import { listDir, MAX_LIST_ENTRIES } from '../src/tools/list_dir/handler';
+import { patch } from '../src/tools/patch/handler';
+import { readFile } from '../src/tools/read_file/handler';
+import { searchFiles } from '../src/tools/search_files/handler';
+import { terminal } from '../src/tools/terminal/handler';
+import { writeFile } from '../src/tools/write_file/handler';
 import { resolveInWorkspace } from '../src/tools/workspace';
 import { finishToolOutput } from '../src/tools/output';
-import { TerminalProgress } from '../src/tools/handlers/terminal-progress';
+import { TerminalProgress } from '../src/tools/terminal/heartbeat-details';
 import { processesWith, sleepMarker, sleepsWith } from './helpers/procs';
 import { waitFor } from './helpers/wait';
 
@@ -48,8 +52,8 @@ afterEach(async () => {
 });
 
 describe('specs', () => {
-  it('registers the six tools with metadata and matching handlers', () => {
-    expect(FILE_TOOL_SPECS.map((s) => [s.name, s.concurrency, s.idempotent])).toEqual([
+  it('registers the file and terminal tools with metadata, and a handler for every tool the workflow does not run', () => {
+    expect(TOOL_SPECS.slice(0, 6).map((s) => [s.name, s.concurrency, s.idempotent])).toEqual([
       ['read_file', 'read', true],
       ['write_file', 'write', true],
       ['patch', 'write', false],
@@ -57,7 +61,9 @@ describe('specs', () => {
       ['search_files', 'read', true],
       ['terminal', 'write', false],
     ]);
-    expect(Object.keys(FILE_TOOL_HANDLERS).sort()).toEqual(FILE_TOOL_SPECS.map((s) => s.name).sort());
+    const activityTools = TOOL_SPECS.filter((s) => !s.internal).map((s) => s.name);
+    expect(Object.keys(BUILTIN_HANDLERS)).toEqual(activityTools);
+    expect(TOOL_SPECS.filter((s) => s.internal).map((s) => s.name)).toEqual(['todo', 'clarify', 'delegate_task']);
   });
 
   it('uses no zod string formats or regex patterns: the workflow sandbox shares a frozen zod', () => {
@@ -91,7 +97,8 @@ async function asNobody(workspace: string): Promise<{ listed: string; found: str
   const script = path.join(workspace, '..', `nobody-${path.basename(workspace)}.mts`);
   await fs.writeFile(
     script,
-    `import { listDir, searchFiles } from ${JSON.stringify(path.resolve('src/tools/handlers/index.ts'))};\n` +
+    `import { listDir } from ${JSON.stringify(path.resolve('src/tools/list_dir/handler.ts'))};\n` +
+      `import { searchFiles } from ${JSON.stringify(path.resolve('src/tools/search_files/handler.ts'))};\n` +
       `const c = { workspace: ${JSON.stringify(workspace)}, signal: new AbortController().signal, heartbeat() {}, terminalTimeoutSec: 30, callId: 'c', processDir: '/nonexistent' };\n` +
       `console.log(JSON.stringify({ listed: await listDir({ depth: 2 }, c), found: await searchFiles({ pattern: 'needle' }, c) }));\n`,
   );

@@ -8,9 +8,9 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { loadWebConfig } from '../src/llm/profiles';
-import { createWebFetch, type WebFetchOptions } from '../src/tools/handlers/web_fetch';
-import { addressKind, AddressGuard, validAllowEntry } from '../src/tools/handlers/web-policy';
-import { ToolError, type ToolContext } from '../src/tools/spec';
+import { createWebFetch, type WebFetchOptions } from '../src/tools/web_fetch/handler';
+import { addressKind, AddressGuard, validAllowEntry } from '../src/tools/web_fetch/address-policy';
+import { ToolError, type ToolContext } from '../src/tools/handler';
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
 const routes: Record<string, Route> = {};

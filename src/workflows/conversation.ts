@@ -7,7 +7,7 @@ import { DEFAULT_DELEGATION, DEFAULT_LIMITS } from '../shared/defaults';
 import { conversationFailure } from '../shared/outcome';
 import { carriedStateSchema, type ToolList } from '../shared/wire';
 import { DELEGATE_TASK, resolveTools } from '../tools/registry';
-import { SCHEDULE_TOOLS } from '../tools/specs/schedules';
+import { SCHEDULE_TOOLS } from '../tools/schedules/spec';
 import { localActs, localActsOptions } from './activities';
 import { runChat } from './chat';
 import { deliverResult } from './delivery';

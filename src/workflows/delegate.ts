@@ -21,7 +21,7 @@ import { resultOfFailure } from '../shared/outcome';
 import { CHILD_MAX_ITERATIONS, DEFAULT_DELEGATION } from '../shared/defaults';
 import { childProgressSignal, interruptSignal } from '../shared/messages';
 import { DELEGATE_TASK, resolveTools } from '../tools/registry';
-import { SCHEDULE_TOOLS } from '../tools/specs/schedules';
+import { SCHEDULE_TOOLS } from '../tools/schedules/spec';
 import { dropChildApprovals } from './child-approvals';
 import type { conversationWorkflow } from './conversation';
 import { describeFailure } from './failures';

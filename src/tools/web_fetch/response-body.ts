@@ -1,7 +1,7 @@
 // What web_fetch does with a response body: HTML becomes readable text (html-to-text), other text is returned
 // as it is, binary content is refused. Decoding honours the charset of the Content-Type or of a <meta> tag.
 import { compile, type compiledFunction } from 'html-to-text';
-import { isBinary } from './fs-util';
+import { isBinary } from '../handler-helpers/fs-util';
 
 export type ContentKind = 'html' | 'text' | 'binary' | 'unknown';
 

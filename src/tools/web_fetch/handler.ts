@@ -1,5 +1,5 @@
 // web_fetch: GET an http(s) URL and return it as text. Every hop (the first request and each redirect,
-// followed by hand) is checked against the address policy (web-policy.ts) after DNS resolution, inside the
+// followed by hand) is checked against the address policy (address-policy.ts) after DNS resolution, inside the
 // socket's own `lookup`, so the address checked is the address connected to: a DNS answer that changes between
 // a check and the connection (rebinding) cannot slip through. Errors are results the model reads.
 import http, { type IncomingMessage } from 'node:http';
@@ -8,12 +8,12 @@ import { isIP } from 'node:net';
 import { pipeline, type Readable } from 'node:stream';
 import { createBrotliDecompress, createGunzip, createInflate } from 'node:zlib';
 import { loadWebConfig } from '../../llm/profiles';
-import { ToolError, type ToolContext, type ToolHandler } from '../spec';
-import type { webFetchSpec } from '../specs/web_fetch';
-import { formatSize } from './fs-util';
-import { shown } from './shown';
-import { AddressGuard, guardedLookup, unbracket, type Resolve, type WebConfig } from './web-policy';
-import { bodyText, contentKind, htmlTitle, mimeOf } from './web-content';
+import { builtinTool, ToolError, type ToolContext, type ToolHandler } from '../handler';
+import { webFetchSpec } from './spec';
+import { formatSize } from '../handler-helpers/fs-util';
+import { shown } from '../handler-helpers/heartbeat-text';
+import { AddressGuard, guardedLookup, unbracket, type Resolve, type WebConfig } from './address-policy';
+import { bodyText, contentKind, htmlTitle, mimeOf } from './response-body';
 
 export interface WebFetchOptions extends WebConfig {
   maxRedirects?: number;
@@ -214,3 +214,5 @@ function networkMessage(err: unknown): string {
       return e.code ? `${e.message} (${e.code})` : (e.message ?? String(err));
   }
 }
+
+export const webFetchTool = builtinTool(webFetchSpec, webFetchHandler);

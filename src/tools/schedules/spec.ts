@@ -1,5 +1,5 @@
 // The `schedules` toolset: the model registers and manages periodic prompts, which are Temporal Schedules
-// (src/schedules/tasks.ts). Workflow-safe: specs only; the handlers (src/tools/handlers/schedules.ts) run in
+// (src/schedules/tasks.ts). Workflow-safe: specs only; the handlers (handler.ts beside it) run in
 // the tool activity with the worker's Temporal client.
 import { z } from 'zod';
 import { TASK_LIMITS, TASK_NAME_PATTERN } from '../../schedules/limits';

@@ -1,5 +1,5 @@
 // The `memory` tool: durable notes that outlive the conversation and are shared by every conversation of the
-// same memory scope (src/workflows/memory.ts). Workflow-safe: spec only; the handler (src/tools/handlers/memory.ts)
+// same memory scope (src/workflows/memory.ts). Workflow-safe: spec only; the handler (handler.ts beside it)
 // runs in the tool activity with the worker's Temporal client.
 import { z } from 'zod';
 import { defineTool } from '../spec';

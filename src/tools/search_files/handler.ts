@@ -1,11 +1,11 @@
 import { readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import picomatch from 'picomatch';
-import { ToolError, type ToolContext, type ToolHandler } from '../spec';
-import type { searchFilesSpec } from '../specs/search_files';
+import { builtinTool, ToolError, type ToolContext, type ToolHandler } from '../handler';
+import { searchFilesSpec } from './spec';
 import { resolveInWorkspace } from '../workspace';
 import { LineMatcher, type LineHit } from './line-matcher';
-import { formatSize, isBinary, MAX_READ_BYTES, readDirOrNote, requireRegular, SKIP_DIRS, splitLines, statOrFail } from './fs-util';
+import { formatSize, isBinary, MAX_READ_BYTES, readDirOrNote, requireRegular, SKIP_DIRS, splitLines, statOrFail } from '../handler-helpers/fs-util';
 
 const DEFAULT_MAX_RESULTS = 100;
 const MAX_LINE_CHARS = 300;
@@ -91,3 +91,5 @@ function checkpoint(ctx: ToolContext, progress: { filesSearched: number; matches
   ctx.signal.throwIfAborted();
   ctx.heartbeat(progress);
 }
+
+export const searchFilesTool = builtinTool(searchFilesSpec, searchFiles);

@@ -1,14 +1,14 @@
 import { spawn } from 'node:child_process';
-import { ToolError, type ToolHandler } from '../spec';
-import { TERMINAL_MAX_TIMEOUT_SEC, type terminalSpec } from '../specs/terminal';
+import { builtinTool, ToolError, type ToolHandler } from '../handler';
+import { TERMINAL_MAX_TIMEOUT_SEC, terminalSpec } from './spec';
 import { forgetProcess, groupStillOurs, newToken, recordProcess, signalTokenHolders, TOKEN_ENV } from '../orphans';
 import { toolEnv } from '../env';
 import { probeIsolation } from '../isolation';
 import { wrapCommand } from '../sandbox';
 import { resolveInWorkspace } from '../workspace';
-import { statOrFail } from './fs-util';
+import { statOrFail } from '../handler-helpers/fs-util';
 import { HeadTailBuffer } from './output-buffer';
-import { TerminalProgress } from './terminal-progress';
+import { TerminalProgress } from './heartbeat-details';
 
 export const MAX_CAPTURE_CHARS = 1024 * 1024;
 const KILL_GRACE_MS = 2000;
@@ -151,3 +151,5 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
     child.on('close', finish);
   });
 };
+
+export const terminalTool = builtinTool(terminalSpec, terminal);

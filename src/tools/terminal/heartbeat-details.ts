@@ -1,7 +1,7 @@
-// What a running terminal command tells in its heartbeats (shown.ts says where they are seen): which command,
+// What a running terminal command tells in its heartbeats (handler-helpers/heartbeat-text.ts says where they are seen): which command,
 // for how long, how much output, its last line and what it runs under — never the output itself.
 import type { Confinement } from '../sandbox';
-import { cut, shown } from './shown';
+import { cut, shown } from '../handler-helpers/heartbeat-text';
 
 export interface TerminalHeartbeat {
   /** The command line, redacted, on one line, cut to 200 characters. */

@@ -1,4 +1,4 @@
-// A small, conservative bash parser for classifying commands (terminal-safety.ts). Workflow-safe: pure string
+// A small, conservative bash parser for classifying commands (command-safety.ts). Workflow-safe: pure string
 // work. It is not a full shell grammar; it only has to find every simple command a line could run, so when in
 // doubt it splits more (heredoc bodies, for instance, are read as commands — they may be fed to a shell).
 

@@ -1,9 +1,9 @@
 import { lstat, readlink } from 'node:fs/promises';
 import * as path from 'node:path';
-import { ToolError, type ToolHandler } from '../spec';
-import type { listDirSpec } from '../specs/list_dir';
+import { builtinTool, ToolError, type ToolHandler } from '../handler';
+import { listDirSpec } from './spec';
 import { resolveInWorkspace } from '../workspace';
-import { formatSize, readDirOrNote, SKIP_DIRS, statOrFail } from './fs-util';
+import { formatSize, readDirOrNote, SKIP_DIRS, statOrFail } from '../handler-helpers/fs-util';
 
 export const MAX_LIST_ENTRIES = 500;
 
@@ -46,3 +46,5 @@ export const listDir: ToolHandler<typeof listDirSpec.schema> = async (args, ctx)
   if (capped) out.push(`[listing stopped at ${MAX_LIST_ENTRIES} entries; list a subdirectory or use a smaller depth]`);
   return out.join('\n');
 };
+
+export const listDirTool = builtinTool(listDirSpec, listDir);

@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
-import { ToolError, type ToolHandler } from '../spec';
-import type { patchSpec } from '../specs/patch';
+import { builtinTool, ToolError, type ToolHandler } from '../handler';
+import { patchSpec } from './spec';
 import { resolveInWorkspace } from '../workspace';
-import { isBinary, MAX_READ_BYTES, requireRegular, statOrFail, writeAtomically } from './fs-util';
-import { withPathLock } from './path-lock';
+import { isBinary, MAX_READ_BYTES, requireRegular, statOrFail, writeAtomically } from '../handler-helpers/fs-util';
+import { withPathLock } from '../handler-helpers/path-lock';
 
 export const patch: ToolHandler<typeof patchSpec.schema> = async (args, ctx) => {
   const abs = await resolveInWorkspace(ctx.workspace, args.path);
@@ -43,3 +43,5 @@ async function patchFile(abs: string, args: Parameters<typeof patch>[0]): Promis
   await writeAtomically(abs, parts.join(newString));
   return `Replaced ${count} occurrence${count === 1 ? '' : 's'} in ${args.path}`;
 }
+
+export const patchTool = builtinTool(patchSpec, patch);

@@ -1,8 +1,8 @@
 import { readFile as fsReadFile } from 'node:fs/promises';
-import { ToolError, type ToolHandler } from '../spec';
-import type { readFileSpec } from '../specs/read_file';
+import { builtinTool, ToolError, type ToolHandler } from '../handler';
+import { readFileSpec } from './spec';
 import { resolveInWorkspace } from '../workspace';
-import { isBinary, MAX_READ_BYTES, requireRegular, splitLines, statOrFail } from './fs-util';
+import { isBinary, MAX_READ_BYTES, requireRegular, splitLines, statOrFail } from '../handler-helpers/fs-util';
 
 const DEFAULT_LIMIT = 500;
 /** Minified files have enormous lines; one line must not blow the whole output budget. */
@@ -36,3 +36,5 @@ export const readFile: ToolHandler<typeof readFileSpec.schema> = async (args, ct
       : `[lines ${offset}-${end} of ${total}; end of file]`;
   return `${body.join('\n')}\n${footer}`;
 };
+
+export const readFileTool = builtinTool(readFileSpec, readFile);

@@ -3,7 +3,7 @@ import { chmod, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import * as path from 'node:path';
 import type { Stats } from 'node:fs';
-import { ToolError } from '../spec';
+import { ToolError } from '../handler';
 
 /** Directories whose contents are never listed or searched (huge, and not what the model is after). */
 /** Code-point order: stable across locales, dot-files first. */

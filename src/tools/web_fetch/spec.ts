@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { ToolSpec } from '../spec';
 import { defineTool } from '../spec';
 
 export const webFetchSpec = defineTool({
@@ -14,6 +13,3 @@ export const webFetchSpec = defineTool({
   concurrency: 'read',
   idempotent: true,
 });
-
-export const WEB_TOOL_SPECS: ToolSpec[] = [webFetchSpec];
-export const WEB_TOOLS = WEB_TOOL_SPECS.map((s) => s.name);

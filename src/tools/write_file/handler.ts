@@ -1,10 +1,10 @@
 import { mkdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
-import { ToolError, type ToolHandler } from '../spec';
-import type { writeFileSpec } from '../specs/write_file';
+import { builtinTool, ToolError, type ToolHandler } from '../handler';
+import { writeFileSpec } from './spec';
 import { resolveInWorkspace } from '../workspace';
-import { requireRegular, writeAtomically } from './fs-util';
-import { withPathLock } from './path-lock';
+import { requireRegular, writeAtomically } from '../handler-helpers/fs-util';
+import { withPathLock } from '../handler-helpers/path-lock';
 
 export const writeFile: ToolHandler<typeof writeFileSpec.schema> = async (args, ctx) => {
   const abs = await resolveInWorkspace(ctx.workspace, args.path);
@@ -28,3 +28,5 @@ async function writeTo(abs: string, args: Parameters<typeof writeFile>[0]): Prom
   await writeAtomically(abs, args.content);
   return `Wrote ${Buffer.byteLength(args.content, 'utf8')} bytes to ${args.path}`;
 }
+
+export const writeFileTool = builtinTool(writeFileSpec, writeFile);

@@ -4,8 +4,8 @@
 // over the limit) is a result the model reads, with the reason.
 import { MemoryClient, MemoryError } from '../../memory/client';
 import { listEntries, memoryScopeOf, STORE_TITLES, usedChars } from '../../shared/memory';
-import { ToolError, type ToolHandler } from '../spec';
-import type { memorySpec } from '../specs/memory';
+import { builtinTool, ToolError, type ToolHandler } from '../handler';
+import { memorySpec } from './spec';
 
 export const memory: ToolHandler<typeof memorySpec.schema> = async (args, ctx) => {
   if (!ctx.cluster) throw new ToolError('memory is not available on this worker (no Temporal client in the tool activity)');
@@ -36,3 +36,5 @@ export const memory: ToolHandler<typeof memorySpec.schema> = async (args, ctx) =
     throw err;
   }
 };
+
+export const memoryTool = builtinTool(memorySpec, memory);

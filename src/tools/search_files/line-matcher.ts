@@ -3,7 +3,7 @@
 // — every conversation on it — for minutes. Matching runs inside a vm context with a timeout, which interrupts
 // it. Entering the context with a timeout costs ~0.1 ms (a watchdog thread), so files are matched in batches.
 import * as vm from 'node:vm';
-import { ToolError } from '../spec';
+import { ToolError } from '../handler';
 
 /** Time one batch of files may take to match. */
 export const PATTERN_TIMEOUT_MS = 2_000;

@@ -20,8 +20,8 @@ import {
 } from '../../schedules/tasks';
 import { WhenError } from '../../schedules/when';
 import { resolveTools } from '../registry';
-import { ToolError, type ToolContext, type ToolHandler } from '../spec';
-import type { taskCancelSpec, taskListSpec, taskPauseSpec, taskRegisterSpec, taskResumeSpec, taskRunsSpec } from '../specs/schedules';
+import { builtinTool, ToolError, type ToolContext, type ToolHandler } from '../handler';
+import { taskCancelSpec, taskListSpec, taskPauseSpec, taskRegisterSpec, taskResumeSpec, taskRunsSpec } from './spec';
 
 type RegisterArgs = z.infer<typeof taskRegisterSpec.schema>;
 
@@ -150,12 +150,12 @@ export const taskRunsHandler: ToolHandler<typeof taskRunsSpec.schema> = (args, c
       .join('\n');
   });
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler has its own argument type
-export const SCHEDULE_TOOL_HANDLERS: Record<string, ToolHandler<any>> = {
-  task_register: taskRegister,
-  task_list: taskList,
-  task_cancel: taskCancel,
-  task_pause: taskPause,
-  task_resume: taskResume,
-  task_runs: taskRunsHandler,
-};
+/** The task_* tools, in the order of SCHEDULE_TOOL_SPECS. */
+export const taskTools = [
+  builtinTool(taskRegisterSpec, taskRegister),
+  builtinTool(taskListSpec, taskList),
+  builtinTool(taskCancelSpec, taskCancel),
+  builtinTool(taskPauseSpec, taskPause),
+  builtinTool(taskResumeSpec, taskResume),
+  builtinTool(taskRunsSpec, taskRunsHandler),
+];
