@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ToolError, type ToolContext } from '../src/tools/handler';
 import { BUILTIN_HANDLERS } from '../src/tools/handler-registry';
-import { TOOL_SPECS, toolDefinitions } from '../src/tools/registry';
+import { approvalVerdict, TOOL_SPECS, toolDefinitions } from '../src/tools/registry';
 import { classifyCommand, TERMINAL_RULES } from '../src/tools/terminal/command-safety';
 import { listDir, MAX_LIST_ENTRIES } from '../src/tools/list_dir/handler';
 import { patch } from '../src/tools/patch/handler';
@@ -64,6 +64,14 @@ describe('specs', () => {
     const activityTools = TOOL_SPECS.filter((s) => !s.internal).map((s) => s.name);
     expect(Object.keys(BUILTIN_HANDLERS)).toEqual(activityTools);
     expect(TOOL_SPECS.filter((s) => s.internal).map((s) => s.name)).toEqual(['todo', 'clarify', 'delegate_task']);
+  });
+
+  it("asks for approval only by a tool's own rule: terminal's classifier, nothing for other names", () => {
+    expect(approvalVerdict('terminal', { command: 'rm -rf /' })).toMatchObject({ verdict: 'refuse', pattern: 'rm-root' });
+    expect(approvalVerdict('terminal', { command: 'ls' })).toEqual({ verdict: 'allow' });
+    // A catalog tool may be named like an Object.prototype member: it has no rule (a table lookup found one).
+    for (const name of ['read_file', 'my_tool', 'constructor', 'toString'])
+      expect(approvalVerdict(name, { command: 'rm -rf /' })).toEqual({ verdict: 'allow' });
   });
 
   it('uses no zod string formats or regex patterns: the workflow sandbox shares a frozen zod', () => {

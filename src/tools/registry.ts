@@ -10,8 +10,7 @@ import { patchSpec } from './patch/spec';
 import { readFileSpec } from './read_file/spec';
 import { SCHEDULE_TOOL_SPECS, SCHEDULE_TOOLS } from './schedules/spec';
 import { searchFilesSpec } from './search_files/spec';
-import type { ToolSpec } from './spec';
-import { classifyCommand, type CommandVerdict } from './terminal/command-safety';
+import type { ApprovalVerdict, ToolSpec } from './spec';
 import { terminalSpec } from './terminal/spec';
 import { todoSpec } from './todo/spec';
 import { webFetchSpec } from './web_fetch/spec';
@@ -54,14 +53,9 @@ export const TOOLSETS: Record<string, string[]> = {
   memory: names(memorySpec),
 };
 
-/** Tools whose arguments can need a human's approval, and the rule that decides. */
-const APPROVAL_RULES: Record<string, (args: Record<string, unknown>) => CommandVerdict> = {
-  // args passed the tool's schema (planToolCalls) before any approval check: command is a string.
-  terminal: (args) => classifyCommand((args.command as string | undefined) ?? ''),
-};
-
-export function approvalVerdict(tool: string, args: Record<string, unknown>): CommandVerdict {
-  return APPROVAL_RULES[tool]?.(args) ?? { verdict: 'allow' };
+/** Whether a call needs a human's approval, by its tool's rule (`approval` in the spec); a tool without one runs. */
+export function approvalVerdict(tool: string, args: Record<string, unknown>): ApprovalVerdict {
+  return byName.get(tool)?.approval?.(args) ?? { verdict: 'allow' };
 }
 
 /** The catalog tools a conversation recorded (src/shared/wire.ts ToolList), as far as resolving names needs it. */

@@ -17,6 +17,18 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   readonly internal?: boolean;
   /** Acts on the Temporal cluster (schedules): the activity gets the client and the conversation's run config. */
   readonly cluster?: boolean;
+  /**
+   * Decides whether a call needs a human's approval (or is refused) before it runs; absent: it runs. Called by the
+   * workflow with arguments that passed the schema (planToolCalls), so it must be pure and deterministic.
+   */
+  readonly approval?: (args: Record<string, unknown>) => ApprovalVerdict;
+}
+
+/** What a tool's approval rule says about one call. `pattern` names the rule, so an approval can be remembered. */
+export interface ApprovalVerdict {
+  verdict: 'allow' | 'approval' | 'refuse';
+  reason?: string;
+  pattern?: string;
 }
 
 export interface ToolSpecInit<S extends z.ZodType> extends Omit<ToolSpec<S>, 'schema'> {
@@ -32,6 +44,7 @@ class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
   readonly idempotent: boolean;
   readonly internal?: boolean;
   readonly cluster?: boolean;
+  readonly approval?: (args: Record<string, unknown>) => ApprovalVerdict;
   readonly #build: () => S;
   #schema: S | undefined;
 
@@ -42,6 +55,7 @@ class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
     this.idempotent = init.idempotent;
     if (init.internal) this.internal = true;
     if (init.cluster) this.cluster = true;
+    if (init.approval) this.approval = init.approval;
     this.#build = init.schema;
   }
 

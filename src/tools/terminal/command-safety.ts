@@ -1,13 +1,10 @@
 // Classifies a shell command before the terminal tool runs it. Workflow-safe and pure: the workflow calls it
 // to decide whether to run, ask for approval (an `approve` update) or refuse. `pattern` is a stable key so an
 // approval can be remembered per rule ("allow rm-recursive for this conversation").
+import type { ApprovalVerdict } from '../spec';
 import { basename, parseCommandLine, type ParsedCommand } from './shell-parse';
 
-export interface CommandVerdict {
-  verdict: 'allow' | 'approval' | 'refuse';
-  reason?: string;
-  pattern?: string;
-}
+export type CommandVerdict = ApprovalVerdict;
 
 export interface TerminalRule {
   pattern: string;

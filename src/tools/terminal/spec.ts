@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { defineTool } from '../spec';
+import { classifyCommand } from './command-safety';
 
 export const TERMINAL_MAX_TIMEOUT_SEC = 600;
 
@@ -22,4 +23,7 @@ export const terminalSpec = defineTool({
     }),
   concurrency: 'write',
   idempotent: false,
+  // Every part of the command line is classified (command-safety.ts); a human approves or the call is refused.
+  // args passed the schema: command is a string.
+  approval: (args) => classifyCommand((args.command as string | undefined) ?? ''),
 });
