@@ -1,51 +1,36 @@
 // Two conversations writing one file in a shared workspace (issue 14 item 7): patch's read-modify-write and
 // write_file hold a per-path lock in the worker, so concurrent calls do not lose each other's changes.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import * as fs from 'node:fs/promises';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { patch } from '../src/tools/patch/handler';
-import { writeFile } from '../src/tools/write_file/handler';
-import { lockedPathCount, withPathLock } from '../src/tools/handler-helpers/path-lock';
-import type { ToolContext } from '../src/tools/handler';
+import { toolTestBed } from '../../../test/helpers/tool-context';
+import { patch } from '../patch/handler';
+import { writeFile } from '../write_file/handler';
+import { lockedPathCount, withPathLock } from './path-lock';
 
-let ws: string;
-const ctx = (signal = new AbortController().signal): ToolContext => ({
-  workspace: ws,
-  signal,
-  heartbeat: () => undefined,
-  terminalTimeoutSec: 30,
-  callId: 'c1',
-  processDir: os.tmpdir(),
-});
-
-beforeEach(async () => {
-  ws = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), 'hermes-lock-')));
-});
-afterEach(async () => {
-  await fs.rm(ws, { recursive: true, force: true });
-});
+const bed = toolTestBed('hermes-lock-');
+const ctx = (signal = new AbortController().signal) => bed.ctx({ signal });
 
 describe('per-path write lock', () => {
   it('concurrent patches of one file all land', async () => {
     const n = 12;
-    await fs.writeFile(path.join(ws, 'shared.txt'), Array.from({ length: n }, (_, i) => `line ${i}: old`).join('\n') + '\n');
+    await fs.writeFile(path.join(bed.ws, 'shared.txt'), Array.from({ length: n }, (_, i) => `line ${i}: old`).join('\n') + '\n');
     // Half of the calls name the file through a symlink: the lock is keyed by the real path.
-    await fs.symlink(path.join(ws, 'shared.txt'), path.join(ws, 'alias.txt'));
+    await fs.symlink(path.join(bed.ws, 'shared.txt'), path.join(bed.ws, 'alias.txt'));
     const results = await Promise.all(
       Array.from({ length: n }, (_, i) =>
         patch({ path: i % 2 ? 'alias.txt' : 'shared.txt', old_string: `line ${i}: old`, new_string: `line ${i}: new` }, ctx()),
       ),
     );
     expect(results).toEqual(Array.from({ length: n }, (_, i) => `Replaced 1 occurrence in ${i % 2 ? 'alias.txt' : 'shared.txt'}`));
-    expect(await fs.readFile(path.join(ws, 'shared.txt'), 'utf8')).toBe(Array.from({ length: n }, (_, i) => `line ${i}: new`).join('\n') + '\n');
+    expect(await fs.readFile(path.join(bed.ws, 'shared.txt'), 'utf8')).toBe(Array.from({ length: n }, (_, i) => `line ${i}: new`).join('\n') + '\n');
     expect(lockedPathCount()).toBe(0);
   });
 
   it('a write_file between patches: the outcome is one of the serial orders, never a half-overwritten file', async () => {
     // The lock makes each read-modify-write atomic; it does not order calls that race for it (each resolves its
     // real path first). So the result must equal running the three calls one at a time in some order.
-    await fs.writeFile(path.join(ws, 'f.txt'), 'a\n');
+    await fs.writeFile(path.join(bed.ws, 'f.txt'), 'a\n');
     type Op = { kind: 'patch'; from: string; to: string } | { kind: 'write'; content: string };
     const ops: Op[] = [
       { kind: 'patch', from: 'a', to: 'b' },
@@ -59,7 +44,7 @@ describe('per-path write lock', () => {
           : writeFile({ path: 'f.txt', content: op.content }, ctx()),
       ),
     );
-    const actual = { ok: settled.map((r) => r.status === 'fulfilled'), file: await fs.readFile(path.join(ws, 'f.txt'), 'utf8') };
+    const actual = { ok: settled.map((r) => r.status === 'fulfilled'), file: await fs.readFile(path.join(bed.ws, 'f.txt'), 'utf8') };
     const serial = (order: number[]) => {
       let text = 'a\n';
       const ok = [false, false, false];

@@ -7,10 +7,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { loadWebConfig } from '../src/llm/profiles';
-import { createWebFetch, type WebFetchOptions } from '../src/tools/web_fetch/handler';
-import { addressKind, AddressGuard, validAllowEntry } from '../src/tools/web_fetch/address-policy';
-import { ToolError, type ToolContext } from '../src/tools/handler';
+import { loadWebConfig } from '../../llm/profiles';
+import { createWebFetch, type WebFetchOptions } from './handler';
+import { addressKind, AddressGuard, validAllowEntry } from './address-policy';
+import { ToolError, type ToolContext } from '../handler';
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
 const routes: Record<string, Route> = {};
