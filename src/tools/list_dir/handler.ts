@@ -1,3 +1,5 @@
+// list_dir in the tool activity: walks the workspace to the asked depth, not into node_modules or .git, and stops
+// at MAX_LIST_ENTRIES with a note.
 import { lstat, readlink } from 'node:fs/promises';
 import * as path from 'node:path';
 import { builtinTool, ToolError, type ToolHandler } from '../handler';

@@ -1,3 +1,5 @@
+// `list_dir`: a directory's entries to a depth. Workflow-safe: the spec only; handler.ts beside it reads the
+// directory in the tool activity.
 import { z } from 'zod';
 import { defineTool } from '../spec';
 

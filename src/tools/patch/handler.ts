@@ -1,3 +1,5 @@
+// patch in the tool activity: read, replace, write atomically under the per-path lock (handler-helpers/path-lock.ts),
+// keeping the file's line endings; a missing or ambiguous match is a ToolError the model reads.
 import { readFile } from 'node:fs/promises';
 import { builtinTool, ToolError, type ToolHandler } from '../handler';
 import { patchSpec } from './spec';

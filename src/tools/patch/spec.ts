@@ -1,3 +1,5 @@
+// `patch`: replaces an exact piece of text in a file. Workflow-safe: the spec only; handler.ts beside it edits the
+// file in the tool activity.
 import { z } from 'zod';
 import { defineTool } from '../spec';
 

@@ -1,3 +1,5 @@
+// read_file in the tool activity: pages through a text file inside the workspace; binary and special files are
+// refused with a ToolError the model reads.
 import { readFile as fsReadFile } from 'node:fs/promises';
 import { builtinTool, ToolError, type ToolHandler } from '../handler';
 import { readFileSpec } from './spec';

@@ -1,3 +1,5 @@
+// `read_file`: a text file's lines, numbered, a page at a time. Workflow-safe: the spec only; handler.ts beside it
+// reads the file in the tool activity.
 import { z } from 'zod';
 import { defineTool } from '../spec';
 

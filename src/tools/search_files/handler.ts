@@ -1,3 +1,5 @@
+// search_files in the tool activity: walks the workspace, filters by picomatch glob, and matches lines with
+// line-matcher.ts (a time limit per pattern, so a catastrophic regex cannot block the worker).
 import { readFile, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import picomatch from 'picomatch';

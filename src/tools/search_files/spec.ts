@@ -1,3 +1,5 @@
+// `search_files`: lines matching a regular expression, optionally within a glob. Workflow-safe: the spec only;
+// handler.ts beside it searches in the tool activity.
 import { z } from 'zod';
 import { defineTool } from '../spec';
 

@@ -1,3 +1,6 @@
+// terminal in the tool activity: bash in its own process group, in the sandbox or a namespace when the worker has
+// one (../sandbox.ts, ../isolation.ts), written down for the crash clean-up (../orphans.ts). Heartbeats carry
+// heartbeat-details.ts; output keeps head and tail (output-buffer.ts); a timeout or cancel kills the whole group.
 import { spawn } from 'node:child_process';
 import { builtinTool, ToolError, type ToolHandler } from '../handler';
 import { TERMINAL_MAX_TIMEOUT_SEC, terminalSpec } from './spec';

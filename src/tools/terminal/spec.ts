@@ -1,3 +1,5 @@
+// `terminal`: runs a bash command line in the workspace. Workflow-safe: the spec and its approval rule (every part of
+// the line classified by command-safety.ts); handler.ts beside it runs the command in the tool activity.
 import { z } from 'zod';
 import { defineTool } from '../spec';
 import { classifyCommand } from './command-safety';

@@ -1,3 +1,5 @@
+// `web_fetch`: GETs an http(s) URL and returns it as text. Workflow-safe: the spec only; handler.ts beside it
+// fetches in the tool activity, with address-policy.ts and response-body.ts.
 import { z } from 'zod';
 import { defineTool } from '../spec';
 

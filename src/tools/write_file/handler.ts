@@ -1,3 +1,5 @@
+// write_file in the tool activity: writes atomically (temp file, then rename) under the per-path lock
+// (handler-helpers/path-lock.ts), inside the workspace.
 import { mkdir, stat } from 'node:fs/promises';
 import * as path from 'node:path';
 import { builtinTool, ToolError, type ToolHandler } from '../handler';

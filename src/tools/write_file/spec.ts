@@ -1,3 +1,5 @@
+// `write_file`: writes a whole file, creating its directories. Workflow-safe: the spec only; handler.ts beside it
+// writes in the tool activity.
 import { z } from 'zod';
 import { defineTool } from '../spec';
 
