@@ -3,7 +3,7 @@
 // schemas, the transcript in memory) and the real read_file handler — no Temporal, no durability. Whatever
 // this costs on the machine, no durable loop can beat it.
 import OpenAI from 'openai';
-import { readFile } from '../src/tools/handlers';
+import { readFile } from '../src/tools/read_file/handler';
 import { toolDefinitions } from '../src/tools/registry';
 import { builtSystemPrompt } from '../src/workflows/system-prompt';
 import { uid, type Harness } from './harness';

@@ -18,7 +18,7 @@ import { catalogFromConfig, type ToolCatalog } from './tools/external';
 import { publishCircuitStates } from './tools/http';
 import { hermesHome } from './paths';
 import { loadWebhookPolicy } from './schedules/webhook-policy';
-import type { WebPolicy } from './tools/handlers/web-policy';
+import type { WebPolicy } from './tools/web_fetch/address-policy';
 
 export interface HermesWorkerOptions {
   connection: NativeConnection;

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createToolActivities } from '../src/activities/tools';
-import { terminal } from '../src/tools/handlers/terminal';
+import { terminal } from '../src/tools/terminal/handler';
 import {
   bwrapArgs,
   bwrapBinary,
@@ -25,7 +25,7 @@ import {
 import { probeIsolation } from '../src/tools/isolation';
 import type { ConversationInput } from '../src/shared/contract';
 import type { ToolCallInput, ToolCallResult } from '../src/shared/wire';
-import type { ToolContext } from '../src/tools/spec';
+import type { ToolContext } from '../src/tools/handler';
 import { spawnHermes } from './helpers/spawn-hermes';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { processesWith } from './helpers/procs';

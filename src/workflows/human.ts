@@ -1,7 +1,7 @@
 // Tool calls that wait for a human: clarify questions and approvals of dangerous commands. Both wait on a
 // durable timer, so a worker restart or a week-long wait changes nothing.
 import { condition, isCancellation } from '@temporalio/workflow';
-import type { CommandVerdict } from '../tools/specs';
+import type { ApprovalVerdict } from '../tools/spec';
 import { reportApprovals, reportToParent } from './subagents/reporter';
 import { STOPPED, type Stopped } from './outcomes';
 import { approvalDenied, clarifyTimedOut, refused } from './prompts';
@@ -35,7 +35,7 @@ export async function approvalGate(
   callId: string,
   tool: string,
   args: Record<string, unknown>,
-  v: CommandVerdict,
+  v: ApprovalVerdict,
 ): Promise<string | undefined | Stopped> {
   if (v.verdict === 'allow') return undefined;
   const reason = v.reason ?? 'dangerous command';

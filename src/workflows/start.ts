@@ -5,7 +5,7 @@ import { DEFAULT_DELEGATION, DEFAULT_LIMITS } from '../shared/defaults';
 import { issuesText, parseConversationInput } from '../shared/contract';
 import type { ToolList } from '../shared/wire';
 import { DELEGATE_TASK, resolveTools } from '../tools/registry';
-import { SCHEDULE_TOOLS } from '../tools/specs/schedules';
+import { SCHEDULE_TOOLS } from '../tools/schedules/spec';
 import { carriedStateSchema, type CarriedState } from './carried';
 import type { RunConfig } from './conversation-state';
 

@@ -20,7 +20,7 @@ import { resultOfFailure } from '../../shared/outcome';
 import { DEFAULT_DELEGATION } from '../../shared/defaults';
 import { interruptSignal } from '../../shared/messages';
 import { DELEGATE_TASK, resolveTools } from '../../tools/registry';
-import { SCHEDULE_TOOLS } from '../../tools/specs/schedules';
+import { SCHEDULE_TOOLS } from '../../tools/schedules/spec';
 import { dropChildApprovals } from './approvals';
 import type { conversationWorkflow } from '../conversation';
 import { describeFailure } from '../failures';
