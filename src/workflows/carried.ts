@@ -14,35 +14,39 @@ import { guardsCarry } from './stop-conditions';
 import { todoCarry } from './todo';
 import { transcriptCarry } from './transcript';
 
+// Schemas are built when a continued run reads its state, not at module load: every cached workflow gets its
+// own instance of every module in the bundle (bench/RESULTS.md, memory per idle conversation).
+
 /** Bumped when the shape changes; a run started on another version reads it as BadInput (docs/versioning.md). */
 export const CARRIED_VERSION = 1;
 
-const toolList = z.custom<ToolList>((v) => {
-  const t = v as Partial<ToolList> | null;
-  return (
-    typeof t === 'object' &&
-    t !== null &&
-    typeof t.digest === 'string' &&
-    Array.isArray(t.tools) &&
-    t.tools.every(
-      (x) => typeof x?.name === 'string' && typeof x.description === 'string' && typeof x.hash === 'string' && typeof x.parameters === 'object',
-    )
-  );
-}, 'expected the recorded tool list ({ tools: [{ name, description, parameters, hash }], digest })');
+const toolList = () =>
+  z.custom<ToolList>((v) => {
+    const t = v as Partial<ToolList> | null;
+    return (
+      typeof t === 'object' &&
+      t !== null &&
+      typeof t.digest === 'string' &&
+      Array.isArray(t.tools) &&
+      t.tools.every(
+        (x) => typeof x?.name === 'string' && typeof x.description === 'string' && typeof x.hash === 'string' && typeof x.parameters === 'object',
+      )
+    );
+  }, 'expected the recorded tool list ({ tools: [{ name, description, parameters, hash }], digest })');
 
 export function carriedStateSchema() {
   return z.object({
     version: z.literal(CARRIED_VERSION),
-    transcript: transcriptCarry,
-    meter: meterCarry,
-    guards: guardsCarry,
-    human: humanCarry,
-    status: statusCarry,
-    chat: chatCarry,
-    model: modelCarry,
-    todo: todoCarry,
-    compression: compressionCarry,
-    toolList: toolList.optional(),
+    transcript: transcriptCarry(),
+    meter: meterCarry(),
+    guards: guardsCarry(),
+    human: humanCarry(),
+    status: statusCarry(),
+    chat: chatCarry(),
+    model: modelCarry(),
+    todo: todoCarry(),
+    compression: compressionCarry(),
+    toolList: toolList().optional(),
   });
 }
 

@@ -5,16 +5,18 @@ import { turnResultSchema, type TurnResult } from '../shared/contract';
 
 const TURNS_KEPT = 20;
 
-export const chatCarry = z.object({
-  inbox: z.array(z.string()),
-  turnResults: z.array(turnResultSchema()),
-  ended: z.boolean(),
-  /** A turn is under way: running now, or carried over from the previous run and still to be resumed. */
-  turnInProgress: z.boolean(),
-  /** The latest turn wrote memory: the next turn's system prompt recalls it (memory-recall.ts). */
-  memoryWritten: z.boolean(),
-});
-export type ChatCarry = z.infer<typeof chatCarry>;
+export function chatCarry() {
+  return z.object({
+    inbox: z.array(z.string()),
+    turnResults: z.array(turnResultSchema()),
+    ended: z.boolean(),
+    /** A turn is under way: running now, or carried over from the previous run and still to be resumed. */
+    turnInProgress: z.boolean(),
+    /** The latest turn wrote memory: the next turn's system prompt recalls it (memory-recall.ts). */
+    memoryWritten: z.boolean(),
+  });
+}
+export type ChatCarry = z.infer<ReturnType<typeof chatCarry>>;
 
 export class ChatState {
   #inbox: string[];

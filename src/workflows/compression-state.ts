@@ -9,25 +9,26 @@ import type { ModelCallResult } from '../shared/wire';
  * prompt tokens include the tool definitions, which do not grow with the context.
  */
 export const CHARS_PER_TOKEN = 3.5;
-const n = z.number().int().min(0);
-
-export const compressionCarry = z.object({
-  /** Context window in tokens per profile name ('' = the worker's default), as the worker reported it. */
-  windows: z.record(z.string(), z.number()),
-  /** The last model call's reported prompt tokens, and the characters (contextChars) of the context it was sent. */
-  promptTokens: z.number(),
-  promptChars: z.number(),
-  /** Index of the summary message in the context, once a summary was written. */
-  summaryAt: n.optional(),
-  /** Compressions so far; ineffective automatic ones in a row in turn `turn`, overflow retries in that turn. */
-  count: n,
-  turn: n,
-  ineffective: n,
-  overflows: n,
-  /** Automatic compression is off for the rest of turn `turn`. */
-  off: z.boolean(),
-});
-type CompressionCarry = z.infer<typeof compressionCarry>;
+export function compressionCarry() {
+  const n = z.number().int().min(0);
+  return z.object({
+    /** Context window in tokens per profile name ('' = the worker's default), as the worker reported it. */
+    windows: z.record(z.string(), z.number()),
+    /** The last model call's reported prompt tokens, and the characters (contextChars) of the context it was sent. */
+    promptTokens: z.number(),
+    promptChars: z.number(),
+    /** Index of the summary message in the context, once a summary was written. */
+    summaryAt: n.optional(),
+    /** Compressions so far; ineffective automatic ones in a row in turn `turn`, overflow retries in that turn. */
+    count: n,
+    turn: n,
+    ineffective: n,
+    overflows: n,
+    /** Automatic compression is off for the rest of turn `turn`. */
+    off: z.boolean(),
+  });
+}
+type CompressionCarry = z.infer<ReturnType<typeof compressionCarry>>;
 
 export class CompressionState {
   #s: CompressionCarry;

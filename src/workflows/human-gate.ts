@@ -3,8 +3,10 @@
 import { z } from 'zod';
 import type { ApproveArgs, PendingApproval, PendingQuestion } from '../shared/contract';
 
-export const humanCarry = z.object({ approvedPatterns: z.array(z.string()) });
-export type HumanCarry = z.infer<typeof humanCarry>;
+export function humanCarry() {
+  return z.object({ approvedPatterns: z.array(z.string()) });
+}
+export type HumanCarry = z.infer<ReturnType<typeof humanCarry>>;
 
 type Decision = { decision: 'approve' | 'deny'; remember: boolean };
 

@@ -6,23 +6,24 @@ import { usageSchema, type Limits, type Usage } from '../shared/contract';
 import type { BudgetInput } from './budget';
 import { addUsage, ZERO_USAGE } from './usage';
 
-const n = z.number().int().min(0);
-
-export const meterCarry = z.object({
-  iteration: n,
-  usage: usageSchema(),
-  modelCalls: n,
-  toolCalls: n,
-  runs: n,
-  /** Secrets the redactor replaced in this conversation's tool outputs and model replies. */
-  redactions: n,
-  /** Budget kinds the model was warned about in this turn ('unpriced' once per conversation). */
-  warned: z.array(z.string()),
-  startedAtMs: z.number(),
-  turn: n,
-  turnStartIteration: n,
-});
-export type MeterCarry = z.infer<typeof meterCarry>;
+export function meterCarry() {
+  const n = z.number().int().min(0);
+  return z.object({
+    iteration: n,
+    usage: usageSchema(),
+    modelCalls: n,
+    toolCalls: n,
+    runs: n,
+    /** Secrets the redactor replaced in this conversation's tool outputs and model replies. */
+    redactions: n,
+    /** Budget kinds the model was warned about in this turn ('unpriced' once per conversation). */
+    warned: z.array(z.string()),
+    startedAtMs: z.number(),
+    turn: n,
+    turnStartIteration: n,
+  });
+}
+export type MeterCarry = z.infer<ReturnType<typeof meterCarry>>;
 
 export class Meter {
   #iteration: number;

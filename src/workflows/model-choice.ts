@@ -2,8 +2,10 @@
 // profile of the primary's fallback chain after the model stayed unavailable (model-step.ts).
 import { z } from 'zod';
 
-export const modelCarry = z.object({ profile: z.string().optional(), fallbackTurn: z.number().int().min(0).optional() });
-type ModelCarry = z.infer<typeof modelCarry>;
+export function modelCarry() {
+  return z.object({ profile: z.string().optional(), fallbackTurn: z.number().int().min(0).optional() });
+}
+type ModelCarry = z.infer<ReturnType<typeof modelCarry>>;
 
 export class ModelChoice {
   #profile: string | undefined;

@@ -10,8 +10,10 @@ const MAX_STEPS_KEPT = 20;
 const OUTCOMES_KEPT = 3;
 const PROGRESS_EVERY_MS = 5_000;
 
-export const statusCarry = z.object({ steps: z.array(stepRecordSchema()) });
-export type StatusCarry = z.infer<typeof statusCarry>;
+export function statusCarry() {
+  return z.object({ steps: z.array(stepRecordSchema()) });
+}
+export type StatusCarry = z.infer<ReturnType<typeof statusCarry>>;
 
 type WaitingFor = ConversationState['waitingFor'];
 

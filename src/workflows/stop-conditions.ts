@@ -8,13 +8,15 @@ import { fingerprint, recordStep } from './repetition';
 import type { Conversation } from './conversation-state';
 import type { StepResult } from './step-result';
 
-const n = z.number().int().min(0);
-export const guardsCarry = z.object({
-  emptyStreak: n,
-  invalidStreak: n,
-  repeat: z.object({ recent: z.array(z.string()), warned: z.boolean() }),
-});
-export type GuardsCarry = z.infer<typeof guardsCarry>;
+export function guardsCarry() {
+  const n = z.number().int().min(0);
+  return z.object({
+    emptyStreak: n,
+    invalidStreak: n,
+    repeat: z.object({ recent: z.array(z.string()), warned: z.boolean() }),
+  });
+}
+export type GuardsCarry = z.infer<ReturnType<typeof guardsCarry>>;
 
 const EMPTY_REPLIES_LIMIT = 3;
 

@@ -2,7 +2,9 @@
 import { z } from 'zod';
 import { todoItemSchema, type TodoItem } from '../shared/contract';
 
-export const todoCarry = z.array(todoItemSchema());
+export function todoCarry() {
+  return z.array(todoItemSchema());
+}
 
 /** The conversation's list (carried across continue-as-new); the todo tool changes it, the state query shows it. */
 export class TodoList {

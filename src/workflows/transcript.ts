@@ -8,19 +8,21 @@ import type { ChatMessage, ContextSlice } from '../shared/wire';
 import { PRUNE_KEEP_TAIL, pruneToolOutputs } from './context-ops';
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
-const n = z.number().int().min(0);
-
 /** What continue-as-new carries of the transcript. Messages are checked for shape only: thousands of them. */
-export const transcriptCarry = z.object({
-  messages: z.custom<ChatMessage[]>(
-    (v) => Array.isArray(v) && v.length > 0 && v.every((m) => typeof m === 'object' && m !== null && ROLES.has((m as { role?: string }).role ?? '')),
-    'expected a non-empty array of chat messages',
-  ),
-  contextVersion: n,
-  /** Index of the first message of the current turn (bounds the "work so far" of an interrupted turn). */
-  turnStartMessage: n,
-});
-export type TranscriptCarry = z.infer<typeof transcriptCarry>;
+export function transcriptCarry() {
+  const n = z.number().int().min(0);
+  return z.object({
+    messages: z.custom<ChatMessage[]>(
+      (v) =>
+        Array.isArray(v) && v.length > 0 && v.every((m) => typeof m === 'object' && m !== null && ROLES.has((m as { role?: string }).role ?? '')),
+      'expected a non-empty array of chat messages',
+    ),
+    contextVersion: n,
+    /** Index of the first message of the current turn (bounds the "work so far" of an interrupted turn). */
+    turnStartMessage: n,
+  });
+}
+export type TranscriptCarry = z.infer<ReturnType<typeof transcriptCarry>>;
 
 export class Transcript {
   #messages: ChatMessage[];
