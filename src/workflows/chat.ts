@@ -2,11 +2,12 @@
 // until an `end` signal or the idle timeout.
 import { allHandlersFinished, condition, patched } from '@temporalio/workflow';
 import type { ConversationResult, TurnResult } from '../shared/contract';
-import { maybeContinueAsNew } from './continue-as-new';
+import { continueConversationAsNew, maybeContinueAsNew } from './continue-as-new';
 import { refreshMemoryAfterWrite } from './memory-recall';
 import type { TurnOutcome } from './outcomes';
 import type { Conversation } from './state';
 import { runTurn } from './turn';
+import { idleUntil } from './upgrade';
 
 const TURNS_KEPT = 20;
 /** Patch id: chat continues-as-new between turns once the finished turn's `send` handler has returned. */
@@ -29,7 +30,11 @@ export async function runChat(c: Conversation): Promise<ConversationResult> {
         await maybeContinueAsNew(c);
         c.setStatus('idle', 'message');
       }
-      const got = await condition(() => c.inbox.length > 0 || c.ended, c.limits.idleTimeoutSec * 1000, { summary: 'waiting for the next message' });
+      const got = await idleUntil(
+        () => c.inbox.length > 0 || c.ended,
+        c.limits.idleTimeoutSec * 1000,
+        () => continueConversationAsNew(c),
+      );
       if (!got) c.note('chat', `idle for ${c.limits.idleTimeoutSec} s: conversation ended`);
     }
     if (c.ended || c.inbox.length === 0) {
