@@ -4,7 +4,7 @@
 // Where each workflow task ran is read from the histories (the deployment version and the worker identity of
 // every WorkflowTaskCompleted event), never from timings.
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { appendFileSync, copyFileSync, cpSync, existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -97,6 +97,15 @@ describe('worker deployment versioning (two builds of hermes worker)', () => {
       await stateWhen(task1, (s) => s.pendingApprovals.length > 0, 60_000);
       const chat = await hermes.start({ mode: 'chat', prompt: 'chat one: hello' });
       await stateWhen(chat, (s) => s.status === 'idle' && s.turn === 1, 60_000);
+      // A memory scope, open for good, follows the current build instead of keeping A alive (AUTO_UPGRADE).
+      const memory = hermes.memory(taskQueue);
+      await memory.write({ action: 'add', store: 'notes', text: 'written on A' });
+      const memoryHandle = client.workflow.getHandle(memory.workflowId);
+      const memoryVersioning = async () => (await memoryHandle.describe()).raw.workflowExecutionInfo?.versioningInfo;
+      expect(await memoryVersioning()).toMatchObject({
+        behavior: temporal.api.enums.v1.VersioningBehavior.VERSIONING_BEHAVIOR_AUTO_UPGRADE,
+        deploymentVersion: { buildId: buildA },
+      });
       expect(await pinnedBuild(task1)).toBe(buildA);
       expect(await pinnedBuild(chat)).toBe(buildA);
       a.child.kill('SIGTERM');
@@ -154,6 +163,11 @@ describe('worker deployment versioning (two builds of hermes worker)', () => {
       await waitFor('build A to drain', () => b.output().includes(`build ${buildA} drained`), 60_000);
       expect(existsSync(path.join(home, 'builds', taskQueue, `${buildA}.js`))).toBe(false);
       expect(existsSync(path.join(home, 'builds', taskQueue, `${buildB_}.js`))).toBe(true);
+      // The memory scope did not hold A back; its next write runs on B.
+      expect((await memoryVersioning())?.deploymentVersion?.buildId).toBe(buildA);
+      await memory.write({ action: 'add', store: 'notes', text: 'written on B' });
+      expect(await memoryVersioning()).toMatchObject({ deploymentVersion: { buildId: buildB_ } });
+      expect((await memory.read()).notes.entries).toEqual(['written on A', 'written on B']);
       expect(routes.left()).toEqual({ 'task one': 0, 'chat one': 0, 'task two': 0 });
       expect(mock.errors).toEqual([]);
     },
