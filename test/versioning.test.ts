@@ -5,6 +5,7 @@
 // every WorkflowTaskCompleted event), never from timings.
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { appendFileSync, copyFileSync, cpSync, existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -172,4 +173,42 @@ describe('worker deployment versioning (two builds of hermes worker)', () => {
       expect(mock.errors).toEqual([]);
     },
   );
+
+  it('runs unversioned, and says so in one line, where the server has worker deployments disabled', { timeout: 180_000 }, async () => {
+    const env = await TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: { type: 'existing-path', path: inject('temporalCliPath') },
+        extraArgs: ['--log-level', 'error', '--dynamic-config-value', 'system.enableDeploymentVersions=false'],
+      },
+    });
+    cleanups.push(() => env.teardown());
+    const address = env.connection.options.address;
+    const mock = await MockModel.start([answer('done unversioned')]);
+    cleanups.push(() => mock.close());
+    const taskQueue = `unversioned-${process.pid}-${Date.now().toString(36)}`;
+    const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-versioning-ws-'));
+    const home = mkdtempSync(path.join(os.tmpdir(), 'hermes-versioning-home-'));
+    cleanups.push(() => [home, workspace].forEach((d) => rmSync(d, { recursive: true, force: true })));
+    const w = startWorkerProcess(
+      workerEnv({ address, taskQueue, baseURL: mock.baseURL, workspace }, { HERMES_HOME: home, HERMES_SANDBOX: 'none' }),
+      workspace,
+      120_000,
+    );
+    await w.ready;
+    const lines = w
+      .output()
+      .split('\n')
+      .filter((l) => l.startsWith('hermes worker'));
+    expect(lines[0]).toBe(
+      'hermes worker: worker versioning unavailable: the server refuses Worker Deployment calls: Worker Deployment Versions are disabled on this namespace; ' +
+        'running unversioned (an upgrade replays open conversations on the new code)',
+    );
+    expect(lines[1]).toMatch(/; unversioned \(the server cannot version workers\)\)$/);
+    const hermes = await Hermes.connect({ client: env.client, taskQueue });
+    const run = await hermes.start({ prompt: 'hello' });
+    expect((await run.result()).answer).toBe('done unversioned');
+    const [only] = await runsOf(env.client, run.workflow);
+    expect(only!.tasks.map((t) => t.build)).toEqual(only!.tasks.map(() => ''));
+    expect(existsSync(path.join(home, 'builds'))).toBe(false);
+  });
 });

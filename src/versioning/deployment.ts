@@ -99,9 +99,10 @@ export async function versioningUnsupported(rpc: Rpc, namespace: string, deploym
     return undefined;
   } catch (err) {
     const code = grpcCode(err);
-    const msg = (err as Error).message;
-    if (code === UNIMPLEMENTED) return `the server has no Worker Deployment API (${msg})`;
-    if (code === FAILED_PRECONDITION || code === PERMISSION_DENIED) return `the server refuses Worker Deployment calls (${msg})`;
+    // The gRPC error's own text, without the "7 PERMISSION_DENIED: " its message starts with.
+    const said = ((err as { details?: string }).details || (err as Error).message).replace(/\.$/, '');
+    if (code === UNIMPLEMENTED) return `the server has no Worker Deployment API: ${said}`;
+    if (code === FAILED_PRECONDITION || code === PERMISSION_DENIED) return `the server refuses Worker Deployment calls: ${said}`;
     throw err;
   }
 }

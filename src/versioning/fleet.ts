@@ -237,11 +237,18 @@ class Fleet implements WorkerFleet {
         if (build !== view?.current) dropBuild(v.deploymentName, build, this.opts.home);
         continue;
       }
-      const worker = await createHermesWorker({
-        ...this.opts,
-        workflowBundle: { codePath: keptBundlePath(v.deploymentName, build, this.opts.home) },
-        deploymentVersion: { deploymentName: v.deploymentName, buildId: build },
-      });
+      let worker: Worker;
+      try {
+        worker = await createHermesWorker({
+          ...this.opts,
+          workflowBundle: { codePath: keptBundlePath(v.deploymentName, build, this.opts.home) },
+          deploymentVersion: { deploymentName: v.deploymentName, buildId: build },
+        });
+      } catch (err) {
+        // This build still runs; the old one's conversations wait for a worker that can load it.
+        this.say(`cannot serve build ${build} (${open} pinned conversation${open === 1 ? '' : 's'}): ${(err as Error).message}`);
+        continue;
+      }
       this.add(build, worker);
       this.say(
         `serving build ${build} too: ${open} conversation${open === 1 ? ' is' : 's are'} pinned to it (kept bundle ${keptBundlePath(v.deploymentName, build, this.opts.home)})`,
