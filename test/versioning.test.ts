@@ -71,6 +71,12 @@ describe('worker deployment versioning (two builds of hermes worker)', () => {
         'task one': [toolCall('terminal', { command: 'rm -rf build' }, 'rm1'), answer('task one done')],
         'chat one': [answer('first answer'), answer('second answer')],
         'task two': [answer('task two done')],
+        // A long task: after its approval it keeps working past maxHistoryEvents, so it continues as new.
+        'task three': [
+          toolCall('terminal', { command: 'rm -rf dist' }, 'rm3'),
+          ...Array.from({ length: 8 }, (_, i) => toolCall('terminal', { command: `echo step ${i}` }, `e${i}`)),
+          answer('task three done'),
+        ],
       });
       const mock = await MockModel.start(routes.script);
       cleanups.push(() => mock.close());
@@ -96,6 +102,8 @@ describe('worker deployment versioning (two builds of hermes worker)', () => {
       expect(buildA, a.output()).toBeTruthy();
       const task1 = await hermes.start({ prompt: 'task one: remove the build directory' });
       await stateWhen(task1, (s) => s.pendingApprovals.length > 0, 60_000);
+      const task3 = await hermes.start({ prompt: 'task three: a long one', maxHistoryEvents: 40 });
+      await stateWhen(task3, (s) => s.pendingApprovals.length > 0, 60_000);
       const chat = await hermes.start({ mode: 'chat', prompt: 'chat one: hello' });
       await stateWhen(chat, (s) => s.status === 'idle' && s.turn === 1, 60_000);
       // A memory scope, open for good, follows the current build instead of keeping A alive (AUTO_UPGRADE).
@@ -113,13 +121,13 @@ describe('worker deployment versioning (two builds of hermes worker)', () => {
       expect((await a.exited).code).toBe(0);
       expect(existsSync(path.join(home, 'builds', taskQueue, `${buildA}.js`))).toBe(true);
 
-      // Build B: current at once, and it serves A's two pinned conversations from A's kept bundle.
+      // Build B: current at once, and it serves A's three pinned conversations from A's kept bundle.
       const b = startWorkerProcess(env, workspace, 180_000, path.join(copy, 'bin/hermes.js'));
       await b.ready;
       const buildB_ = /build (\w+) of deployment \S+, current\)/.exec(b.output())?.[1];
       expect(buildB_, b.output()).toBeTruthy();
       expect(buildB_).not.toBe(buildA);
-      expect(b.output()).toContain(`serving build ${buildA} too: 2 conversations are pinned to it`);
+      expect(b.output()).toContain(`serving build ${buildA} too: 3 conversations are pinned to it`);
 
       const doctor = await spawnHermes(['doctor', '--json'], { env: { ...env } });
       const builds = (JSON.parse(doctor.stdout) as { checks: Array<{ name: string; details?: { builds: unknown[] } }> }).checks.find(
@@ -137,6 +145,9 @@ describe('worker deployment versioning (two builds of hermes worker)', () => {
       // The old task finishes on A, served by B's process.
       await task1.approve('rm1', 'deny');
       expect((await task1.result()).answer).toBe('task one done');
+      // The long task goes on on A, and moves to B at its next continue-as-new.
+      await task3.approve('rm3', 'deny');
+      expect((await task3.result()).answer).toBe('task three done');
       // The chat answers its next message on B.
       expect((await chat.send('and now?')).answer).toBe('second answer');
 
@@ -148,6 +159,10 @@ describe('worker deployment versioning (two builds of hermes worker)', () => {
       const t2 = await runsOf(client, task2.workflow);
       expect(t2).toHaveLength(1);
       expect(new Set(t2[0]!.tasks.map((t) => t.build))).toEqual(new Set([buildB_]));
+      const t3 = await runsOf(client, task3.workflow);
+      expect(t3.length).toBeGreaterThan(1);
+      expect(new Set(t3[0]!.tasks.map((t) => t.build))).toEqual(new Set([buildA]));
+      expect(new Set(t3.slice(1).flatMap((r) => r.tasks.map((t) => t.build)))).toEqual(new Set([buildB_]));
       const chatRuns = await runsOf(client, chat.workflow);
       expect(chatRuns).toHaveLength(2);
       expect(chatRuns[0]!.continuedAsNew).toBe(true);
@@ -169,7 +184,7 @@ describe('worker deployment versioning (two builds of hermes worker)', () => {
       await memory.write({ action: 'add', store: 'notes', text: 'written on B' });
       expect(await memoryVersioning()).toMatchObject({ deploymentVersion: { buildId: buildB_ } });
       expect((await memory.read()).notes.entries).toEqual(['written on A', 'written on B']);
-      expect(routes.left()).toEqual({ 'task one': 0, 'chat one': 0, 'task two': 0 });
+      expect(routes.left()).toEqual({ 'task one': 0, 'chat one': 0, 'task two': 0, 'task three': 0 });
       expect(mock.errors).toEqual([]);
     },
   );
