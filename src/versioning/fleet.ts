@@ -83,9 +83,11 @@ export async function startWorkerFleet(opts: FleetOptions): Promise<WorkerFleet>
     fleet.add(build, await createHermesWorker({ ...base, catalog, workflowBundle: { codePath }, deploymentVersion: version }));
     const view = await settleCurrent(opts.client, version, mode, say);
     fleet.current = view?.current;
-    fleet.summary = `build ${build} of deployment ${deployment}, ${currentText(view, build, mode)}`;
-    await fleet.serveKept(view);
-    if (fleet.current === build) await fleet.nudge();
+    fleet.summary = `build ${build} of deployment ${deployment}, ${currentText(view, version, mode)}`;
+    // Visibility can fail where the deployment API works (a lagging or restricted cluster): said, not fatal.
+    const notFatal = (what: string) => (err: unknown) => say(`could not ${what}: ${(err as Error).message}`);
+    await fleet.serveKept(view).catch(notFatal('look for older builds with pinned conversations'));
+    if (fleet.current === build) await fleet.nudge().catch(notFatal('ask idle conversations on older builds to move'));
     fleet.watch(opts.drainCheckMs ?? drainCheckMs());
   } catch (err) {
     fleet.shutdown();
@@ -95,10 +97,11 @@ export async function startWorkerFleet(opts: FleetOptions): Promise<WorkerFleet>
   return fleet;
 }
 
-function currentText(view: DeploymentView | undefined, build: string, mode: VersioningMode): string {
-  if (view?.current === build) return 'current';
-  if (!view?.current) return 'not current (no build is)';
-  return `not current: new conversations go to build ${view.current}${mode === 'manual' ? ' (HERMES_VERSIONING=manual)' : ''}`;
+function currentText(view: DeploymentView | undefined, v: WorkerDeploymentVersion, mode: VersioningMode): string {
+  if (view?.current === v.buildId) return 'current';
+  const setIt = `temporal worker deployment set-current-version --deployment-name ${v.deploymentName} --build-id ${v.buildId}`;
+  if (!view?.current) return `not current, and no build is: new conversations wait until one is (\`${setIt}\`)`;
+  return `not current: new conversations go to build ${view.current}${mode === 'manual' ? ` (HERMES_VERSIONING=manual; \`${setIt}\`)` : ''}`;
 }
 
 /** The bundle this worker runs and its build id: the sources' hash, or a given bundle's content hash. */
