@@ -2,11 +2,12 @@
 // until an `end` signal or the idle timeout.
 import { allHandlersFinished, condition } from '@temporalio/workflow';
 import type { ConversationResult, TurnResult } from '../shared/contract';
-import { maybeContinueAsNew } from './continue-as-new';
+import { continueConversationAsNew, maybeContinueAsNew } from './continue-as-new';
 import type { Conversation } from './conversation-state';
 import { refreshMemoryAfterWrite } from './memory-recall';
 import type { TurnOutcome } from './outcomes';
 import { runTurn } from './turn';
+import { idleUntil } from './upgrade';
 import { subUsage } from './usage';
 
 export async function runChat(c: Conversation): Promise<ConversationResult> {
@@ -21,7 +22,8 @@ export async function runChat(c: Conversation): Promise<ConversationResult> {
       // Let the finished turn's `send` handler return first: continue-as-new waits for handlers.
       await condition(() => allHandlersFinished() || woken());
       if (!woken()) await maybeContinueAsNew(c);
-      const got = await condition(woken, c.limits.idleTimeoutSec * 1000, { summary: 'waiting for the next message' });
+      // Also ends when a newer build becomes current: the chat then moves to it (continue-as-new, upgrade.ts).
+      const got = await idleUntil(woken, c.limits.idleTimeoutSec * 1000, () => continueConversationAsNew(c));
       if (!got) c.note('chat', `idle for ${c.limits.idleTimeoutSec} s: conversation ended`);
     }
     const next = c.chat.ended ? undefined : c.chat.next();

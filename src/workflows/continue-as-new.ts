@@ -1,8 +1,9 @@
 // Continue-as-new: a long conversation moves to a fresh run (and a fresh history) before the history grows
 // past what the server suggests, carrying its whole state — also in the middle of a turn.
-import { allHandlersFinished, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
 import type { conversationWorkflow } from './conversation';
 import type { Conversation } from './conversation-state';
+import { continueAsNewOptions } from './upgrade';
 
 const CARRY_LIMIT_CHARS = 1_500_000;
 
@@ -30,7 +31,8 @@ export async function continueConversationAsNew(c: Conversation): Promise<never>
   if (JSON.stringify(c.transcript.messages).length > CARRY_LIMIT_CHARS && c.transcript.pruneOldToolOutputs()) {
     c.note('context', 'pruned old tool outputs to fit the state carried to the next run');
   }
-  return continueAsNew<typeof conversationWorkflow>(c.input, c.carry());
+  // On a newer target build, the next run starts there (AUTO_UPGRADE), else it stays pinned to this one.
+  return makeContinueAsNewFunc<typeof conversationWorkflow>(continueAsNewOptions())(c.input, c.carry());
 }
 
 export async function maybeContinueAsNew(c: Conversation): Promise<void> {
