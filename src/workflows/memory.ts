@@ -116,6 +116,6 @@ function details(scope: string, state: MemoryState): void {
 
 // A memory scope is open for good and records no commands between its continue-as-news (its updates are
 // synchronous), so it follows the current build instead of keeping an old one alive; a change to its commands
-// needs `patched()` (docs/versioning.md). Conversations and deliveries take the worker's default, PINNED. A getter,
+// needs a patch gate (docs/versioning.md). Conversations and deliveries take the worker's default, PINNED. A getter,
 // asked once per run: an unversioned worker must not name a behaviour (the server rejects the task's completion).
 setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'AUTO_UPGRADE' } : {}), memoryWorkflow);
