@@ -22,6 +22,8 @@ COPY src ./src
 
 # The directory the file and terminal tools work in (conversations that name no workspace).
 RUN mkdir -p /workspace && chown node:node /workspace
+# Kept bundles of earlier builds (docs/versioning.md); a volume mounted here starts out owned by node.
+RUN mkdir -p /home/node/.hermes/builds && chown -R node:node /home/node/.hermes
 ENV HERMES_WORKSPACE=/workspace \
     HERMES_HOME=/home/node/.hermes \
     TEMPORAL_ADDRESS=temporal:7233 \

@@ -15,7 +15,7 @@ const TS_FILES = ['src/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'];
 // packages, and no runtime import of the activity/LLM/server/CLI side of the code base. `import type` is erased
 // at compile time, so it is allowed (workflows need the activity types for proxyActivities).
 const WORKFLOW_SANDBOX = 'Workflow code runs in the deterministic Temporal sandbox: do the I/O in an activity.';
-const workflowImportBans = {
+const nodeAndIoBans = {
   paths: builtinModules
     .filter((name) => !name.startsWith('_'))
     .map((name) => ({ name, message: `Node built-in '${name}' in workflow code. ${WORKFLOW_SANDBOX}`, allowTypeImports: true })),
@@ -30,14 +30,70 @@ const workflowImportBans = {
       message: `I/O or non-deterministic package in workflow code. ${WORKFLOW_SANDBOX}`,
       allowTypeImports: true,
     },
+  ],
+};
+const workflowImportBans = {
+  paths: nodeAndIoBans.paths,
+  patterns: [
+    ...nodeAndIoBans.patterns,
     {
       // From src/workflows/*.ts, '../x' is src/x. Allowed: the pure src/shared/** and the tool registry/specs.
       // Everything else (activities, llm, server, cli*, client, worker, tool handlers, ...) only as `import type`.
-      regex: '^\\.\\./(?!(shared(/.*)?|tools/registry|tools/spec|tools/specs(/[^/]+)?)$)',
-      message: `Workflow code may only import ../shared/**, ../tools/registry, ../tools/spec and ../tools/specs/* at runtime (\`import type\` is fine). ${WORKFLOW_SANDBOX}`,
+      regex: '^\\.\\./(?!(shared(/.*)?|tools/registry|tools/spec|tools/[a-z_]+/spec)$)',
+      message: `Workflow code may only import ../shared/**, ../tools/registry, ../tools/spec and ../tools/<tool>/spec at runtime (\`import type\` is fine). ${WORKFLOW_SANDBOX}`,
       allowTypeImports: true,
     },
   ],
+};
+
+// The tool specs and the registry are in the workflow bundle too (src/workflows imports them). A tool folder's
+// spec.ts and the pure modules it uses import at runtime only ../spec, pure files beside them (never ./handler),
+// src/shared/** and src/schedules/limits; the registry only spec modules. Handlers are the activity side.
+const TOOL_SPEC_SIDE = 'Tool specs are part of the workflow bundle: the I/O belongs in the handler (`import type` is fine).';
+const toolFolderSpecImportBans = {
+  paths: nodeAndIoBans.paths,
+  patterns: [
+    ...nodeAndIoBans.patterns,
+    {
+      regex: '^(?!(\\.\\./spec|\\./(?!handler$)[\\w-]+|\\.\\./\\.\\./shared(/[\\w-]+)+|\\.\\./\\.\\./schedules/limits)$)\\.',
+      message: `A tool's spec side may only import ../spec, pure modules beside it, src/shared/** and src/schedules/limits at runtime. ${TOOL_SPEC_SIDE}`,
+      allowTypeImports: true,
+    },
+  ],
+};
+const toolRegistryImportBans = {
+  paths: nodeAndIoBans.paths,
+  patterns: [
+    ...nodeAndIoBans.patterns,
+    {
+      regex: '^(?!(\\./spec|\\./[a-z_]+/spec)$)\\.',
+      message: `The tool registry may only import ./spec and ./<tool>/spec at runtime. ${TOOL_SPEC_SIDE}`,
+      allowTypeImports: true,
+    },
+  ],
+};
+
+// From src/workflows/subagents/*.ts, '../x' is src/workflows/x and '../../x' is src/x.
+const subagentImportBans = {
+  paths: nodeAndIoBans.paths,
+  patterns: [
+    ...nodeAndIoBans.patterns,
+    {
+      regex: '^\\.\\./\\.\\./(?!(shared(/.*)?|tools/registry|tools/spec|tools/[a-z_]+/spec)$)',
+      message: `Workflow code may only import src/shared/**, src/tools/registry, src/tools/spec and src/tools/<tool>/spec at runtime (\`import type\` is fine). ${WORKFLOW_SANDBOX}`,
+      allowTypeImports: true,
+    },
+  ],
+};
+
+/**
+ * The step seam (docs/design-notes.md, "Shape"): the transcript's messages are private to transcript.ts, and of the
+ * loop only turn.ts appends to them — steps return data. Rewrites of earlier messages (compression, the memory
+ * refresh, the continue-as-new prune) go through Transcript.rewrite, which bumps the context version.
+ */
+const transcriptAppendBan = {
+  selector: "CallExpression[callee.property.name='append'][callee.object.property.name='transcript']",
+  message: 'Only turn.ts appends to the transcript: return the messages from the step instead (the step seam).',
 };
 
 export default defineConfig(
@@ -114,7 +170,26 @@ export default defineConfig(
     rules: {
       'no-restricted-imports': 'off',
       '@typescript-eslint/no-restricted-imports': ['error', workflowImportBans],
+      'no-restricted-syntax': ['error', transcriptAppendBan],
     },
+  },
+  {
+    files: ['src/workflows/subagents/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', subagentImportBans] },
+  },
+  {
+    files: ['src/workflows/turn.ts'],
+    rules: { 'no-restricted-syntax': 'off' },
+  },
+
+  // The workflow-side modules of src/tools (see toolFolderSpecImportBans).
+  {
+    files: ['src/tools/*/spec.ts', 'src/tools/terminal/command-safety.ts', 'src/tools/terminal/shell-parse.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', toolFolderSpecImportBans] },
+  },
+  {
+    files: ['src/tools/spec.ts', 'src/tools/registry.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', toolRegistryImportBans] },
   },
 
   // bin/*.js: plain CommonJS for Node, no type information.

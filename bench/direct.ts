@@ -3,15 +3,15 @@
 // schemas, the transcript in memory) and the real read_file handler — no Temporal, no durability. Whatever
 // this costs on the machine, no durable loop can beat it.
 import OpenAI from 'openai';
-import { readFile } from '../src/tools/handlers';
+import { readFile } from '../src/tools/read_file/handler';
 import { toolDefinitions } from '../src/tools/registry';
-import { systemPrompt } from '../src/workflows/prompts';
+import { builtSystemPrompt } from '../src/workflows/system-prompt';
 import { uid, type Harness } from './harness';
 
 export async function runDirect(h: Harness, client: OpenAI, n: number, delayMs: number): Promise<void> {
   const id = uid('direct');
   const messages: OpenAI.Chat.ChatCompletionMessageParam[] = [
-    { role: 'system', content: systemPrompt({ tools: h.tools }) },
+    { role: 'system', content: builtSystemPrompt({ tools: h.tools }, { date: '2026-01-01', workspace: '.' }) },
     { role: 'user', content: `bench|tiny|${n}|${delayMs}|${id}` },
   ];
   const tools = toolDefinitions(h.tools) as OpenAI.Chat.ChatCompletionTool[];

@@ -6,7 +6,7 @@
 //                           activity input, so history grows with the square of the iterations
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { ChatMessage, ToolCall } from '../src/shared/wire';
-import { systemPrompt } from '../src/workflows/prompts';
+import { builtSystemPrompt } from '../src/workflows/system-prompt';
 import type { createBenchActivities } from './activities';
 import type { createActivities } from '../src/activities';
 
@@ -73,7 +73,7 @@ export interface NaiveResult extends HistoryStats {
 
 export async function naiveLoopWorkflow(input: NaiveInput): Promise<NaiveResult> {
   const messages: ChatMessage[] = [
-    { role: 'system', content: systemPrompt({ tools: input.tools }) },
+    { role: 'system', content: builtSystemPrompt({ tools: input.tools }, { date: '2026-01-01', workspace: '.' }) },
     { role: 'user', content: input.prompt },
   ];
   for (let iteration = 1; iteration <= input.maxIterations; iteration++) {

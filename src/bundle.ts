@@ -34,16 +34,25 @@ export function bundleOptions(entry: string = workflowsPath()) {
 }
 
 /**
+ * The build id of this code: a hash of the sources (names relative to src/, so two installs of the same release
+ * agree wherever they live) and the lock file. It keys the cached bundle, and `hermes worker` runs as this version
+ * of its Worker Deployment (src/versioning/).
+ */
+export function buildId(): string {
+  const hash = createHash('sha256');
+  for (const f of sourceFiles(__dirname)) hash.update(path.relative(__dirname, f).split(path.sep).join('/')).update(readFileSync(f));
+  const lock = path.join(packageRoot(), 'package-lock.json');
+  if (existsSync(lock)) hash.update(readFileSync(lock));
+  return hash.digest('hex').slice(0, 16);
+}
+
+/**
  * The cached bundle. `probe` is the replay-only variant with src/replay-query/probe.ts as a workflow interceptor
  * (answers a finished run's queries without a worker); workers never run it.
  */
-export async function cachedWorkflowBundle(variant?: 'probe'): Promise<{ codePath: string }> {
-  const hash = createHash('sha256');
-  for (const f of sourceFiles(__dirname)) hash.update(f).update(readFileSync(f));
-  const lock = path.join(packageRoot(), 'package-lock.json');
-  if (existsSync(lock)) hash.update(readFileSync(lock));
+export async function cachedWorkflowBundle(variant?: 'probe', build: string = buildId()): Promise<{ codePath: string }> {
   const dir = path.join(hermesHome(), 'bundles');
-  const file = path.join(dir, `workflows-${variant ? `${variant}-` : ''}${hash.digest('hex').slice(0, 16)}.js`);
+  const file = path.join(dir, `workflows-${variant ? `${variant}-` : ''}${build}.js`);
   if (!existsSync(file)) {
     const options = bundleOptions();
     const { code } = await bundleWorkflowCode(variant ? { ...options, workflowInterceptorModules: [probePath()] } : options);

@@ -127,7 +127,10 @@ export interface HermesConnectOptions {
   worker?: boolean | InProcessWorkerOptions;
 }
 
-export type InProcessWorkerOptions = Omit<HermesWorkerOptions, 'connection' | 'namespace' | 'taskQueue'>;
+export type InProcessWorkerOptions = Omit<HermesWorkerOptions, 'connection' | 'namespace' | 'taskQueue'> & {
+  /** Worker Deployment Versioning as `hermes worker` does it (default HERMES_VERSIONING, else `auto`; docs/versioning.md). */
+  versioning?: 'auto' | 'manual' | 'off';
+};
 
 export class Hermes {
   private constructor(
@@ -159,15 +162,15 @@ export class Hermes {
   private async startWorker(options: InProcessWorkerOptions): Promise<void> {
     // Loaded here so code that only starts and steers conversations never loads the worker.
     const { connectWorker } = await import('./connection');
-    const { createHermesWorker } = await import('./worker');
+    const { startWorkerFleet } = await import('./versioning/fleet');
     const target = this.owned!.target;
     const connection = await connectWorker(target);
-    const worker = await createHermesWorker({ ...options, connection, namespace: target.namespace, taskQueue: this.taskQueue });
-    const running = worker.run();
+    // Versioned like `hermes worker` (docs/versioning.md); `versioning: 'off'` for a plain unversioned worker.
+    const fleet = await startWorkerFleet({ ...options, connection, client: this.client, namespace: target.namespace, taskQueue: this.taskQueue });
     this.worker = {
       async stop() {
-        worker.shutdown();
-        await running;
+        fleet.shutdown();
+        await fleet.done;
         await connection.close();
       },
     };

@@ -1,6 +1,7 @@
 // A Hermes worker: runs conversation workflows and their model and tool activities on one task queue.
 // Scale out by starting more of them against the same cluster.
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
 import path from 'node:path';
 import { createActivities } from './activities';
 import type { ContextCache } from './activities/context';
@@ -18,7 +19,7 @@ import { catalogFromConfig, type ToolCatalog } from './tools/external';
 import { publishCircuitStates } from './tools/http';
 import { hermesHome } from './paths';
 import { loadWebhookPolicy } from './schedules/webhook-policy';
-import type { WebPolicy } from './tools/handlers/web-policy';
+import type { WebPolicy } from './tools/web_fetch/address-policy';
 
 export interface HermesWorkerOptions {
   connection: NativeConnection;
@@ -69,6 +70,11 @@ export interface HermesWorkerOptions {
    * HERMES_WEBHOOK_ALLOW_HOSTS and the config file's schedules.webhookAllowPrivate / webhookAllowHosts).
    */
   webhookPolicy?: WebPolicy;
+  /**
+   * Runs as this version of a Worker Deployment, with conversations pinned to it (docs/versioning.md); absent:
+   * unversioned. `hermes worker` sets it (src/versioning/fleet.ts); so can library code that deploys versions itself.
+   */
+  deploymentVersion?: WorkerDeploymentVersion;
 }
 
 /** The worker's catalog from the config file, loaded: a bad module fails the start with the file named. */
@@ -180,6 +186,11 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
     // Gives running tools a moment to notice cancellation and kill their processes on shutdown.
     shutdownGraceTime: '5 seconds',
     ...(converter ? { dataConverter: converter } : {}),
+    // Pinned: a run finishes on the build it started on; it moves to a newer one only by continuing as new
+    // (src/workflows/upgrade.ts). Memory scopes declare AUTO_UPGRADE themselves.
+    ...(opts.deploymentVersion
+      ? { workerDeploymentOptions: { useWorkerVersioning: true, version: opts.deploymentVersion, defaultVersioningBehavior: 'PINNED' as const } }
+      : {}),
     ...opts.tuning,
   });
 }

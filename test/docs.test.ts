@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { TOOL_SPECS } from '../src/tools/registry';
-import { TERMINAL_RULES } from '../src/tools/specs/terminal-safety';
+import { TERMINAL_RULES } from '../src/tools/terminal/command-safety';
 
 const readme = readFileSync('README.md', 'utf8');
 

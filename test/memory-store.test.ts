@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import { INJECTION_PATTERN_IDS, scanForInjection } from '../src/shared/injection';
 import { applyMemoryWrite, emptyMemory, memoryBlock, MemoryWriteError, type MemoryState } from '../src/shared/memory';
-import { setMemoryBlock, wroteMemory } from '../src/workflows/memory-recall';
 
 describe('injection patterns', () => {
   const refused: Array<[string, string]> = [
@@ -123,34 +122,5 @@ describe('the recalled-memory block', () => {
     expect(block).toContain('Agent notes (3/50 characters):\n- a\n  b');
     expect(block).toContain('User profile (9/20 characters):\n- likes tea');
     expect(block.endsWith('</memory-context>')).toBe(true);
-  });
-
-  it('goes at the end of the system prompt and replaces the earlier one', () => {
-    const messages = [
-      { role: 'system' as const, content: 'You are Hermes.' },
-      { role: 'user' as const, content: 'hi' },
-    ];
-    const b1 = memoryBlock({ scope: 's', notes: { entries: ['one'], limit: 50 }, user: { entries: [], limit: 50 } });
-    const b2 = memoryBlock({ scope: 's', notes: { entries: ['one', 'two'], limit: 50 }, user: { entries: [], limit: 50 } });
-    expect(setMemoryBlock(messages, b1)).toBe(true);
-    expect(messages[0]!.content).toBe(`You are Hermes.\n\n${b1}`);
-    expect(setMemoryBlock(messages, b1)).toBe(false);
-    expect(setMemoryBlock(messages, b2)).toBe(true);
-    expect(messages[0]!.content).toBe(`You are Hermes.\n\n${b2}`);
-    expect(setMemoryBlock(messages, '')).toBe(true);
-    expect(messages[0]!.content).toBe('You are Hermes.');
-  });
-
-  it('a turn wrote memory only when a memory write call succeeded', () => {
-    const call = (id: string, action: string) => ({
-      role: 'assistant' as const,
-      content: null,
-      tool_calls: [{ id, type: 'function' as const, function: { name: 'memory', arguments: JSON.stringify({ action, store: 'notes', text: 'x' }) } }],
-    });
-    const result = (id: string, content: string) => ({ role: 'tool' as const, tool_call_id: id, content });
-    expect(wroteMemory([call('1', 'read'), result('1', 'Agent notes: …')], 0)).toBe(false);
-    expect(wroteMemory([call('1', 'add'), result('1', 'Error: refused: …')], 0)).toBe(false);
-    expect(wroteMemory([call('1', 'add'), result('1', 'Added to agent notes.')], 0)).toBe(true);
-    expect(wroteMemory([call('1', 'add'), result('1', 'Added to agent notes.')], 1)).toBe(false);
   });
 });

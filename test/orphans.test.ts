@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { terminal } from '../src/tools/handlers';
+import { terminal } from '../src/tools/terminal/handler';
 import { killOrphans, processStartTime, TOKEN_ENV, type ProcessRecord } from '../src/tools/orphans';
 import { alive, waitFor } from './helpers/wait';
 

@@ -13,7 +13,7 @@ import { createLogger, redactLogLine } from '../src/logger';
 import { Redactor } from '../src/security/redact';
 import type { ModelCallResult } from '../src/shared/wire';
 import { BASE_TOOL_ENV, parseEnvList, passesToTool, toolEnv } from '../src/tools/env';
-import { terminal } from '../src/tools/handlers';
+import { terminal } from '../src/tools/terminal/handler';
 import { finishToolOutput } from '../src/tools/output';
 import { cpuMs, onePassMs, repeatedTo } from './helpers/cpu-time';
 import { cleanupsAfterEach } from './helpers/cleanups';

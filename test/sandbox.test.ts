@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createToolActivities } from '../src/activities/tools';
-import { terminal } from '../src/tools/handlers/terminal';
+import { terminal } from '../src/tools/terminal/handler';
 import {
   bwrapArgs,
   bwrapBinary,
@@ -22,7 +22,7 @@ import {
 } from '../src/tools/sandbox';
 import { probeIsolation } from '../src/tools/isolation';
 import type { ToolCallInput, ToolCallResult } from '../src/shared/wire';
-import type { ToolContext } from '../src/tools/spec';
+import type { ToolContext } from '../src/tools/handler';
 import { processesWith } from './helpers/procs';
 import { waitFor } from './helpers/wait';
 
@@ -33,7 +33,7 @@ function bwrapWorks(): { ok: true } | { ok: false; why: string } {
   return r.status === 0 ? { ok: true } : { ok: false, why: r.stderr.trim() || `exit ${r.status}` };
 }
 const BWRAP = bwrapWorks();
-/** src/tools/handlers/terminal.ts: how long after SIGTERM the terminal SIGKILLs what is left of a command. */
+/** src/tools/terminal/handler.ts: how long after SIGTERM the terminal SIGKILLs what is left of a command. */
 const KILL_GRACE_MS = 2_000;
 const HANDLER_SUITE = BWRAP.ok
   ? 'the terminal handler in bubblewrap'

@@ -8,10 +8,10 @@ import { chmodSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { terminal } from '../src/tools/handlers/terminal';
+import { terminal } from '../src/tools/terminal/handler';
 import { isolationWarning, probeIsolation, type Isolation } from '../src/tools/isolation';
 import type { SandboxChoice } from '../src/tools/sandbox';
-import type { ToolContext } from '../src/tools/spec';
+import type { ToolContext } from '../src/tools/handler';
 import { cleanupsAfterEach } from './helpers/cleanups';
 import { machineIsolation } from './helpers/isolation-probe';
 import { processesWith, sleepsWith } from './helpers/procs';

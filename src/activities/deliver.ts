@@ -9,7 +9,7 @@ import { Agent, fetch as undiciFetch, type Response } from 'undici';
 import { retryAfterMs } from '../llm/errors';
 import { webhookGuard, WEBHOOK_ENV_REF, webhookUrl } from '../schedules/webhook-policy';
 import type { RunStatus } from '../shared/contract';
-import { guardedLookup, unbracket, type AddressGuard, type Refusal, type Resolve, type WebPolicy } from '../tools/handlers/web-policy';
+import { guardedLookup, unbracket, type AddressGuard, type Refusal, type Resolve, type WebPolicy } from '../tools/web_fetch/address-policy';
 
 /** What the receiver gets, as JSON. */
 export interface WebhookBody {

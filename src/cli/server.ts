@@ -8,7 +8,7 @@ import { installRuntimeLogger } from '../logger';
 import { hermesHome } from '../paths';
 import { ensureSearchAttributes, startDevServer } from '../server/dev-server';
 import { requireTemporalCli } from '../server/temporal-cli';
-import { createHermesWorker } from '../worker';
+import { startWorkerFleet } from '../versioning/fleet';
 
 export async function worker(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -21,15 +21,23 @@ export async function worker(args: string[]): Promise<number> {
   const connection = await connectWorker(target);
   // Workers of a cluster register the attributes the workflow upserts (no-op when present).
   await ensureSearchAttributes(hermes.client.connection as Connection, target.namespace);
-  const w = await createHermesWorker({
+  const say = (line: string) => void process.stderr.write(`hermes worker: ${line}\n`);
+  // A version of the task queue's Worker Deployment, made current when it is the newest build; older builds'
+  // pinned conversations are served from their kept bundles (docs/versioning.md). Said once it is settled, so a
+  // conversation started after this line starts on this build.
+  const fleet = await startWorkerFleet({
     connection,
+    client: hermes.client,
     namespace: target.namespace,
     taskQueue: hermes.taskQueue,
     workspace: values.workspace,
+    say,
   });
-  process.stderr.write(`hermes worker on ${target.connectionOptions.address} (namespace ${target.namespace}, task queue ${hermes.taskQueue})\n`);
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => w.shutdown());
-  await w.run();
+  process.stderr.write(
+    `hermes worker on ${target.connectionOptions.address} (namespace ${target.namespace}, task queue ${hermes.taskQueue}; ${fleet.summary})\n`,
+  );
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => fleet.shutdown());
+  await fleet.done;
   await connection.close();
   await hermes.close();
   return 0;

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { limitsSchema } from '../shared/contract';
 import { compilePattern } from '../security/redact';
-import { validAllowEntry } from '../tools/handlers/web-policy';
+import { validAllowEntry } from '../tools/web_fetch/address-policy';
 
 export const TOOL_CALL_MODES = ['native', 'text', 'auto'] as const;
 export type ToolCallMode = (typeof TOOL_CALL_MODES)[number];

@@ -5,7 +5,7 @@ import { readConfig } from '../config/load';
 import { profileSchema as buildProfileSchema } from '../config/schema';
 import type { RedactConfig } from '../security/redact';
 import { parseEnvList } from '../tools/env';
-import { validAllowEntry, type WebConfig } from '../tools/handlers/web-policy';
+import { validAllowEntry, type WebConfig } from '../tools/web_fetch/address-policy';
 
 export { TOOL_CALL_MODES, type ToolCallMode } from '../config/schema';
 

@@ -1,4 +1,4 @@
-// The limits of a task definition, in one place: `task_register`'s schema (src/tools/specs/schedules.ts) and the
+// The limits of a task definition, in one place: `task_register`'s schema (src/tools/schedules/spec.ts) and the
 // check every registration passes (src/schedules/tasks.ts checkTask: the client and the CLI) use these. No
 // imports: the tool specs are part of the workflow bundle.
 

@@ -1,12 +1,12 @@
 // Where a task's webhook may deliver. Whoever registers a task (the model with `task_register`, a user with
-// `--webhook`) picks the URL the worker POSTs to, so it gets web_fetch's address policy (src/tools/handlers/
-// web-policy.ts): http(s) only, public unicast addresses only. Its allow settings are its own —
+// `--webhook`) picks the URL the worker POSTs to, so it gets web_fetch's address policy (src/tools/web_fetch/
+// address-policy.ts): http(s) only, public unicast addresses only. Its allow settings are its own —
 // HERMES_WEBHOOK_ALLOW_PRIVATE, HERMES_WEBHOOK_ALLOW_HOSTS, the config file's schedules.webhookAllowPrivate /
 // webhookAllowHosts — so a setup with a receiver on loopback or the LAN does not have to open web_fetch to them
 // too (and the other way round). Checked when a task is registered (what can be told without DNS: the scheme,
 // an IP literal, localhost) and again by the delivery activity on the address it connects to.
 import { readConfig } from '../config/load';
-import { AddressGuard, validAllowEntry, type GuardWording, type WebPolicy } from '../tools/handlers/web-policy';
+import { AddressGuard, validAllowEntry, type GuardWording, type WebPolicy } from '../tools/web_fetch/address-policy';
 
 const WORDING: GuardWording = {
   never: 'webhooks are delivered to unicast addresses only',

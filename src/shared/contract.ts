@@ -269,7 +269,7 @@ export const RUN_STATUSES = [
 ] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
-function usageSchema() {
+export function usageSchema() {
   return z.object({
     promptTokens: z.number(),
     completionTokens: z.number(),
@@ -281,12 +281,12 @@ function usageSchema() {
 }
 export type Usage = z.infer<ReturnType<typeof usageSchema>>;
 
-function todoItemSchema() {
+export function todoItemSchema() {
   return z.object({ id: z.string(), content: z.string(), status: z.enum(['pending', 'in_progress', 'completed', 'cancelled']) });
 }
 export type TodoItem = z.infer<ReturnType<typeof todoItemSchema>>;
 
-function stepRecordSchema() {
+export function stepRecordSchema() {
   return z.object({
     /** This record's place in the conversation's list of steps (the `stepsAfter` cursor counts these). */
     step: z.number().int(),

@@ -26,3 +26,8 @@ export const answerUpdate = defineUpdate<{ callId: string }, [AnswerArgs]>('answ
 export const approveUpdate = defineUpdate<{ callId: string; decision: 'approve' | 'deny'; workflowId?: string }, [ApproveArgs]>('approve');
 /** Chat mode: one user message; returns that turn's answer. */
 export const sendUpdate = defineUpdate<TurnResult, [SendArgs]>('send');
+/**
+ * Internal: a newer build of the worker deployment became current. Sent by its worker to idle chats pinned to an
+ * older build, which then move to it (src/workflows/upgrade.ts); a no-op for any other run.
+ */
+export const upgradeSignal = defineSignal('upgrade');

@@ -15,62 +15,6 @@ export type ChatMessage =
   | { role: 'assistant'; content: string | null; tool_calls?: ToolCall[] }
   | { role: 'tool'; tool_call_id: string; content: string };
 
-/**
- * A shape check of the state continue-as-new carries (its type is `CarriedState` in src/workflows/state.ts), cheap enough for thousands of messages: it is written by this code, but it
- * is also the workflow's second argument, which anyone who starts a workflow by hand can fill.
- */
-export function carriedStateSchema() {
-  const n = z.number().int().min(0);
-  const message = z.looseObject({ role: z.enum(['system', 'user', 'assistant', 'tool']) });
-  return z.looseObject({
-    messages: z.array(message).min(1),
-    contextVersion: n,
-    iteration: n,
-    usage: z.looseObject({ promptTokens: z.number(), completionTokens: z.number(), totalTokens: z.number(), costUsd: z.number() }),
-    modelCalls: n,
-    toolCalls: n,
-    steps: z.array(z.looseObject({ step: n })),
-    repeat: z.looseObject({ recent: z.array(z.string()), warned: z.boolean() }),
-    runs: n,
-    emptyStreak: n,
-    invalidStreak: n.optional(),
-    redactions: n.optional(),
-    todo: z.array(z.looseObject({ id: z.string() })),
-    approvedPatterns: z.array(z.string()),
-    warned: z.array(z.string()),
-    startedAtMs: z.number(),
-    turn: n,
-    turnStartIteration: n,
-    inbox: z.array(z.string()),
-    turnResults: z.array(z.looseObject({ turn: n })),
-    // Added since: optional, so states carried by older runs still pass.
-    turnStartMessage: n.optional(),
-    ended: z.boolean().optional(),
-    turnInProgress: z.boolean().optional(),
-    profile: z.string().optional(),
-    fallbackTurn: n.optional(),
-    toolList: z
-      .looseObject({
-        tools: z.array(z.looseObject({ name: z.string(), description: z.string(), parameters: z.looseObject({}), hash: z.string() })),
-        toolsets: z.record(z.string(), z.array(z.string())).optional(),
-        digest: z.string(),
-      })
-      .optional(),
-    compression: z
-      .looseObject({
-        windows: z.record(z.string(), z.number()),
-        promptTokens: z.number(),
-        promptChars: z.number(),
-        count: n,
-        turn: n,
-        ineffective: n,
-        overflows: n,
-        off: z.boolean(),
-      })
-      .optional(),
-  });
-}
-
 export interface RepeatState {
   /** Signatures of the last tool steps, newest last (bounded). */
   recent: string[];

@@ -1,20 +1,37 @@
-// The tool catalogue the workflow and the model activity share. Workflow-safe (specs only, no handlers).
+// The built-in tools' specs, shared by the workflow (argument checks, batching, approvals) and the model
+// activity (tool definitions). Workflow-safe: a plain list of the tool folders' spec modules, no handler and no
+// I/O; the activity side is handler-registry.ts.
 import { z } from 'zod';
-import { DELEGATE_TASK, INTERNAL_TOOL_SPECS } from './internal';
-import { memorySpec } from './specs/memory';
-import { SCHEDULE_TOOL_SPECS, SCHEDULE_TOOLS } from './specs/schedules';
-import { classifyCommand, FILE_TOOL_SPECS, type CommandVerdict } from './specs';
-import { WEB_TOOL_SPECS, WEB_TOOLS } from './specs/web_fetch';
-import type { ToolSpec } from './spec';
+import { clarifySpec } from './clarify/spec';
+import { DELEGATE_TASK, delegateTaskSpec } from './delegate_task/spec';
+import { listDirSpec } from './list_dir/spec';
+import { memorySpec } from './memory/spec';
+import { patchSpec } from './patch/spec';
+import { readFileSpec } from './read_file/spec';
+import { SCHEDULE_TOOL_SPECS, SCHEDULE_TOOLS } from './schedules/spec';
+import { searchFilesSpec } from './search_files/spec';
+import type { ApprovalVerdict, ToolSpec } from './spec';
+import { terminalSpec } from './terminal/spec';
+import { todoSpec } from './todo/spec';
+import { webFetchSpec } from './web_fetch/spec';
+import { writeFileSpec } from './write_file/spec';
 
 export { DELEGATE_TASK };
 
+/** Every built-in tool, in the order a conversation that names no tools gets them. */
 export const TOOL_SPECS: ToolSpec[] = [
-  ...FILE_TOOL_SPECS,
-  ...(INTERNAL_TOOL_SPECS as ToolSpec[]),
-  ...(SCHEDULE_TOOL_SPECS as ToolSpec[]),
-  ...WEB_TOOL_SPECS,
-  memorySpec as ToolSpec,
+  readFileSpec,
+  writeFileSpec,
+  patchSpec,
+  listDirSpec,
+  searchFilesSpec,
+  terminalSpec,
+  todoSpec,
+  clarifySpec,
+  delegateTaskSpec,
+  ...SCHEDULE_TOOL_SPECS,
+  webFetchSpec,
+  memorySpec,
 ];
 
 const byName = new Map(TOOL_SPECS.map((s) => [s.name, s]));
@@ -23,25 +40,22 @@ export function toolSpec(name: string): ToolSpec | undefined {
   return byName.get(name);
 }
 
+const names = (...specs: ToolSpec[]) => specs.map((s) => s.name);
+
 /** Named groups a caller can ask for instead of listing tools one by one. */
 export const TOOLSETS: Record<string, string[]> = {
-  files: ['read_file', 'write_file', 'patch', 'list_dir', 'search_files'],
-  terminal: ['terminal'],
-  agent: ['todo', 'clarify'],
+  files: names(readFileSpec, writeFileSpec, patchSpec, listDirSpec, searchFilesSpec),
+  terminal: names(terminalSpec),
+  agent: names(todoSpec, clarifySpec),
   schedules: SCHEDULE_TOOLS,
-  web: WEB_TOOLS,
+  web: names(webFetchSpec),
   agents: [DELEGATE_TASK],
-  memory: ['memory'],
+  memory: names(memorySpec),
 };
 
-/** Tools whose arguments can need a human's approval, and the rule that decides. */
-const APPROVAL_RULES: Record<string, (args: Record<string, unknown>) => CommandVerdict> = {
-  // args passed the tool's schema (planToolCalls) before any approval check: command is a string.
-  terminal: (args) => classifyCommand((args.command as string | undefined) ?? ''),
-};
-
-export function approvalVerdict(tool: string, args: Record<string, unknown>): CommandVerdict {
-  return APPROVAL_RULES[tool]?.(args) ?? { verdict: 'allow' };
+/** Whether a call needs a human's approval, by its tool's rule (`approval` in the spec); a tool without one runs. */
+export function approvalVerdict(tool: string, args: Record<string, unknown>): ApprovalVerdict {
+  return byName.get(tool)?.approval?.(args) ?? { verdict: 'allow' };
 }
 
 /** The catalog tools a conversation recorded (src/shared/wire.ts ToolList), as far as resolving names needs it. */

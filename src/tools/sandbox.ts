@@ -1,5 +1,5 @@
 // The terminal's sandbox: bubblewrap (`bwrap`, Debian package `bubblewrap`). The command classifier
-// (specs/terminal-safety.ts) is a guard rail a shell can always be talked around; this is the boundary. A
+// (terminal/command-safety.ts) is a guard rail a shell can always be talked around; this is the boundary. A
 // sandboxed command sees the whole filesystem read-only except its workspace, gets a private /tmp, no network
 // unless allowed, its own pid namespace and no capabilities (root included), and dies with its worker.
 //

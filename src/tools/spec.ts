@@ -1,12 +1,7 @@
-// Tool metadata the workflow needs (name, schema, concurrency class, idempotency). Workflow-safe: this file
-// and everything under specs/ must not import node built-ins or anything with I/O, because the workflow
-// validates arguments and plans batches with it inside the deterministic sandbox.
-import type { Client } from '@temporalio/client';
+// Tool metadata the workflow needs (name, schema, concurrency class, idempotency). Workflow-safe: this file,
+// registry.ts and every tool folder's spec.ts (with what it imports) must not import node built-ins or anything
+// with I/O, because the workflow validates arguments and plans batches with them inside the deterministic sandbox.
 import type { z } from 'zod';
-import type { ConversationInput } from '../shared/contract';
-import type { MemoryLimits } from '../shared/memory';
-import type { Redactor } from '../security/redact';
-import type { Isolation } from './isolation';
 
 export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   readonly name: string;
@@ -22,6 +17,18 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   readonly internal?: boolean;
   /** Acts on the Temporal cluster (schedules): the activity gets the client and the conversation's run config. */
   readonly cluster?: boolean;
+  /**
+   * Decides whether a call needs a human's approval (or is refused) before it runs; absent: it runs. Called by the
+   * workflow with arguments that passed the schema (planToolCalls), so it must be pure and deterministic.
+   */
+  readonly approval?: (args: Record<string, unknown>) => ApprovalVerdict;
+}
+
+/** What a tool's approval rule says about one call. `pattern` names the rule, so an approval can be remembered. */
+export interface ApprovalVerdict {
+  verdict: 'allow' | 'approval' | 'refuse';
+  reason?: string;
+  pattern?: string;
 }
 
 export interface ToolSpecInit<S extends z.ZodType> extends Omit<ToolSpec<S>, 'schema'> {
@@ -37,6 +44,7 @@ class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
   readonly idempotent: boolean;
   readonly internal?: boolean;
   readonly cluster?: boolean;
+  readonly approval?: (args: Record<string, unknown>) => ApprovalVerdict;
   readonly #build: () => S;
   #schema: S | undefined;
 
@@ -47,6 +55,7 @@ class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
     this.idempotent = init.idempotent;
     if (init.internal) this.internal = true;
     if (init.cluster) this.cluster = true;
+    if (init.approval) this.approval = init.approval;
     this.#build = init.schema;
   }
 
@@ -58,49 +67,3 @@ class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
 export function defineTool<S extends z.ZodType>(init: ToolSpecInit<S>): ToolSpec<S> {
   return new LazyToolSpec(init);
 }
-
-/** What a handler gets besides its arguments. */
-export interface ToolContext {
-  /** Absolute, real path of the workspace root. */
-  workspace: string;
-  /** Aborted when the activity is cancelled (interrupt, workflow cancel, timeout). */
-  signal: AbortSignal;
-  /** Call regularly during long work so Temporal can tell a live tool from a dead worker. */
-  heartbeat: (details?: unknown) => void;
-  /** Default timeout of the terminal tool, seconds. */
-  terminalTimeoutSec: number;
-  callId: string;
-  /** Where running terminal commands are written down (see orphans.ts). */
-  processDir: string;
-  workflowId?: string;
-  /** Worker variables passed to processes the tool starts, besides the allow-list (src/tools/env.ts). */
-  passEnv?: readonly string[];
-  /**
-   * Where `terminal` runs: in a bubblewrap sandbox (workspace writable, the rest read-only, no network unless
-   * `network`) or not (src/tools/sandbox.ts). Absent: not sandboxed. `bwrap` names the binary (default on PATH).
-   * Outside bwrap, `isolation` is the namespace launcher (src/tools/isolation.ts); absent, the terminal probes.
-   */
-  sandbox?: { mode: 'bwrap' | 'none'; network: boolean; bwrap?: string; isolation?: Isolation };
-  /**
-   * The worker's redactor (src/security/redact.ts), for what a tool reports while it runs (heartbeat details):
-   * applied before anything is cut short, so a cut cannot leave half a secret the redactor no longer knows.
-   * Absent: nothing to redact with. Results are redacted by the activity.
-   */
-  redact?: (text: string) => string;
-  /** For `cluster` tools: the worker's Temporal client, its task queue and the calling conversation's run config. */
-  cluster?: {
-    client: Client;
-    taskQueue: string;
-    conversation?: ConversationInput;
-    /** Limits of a memory scope this worker creates. */ memoryLimits?: Partial<MemoryLimits>;
-    /** The worker's redactor: memory writes are redacted with it before they are sent. */
-    redactor?: Redactor;
-  };
-}
-
-/** Thrown by handlers for problems the model should read (bad path, text not found…). */
-export class ToolError extends Error {
-  override name = 'ToolError';
-}
-
-export type ToolHandler<S extends z.ZodType = z.ZodType> = (args: z.infer<S>, ctx: ToolContext) => Promise<string>;

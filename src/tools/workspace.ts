@@ -2,7 +2,7 @@
 // the workspace that points elsewhere cannot be used to escape it.
 import { lstat, readlink, realpath } from 'node:fs/promises';
 import * as path from 'node:path';
-import { ToolError } from './spec';
+import { ToolError } from './handler';
 
 /** realpath of the longest existing prefix of `abs`, with the not-yet-existing rest appended. */
 async function realpathLoose(abs: string): Promise<string> {

@@ -47,13 +47,13 @@ export function onceToolOptions(heartbeatSec: number): ActivityOptions {
   };
 }
 
-export const acts = proxyActivities<Activities>(modelCallOptions);
+export const modelActivities = proxyActivities<Activities>(modelCallOptions);
 /**
- * Tools get a proxy of their own: executeWithOptions deep-merges its options into the proxy's, so on `acts` a
+ * Tools get a proxy of their own: executeWithOptions deep-merges its options into the proxy's, so on `modelActivities` a
  * tool call would inherit the model's non-retryable failure types (shown on every tool activity in the Web UI).
  */
-export const toolActs = proxyActivities<Activities>({ startToCloseTimeout: '15 minutes' });
+export const toolActivities = proxyActivities<Activities>({ startToCloseTimeout: '15 minutes' });
 
 /** Quick checks on the worker's own filesystem (no side effects): local activities, a marker in history. */
-export const localActsOptions = { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } } as const;
-export const localActs = proxyLocalActivities<Activities>(localActsOptions);
+export const localActivityOptions = { startToCloseTimeout: '30 seconds', retry: { maximumAttempts: 3 } } as const;
+export const localActivities = proxyLocalActivities<Activities>(localActivityOptions);

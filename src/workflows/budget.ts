@@ -28,7 +28,7 @@ export function budgetViews(b: BudgetInput) {
   return { iterations: all.iterations!, tokens: all.tokens, costUsd: all.costUsd, seconds: all.seconds };
 }
 
-/** The first budget that is used up, described for the grace request; undefined while all have room. */
+/** The first budget that is used up, described for the final summary request; undefined while all have room. */
 export function exhausted(b: BudgetInput): string | undefined {
   for (const [kind, view] of Object.entries(views(b))) {
     if (view && view.used >= view.limit) return `${kind}: ${fmt(kind, view.used)} of ${fmt(kind, view.limit)}`;
@@ -37,7 +37,7 @@ export function exhausted(b: BudgetInput): string | undefined {
 }
 
 /** Budgets past 80 % that have not been warned about yet (the caller records them as warned). */
-export function dueWarnings(b: BudgetInput, warned: string[]): Array<{ kind: BudgetKind; text: string }> {
+export function dueWarnings(b: BudgetInput, warned: readonly string[]): Array<{ kind: BudgetKind; text: string }> {
   const out: Array<{ kind: BudgetKind; text: string }> = [];
   for (const [kind, view] of Object.entries(views(b)) as Array<[BudgetKind, BudgetView | null]>) {
     if (!view || warned.includes(kind) || view.used < view.limit * WARN_AT || view.used >= view.limit) continue;

@@ -69,7 +69,7 @@ const CONDENSE_MIN_CHARS = 200;
 const ARGS_MIN_CHARS = 500;
 
 /** What a context weighs in characters; the prompt-token estimate scales the last reported prompt tokens by it. */
-export function contextChars(messages: ChatMessage[]): number {
+export function contextChars(messages: readonly ChatMessage[]): number {
   let n = 0;
   for (const m of messages) {
     n += 8 + (m.content?.length ?? 0);
@@ -79,7 +79,7 @@ export function contextChars(messages: ChatMessage[]): number {
 }
 
 /** Index just past the head a compression keeps verbatim: the system prompt and the first user request. */
-export function headEnd(messages: ChatMessage[]): number {
+export function headEnd(messages: readonly ChatMessage[]): number {
   const first = messages.findIndex((m) => m.role === 'user');
   return first < 0 ? Math.min(1, messages.length) : first + 1;
 }
@@ -88,7 +88,7 @@ export function headEnd(messages: ChatMessage[]): number {
  * Where the protected tail starts: at least `keep` messages before the end, and never between an assistant's
  * tool calls and their results (the tail then starts at the assistant message), never before `min`.
  */
-export function tailStart(messages: ChatMessage[], keep: number, min = 0): number {
+export function tailStart(messages: readonly ChatMessage[], keep: number, min = 0): number {
   let at = Math.max(min, messages.length - keep);
   while (at > min && messages[at]?.role === 'tool') at--;
   return at;

@@ -1,8 +1,9 @@
 // Continue-as-new: a long conversation moves to a fresh run (and a fresh history) before the history grows
 // past what the server suggests, carrying its whole state — also in the middle of a turn.
-import { allHandlersFinished, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { allHandlersFinished, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
 import type { conversationWorkflow } from './conversation';
-import type { Conversation } from './state';
+import type { Conversation } from './conversation-state';
+import { continueAsNewOptions } from './upgrade';
 
 const CARRY_LIMIT_CHARS = 1_500_000;
 
@@ -14,9 +15,9 @@ const CARRY_LIMIT_CHARS = 1_500_000;
 export function shouldContinueAsNew(c: Conversation): boolean {
   // A run must make progress first: the carried state alone can be large enough to trip the limits, and a
   // run that continues-as-new at once would loop forever.
-  if (c.modelCalls === c.modelCallsAtRunStart) return false;
+  if (c.meter.modelCalls === c.meter.modelCallsAtRunStart) return false;
   const info = workflowInfo();
-  const grown = info.historySize - c.historyBytesAtRunStart;
+  const grown = info.historySize - c.meter.historyBytesAtRunStart;
   const over = info.historyLength >= c.limits.maxHistoryEvents || grown >= c.limits.maxHistoryBytes;
   return (info.continueAsNewSuggested || over) && allHandlersFinished();
 }
@@ -27,10 +28,11 @@ export function shouldContinueAsNew(c: Conversation): boolean {
  */
 export async function continueConversationAsNew(c: Conversation): Promise<never> {
   // The whole context travels in one payload (server limit 2 MiB): shed old tool outputs first if needed.
-  if (JSON.stringify(c.messages).length > CARRY_LIMIT_CHARS) {
-    c.pruneOldToolOutputs('pruned old tool outputs to fit the state carried to the next run');
+  if (JSON.stringify(c.transcript.messages).length > CARRY_LIMIT_CHARS && c.transcript.pruneOldToolOutputs()) {
+    c.note('context', 'pruned old tool outputs to fit the state carried to the next run');
   }
-  return continueAsNew<typeof conversationWorkflow>(c.input, c.carry());
+  // On a newer target build, the next run starts there (AUTO_UPGRADE), else it stays pinned to this one.
+  return makeContinueAsNewFunc<typeof conversationWorkflow>(continueAsNewOptions())(c.input, c.carry());
 }
 
 export async function maybeContinueAsNew(c: Conversation): Promise<void> {

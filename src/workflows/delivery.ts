@@ -17,7 +17,7 @@ import {
 import type { createDeliverActivities, WebhookBody, WebhookDelivery } from '../activities/deliver';
 import type { ConversationResult } from '../shared/contract';
 import { NOTHING_TO_REPORT } from './prompts';
-import type { Conversation } from './state';
+import type { Conversation } from './conversation-state';
 
 export { NOTHING_TO_REPORT };
 
@@ -60,7 +60,7 @@ export async function deliverResult(c: Conversation, result: ConversationResult)
     workflowId: conversationId,
     status: result.status,
     answer: result.answer,
-    startedAt: new Date(c.startedAtMs).toISOString(),
+    startedAt: new Date(c.meter.startedAtMs).toISOString(),
     finishedAt: new Date().toISOString(),
     ...(result.reason ? { reason: result.reason } : {}),
     ...(result.error ? { error: result.error } : {}),

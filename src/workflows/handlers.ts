@@ -1,7 +1,7 @@
 // Signals, updates and queries: how humans (client, CLI, stock `temporal` CLI, Web UI) steer a running
 // conversation. Every argument is parsed with the contract's schemas: an update with bad arguments is
 // rejected by its validator (nothing is recorded), a signal — which has no validator — is read leniently.
-import { CancellationScope, condition, log, setHandler } from '@temporalio/workflow';
+import { condition, log, setHandler } from '@temporalio/workflow';
 import {
   answerSchema,
   approveSchema,
@@ -27,9 +27,9 @@ import {
   toolsQuery,
 } from '../shared/messages';
 import { childProgressSchema, contextQueryArgsSchema } from '../shared/wire';
-import { allPendingApprovals, approvalTarget, decide, onApproveFromParent, onChildApprovals, routeApproval } from './child-approvals';
-import { childStatus } from './delegate';
-import type { Conversation } from './state';
+import type { Conversation } from './conversation-state';
+import { approvalTarget, onApproveFromParent, onChildApprovals, routeApproval } from './subagents/approvals';
+import { childStatus } from './subagents/ledger';
 import { rejecting } from './validators';
 import { snapshot } from './view';
 
@@ -45,24 +45,17 @@ export function registerHandlers(c: Conversation): void {
     description: "The worker's custom, HTTP and MCP tools this conversation recorded at its start (names, descriptions, JSON schemas)",
   });
 
-  setHandler(interruptSignal, (raw) => interrupt(c, readInterrupt(raw)), {
+  setHandler(interruptSignal, (raw) => c.interrupt(readInterrupt(raw)), {
     description: 'Stops the step in flight: { reason?, message? } or a bare string; with a message the loop goes on with it',
   });
 
-  setHandler(
-    answerUpdate,
-    (raw) => {
-      c.questionAnswer = answerSchema().parse(raw).text;
-      return { callId: c.pendingQuestion!.callId };
-    },
-    {
-      validator: rejecting((raw) => {
-        if (!c.pendingQuestion) throw new Error('no question is pending: nothing to answer');
-        parseArgs(answerSchema(), raw, 'answer: expected {"text": "..."}');
-      }),
-      description: 'Answers the pending clarify question: { text }',
-    },
-  );
+  setHandler(answerUpdate, (raw) => c.human.answer(answerSchema().parse(raw).text), {
+    validator: rejecting((raw) => {
+      if (!c.human.question) throw new Error('no question is pending: nothing to answer');
+      parseArgs(answerSchema(), raw, 'answer: expected {"text": "..."}');
+    }),
+    description: 'Answers the pending clarify question: { text }',
+  });
 
   setHandler(
     approveUpdate,
@@ -70,12 +63,12 @@ export function registerHandlers(c: Conversation): void {
       const args = approveSchema().parse(raw);
       const target = approvalTarget(c, args);
       if (!target.own) return routeApproval(target, args);
-      decide(c, args);
+      c.human.decide(args);
       return { callId: args.callId, decision: args.decision };
     },
     {
       validator: rejecting((raw) => {
-        if (!allPendingApprovals(c).length) throw new Error('no approval is pending');
+        if (!c.pendingApprovals().length) throw new Error('no approval is pending');
         const args = parseArgs(
           approveSchema(),
           raw,
@@ -91,21 +84,16 @@ export function registerHandlers(c: Conversation): void {
   setHandler(
     sendUpdate,
     async (raw) => {
-      const ticket = c.turn + c.inbox.length + 1;
-      c.inbox.push(sendSchema().parse(raw).text);
-      if (c.turnInProgress && c.input.busyPolicy === 'interrupt') {
-        c.pendingInterrupt = { ...c.pendingInterrupt, reason: 'a new message arrived' };
-        c.cancelStep();
-      }
-      await condition(() => c.turnResults.some((r) => r.turn === ticket) || c.ended);
-      return c.turnResults.find((r) => r.turn === ticket) ?? endedTurn(ticket, c);
+      const ticket = c.send(sendSchema().parse(raw).text);
+      await condition(() => c.chat.resultOf(ticket) !== undefined || c.chat.ended);
+      return c.chat.resultOf(ticket) ?? endedTurn(ticket, c);
     },
     {
       validator: rejecting((raw) => {
         if (c.input.mode !== 'chat') throw new Error('send needs a conversation started in chat mode');
-        if (c.ended) throw new Error('the conversation has ended');
+        if (c.chat.ended) throw new Error('the conversation has ended');
         parseArgs(sendSchema(), raw, 'message: expected {"text": "..."}');
-        if (c.input.busyPolicy === 'reject' && (c.turnInProgress || c.inbox.length)) {
+        if (c.input.busyPolicy === 'reject' && (c.chat.turnInProgress || c.chat.waiting)) {
           throw new Error('a turn is running; busyPolicy is reject: send again when it has finished');
         }
       }),
@@ -134,15 +122,12 @@ export function registerHandlers(c: Conversation): void {
     (raw) => {
       const r = endSchema().safeParse(raw);
       if (!r.success) log.warn('end signal with unreadable arguments: ending anyway', { error: r.error.message });
-      c.ended = true;
+      c.chat.end();
     },
     { description: 'Chat mode: ends the conversation: { reason? }' },
   );
 
-  // Workflow cancellation reaches the step in flight through the scope tree; remember it for the clean-up.
-  CancellationScope.current().cancelRequested.catch(() => {
-    c.cancelRequested = true;
-  });
+  c.stop.watchCancel();
 }
 
 /**
@@ -156,29 +141,15 @@ function readInterrupt(raw: unknown): InterruptArgs {
   return {};
 }
 
-function interrupt(c: Conversation, args: InterruptArgs): void {
-  const message = args.message?.trim() ? args.message : undefined;
-  if (c.input.mode === 'chat' && !c.turnInProgress) {
-    // Nothing runs in an idle chat: a message starts the next turn, a bare interrupt has nothing to stop.
-    if (message && !c.ended) c.inbox.push(message);
-    return;
-  }
-  // In task mode this may arrive before the loop starts (buffered in the run's first activation): the loop
-  // applies it at its first check. Two redirects in a row keep both messages.
-  const prev = c.pendingInterrupt?.message;
-  const merged = prev && message ? `${prev}\n\n${message}` : (message ?? prev);
-  c.pendingInterrupt = { ...(args.reason ? { reason: args.reason } : {}), ...(merged ? { message: merged } : {}) };
-  c.cancelStep();
-}
-
 /** The model activity asks for exact slices; a person (the Web UI's Queries tab) asks with no arguments. */
 function context(c: Conversation, raw: unknown) {
   const r = contextQueryArgsSchema().safeParse(raw);
-  if (r.success) return c.contextSlice(r.data.version, r.data.from, r.data.to);
+  const t = c.transcript;
+  if (r.success) return t.slice(r.data.version, r.data.from, r.data.to);
   const tail = 10;
-  return { version: c.contextVersion, count: c.messages.length, from: Math.max(0, c.messages.length - tail), messages: c.messages.slice(-tail) };
+  return { version: t.version, count: t.length, from: Math.max(0, t.length - tail), messages: t.messages.slice(-tail) };
 }
 
 function endedTurn(turn: number, c: Conversation): TurnResult {
-  return { turn, status: 'cancelled', answer: '', reason: 'conversation ended before this message was handled', iterations: 0, usage: c.usage };
+  return { turn, status: 'cancelled', answer: '', reason: 'conversation ended before this message was handled', iterations: 0, usage: c.meter.usage };
 }

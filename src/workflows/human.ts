@@ -1,32 +1,30 @@
 // Tool calls that wait for a human: clarify questions and approvals of dangerous commands. Both wait on a
 // durable timer, so a worker restart or a week-long wait changes nothing.
 import { condition, isCancellation } from '@temporalio/workflow';
-import { approvalVerdict } from '../tools/registry';
-import { reportApprovals } from './child-approvals';
-import { reportToParent } from './delegate';
+import type { ApprovalVerdict } from '../tools/spec';
+import { reportApprovals, reportToParent } from './subagents/reporter';
 import { STOPPED, type Stopped } from './outcomes';
 import { approvalDenied, clarifyTimedOut, refused } from './prompts';
-import type { Conversation } from './state';
+import type { Conversation } from './conversation-state';
 import { traceOutcome } from './trace';
 
 export async function askClarify(c: Conversation, callId: string, question: string, choices?: string[]): Promise<string | Stopped> {
-  c.pendingQuestion = { callId, question, ...(choices?.length ? { choices } : {}) };
-  c.questionAnswer = undefined;
+  c.human.ask({ callId, question, ...(choices?.length ? { choices } : {}) });
   c.setStatus('waiting', 'clarify');
   try {
-    const answered = await condition(() => c.questionAnswer !== undefined, c.limits.clarifyTimeoutSec * 1000, {
+    const answered = await condition(() => c.human.answered(), c.limits.clarifyTimeoutSec * 1000, {
       summary: `waiting for an answer: ${question.slice(0, 100)}`,
     });
     if (!answered) {
       c.note('clarify', 'no answer before the timeout');
       return clarifyTimedOut(c.limits.clarifyTimeoutSec);
     }
-    return c.questionAnswer!;
+    return c.human.takeAnswer();
   } catch (err) {
     if (isCancellation(err)) return STOPPED;
     throw err;
   } finally {
-    c.pendingQuestion = null;
+    c.human.closeQuestion();
     c.setStatus('running');
   }
 }
@@ -37,8 +35,8 @@ export async function approvalGate(
   callId: string,
   tool: string,
   args: Record<string, unknown>,
+  v: ApprovalVerdict,
 ): Promise<string | undefined | Stopped> {
-  const v = approvalVerdict(tool, args);
   if (v.verdict === 'allow') return undefined;
   const reason = v.reason ?? 'dangerous command';
   const pattern = v.pattern ?? reason;
@@ -49,7 +47,7 @@ export async function approvalGate(
     await traceOutcome(c, `refused (${reason}): ${what} did not run`);
     return refused(reason);
   }
-  if (c.approvedPatterns.includes(pattern)) return undefined;
+  if (c.human.isRemembered(pattern)) return undefined;
   const mode = c.input.approvalMode ?? (c.input.scheduled ? 'deny' : 'ask');
   if (mode === 'allow') return undefined;
   if (mode === 'deny') {
@@ -57,17 +55,18 @@ export async function approvalGate(
     return approvalDenied('policy', reason);
   }
 
-  c.pendingApprovals.push({ callId, tool, command, reason, pattern });
+  c.human.awaitApproval({ callId, tool, command, reason, pattern });
+  let remembered: string | undefined;
   c.setStatus('waiting', 'approval');
   // A sub-agent allowed to ask (delegation.childApprovals): its parent's state shows it waiting, and lists the
   // call among its pending approvals (child-approvals.ts).
   reportToParent(c);
   reportApprovals(c);
   try {
-    const decided = await condition(() => c.approvalDecisions.has(callId), c.limits.approvalTimeoutSec * 1000, {
+    const decided = await condition(() => c.human.decision(callId) !== undefined, c.limits.approvalTimeoutSec * 1000, {
       summary: `waiting for approval of ${what} (${reason})`,
     });
-    const d = c.approvalDecisions.get(callId);
+    const d = c.human.decision(callId);
     if (!decided || !d) {
       c.note('approval', `${tool}: no decision before the timeout, denied`);
       await traceOutcome(c, `approval timed out after ${c.limits.approvalTimeoutSec} s: ${what} was denied and did not run`);
@@ -78,15 +77,14 @@ export async function approvalGate(
       await traceOutcome(c, `approval denied: ${what} did not run`);
       return approvalDenied('user', reason);
     }
-    if (d.remember && !c.approvedPatterns.includes(pattern)) c.approvedPatterns.push(pattern);
+    if (d.remember) remembered = pattern;
     return undefined;
   } catch (err) {
     if (isCancellation(err)) return STOPPED;
     throw err;
   } finally {
-    c.pendingApprovals = c.pendingApprovals.filter((a) => a.callId !== callId);
-    c.approvalDecisions.delete(callId);
-    if (!c.pendingApprovals.length) c.setStatus('running');
+    c.human.settle(callId, remembered);
+    if (!c.human.approvals.length) c.setStatus('running');
     // Settled (decided, timed out, interrupted): the parent stops listing it.
     reportApprovals(c);
   }

@@ -8,7 +8,16 @@
 // a refused write is rejected before it is recorded, for our client and the stock `temporal` CLI alike. The
 // credential check is in the validator only (validators do not run on replay), so histories recorded before it
 // replay unchanged.
-import { ApplicationFailure, allHandlersFinished, condition, continueAsNew, setCurrentDetails, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  setCurrentDetails,
+  setHandler,
+  setWorkflowOptions,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { issuesText, parseArgs } from '../shared/contract';
 import {
   applyMemoryWrite,
@@ -104,3 +113,9 @@ function details(scope: string, state: MemoryState): void {
   const parts = MEMORY_STORES.map((n) => `**${STORE_TITLES[n]}** (${usedChars(state[n].entries)}/${state[n].limit})\n\n${listEntries(state[n])}`);
   setCurrentDetails(`Memory scope \`${scope}\`\n\n${parts.join('\n\n')}`);
 }
+
+// A memory scope is open for good and records no commands between its continue-as-news (its updates are
+// synchronous), so it follows the current build instead of keeping an old one alive; a change to its commands
+// needs a patch gate (docs/versioning.md). Conversations and deliveries take the worker's default, PINNED. A getter,
+// asked once per run: an unversioned worker must not name a behaviour (the server rejects the task's completion).
+setWorkflowOptions(() => (workflowInfo().currentDeploymentVersion?.deploymentName ? { versioningBehavior: 'AUTO_UPGRADE' } : {}), memoryWorkflow);

@@ -1,12 +1,12 @@
-// The system prompt builder at a conversation's start (patch `system-prompt-builder`): one local activity gathers
+// The system prompt builder at a conversation's start: one local activity gathers
 // the per-conversation parts on a worker (project context file, memory snapshot, date, workspace; recorded as one
 // marker, so a replay builds the same prompt) and the workflow composes the prompt (system-prompt.ts). The stable
 // parts (identity, how to work) come from this bundle, not from the history.
 import { isCancellation } from '@temporalio/workflow';
 import { memoryScopeOf } from '../shared/memory';
-import { localActs, localActsOptions } from './activities';
+import { localActivities, localActivityOptions } from './activities';
 import { describeFailure } from './failures';
-import type { Conversation } from './state';
+import type { Conversation } from './conversation-state';
 import { builtSystemPrompt, type PromptParts } from './system-prompt';
 
 /** Patch id: a new conversation's system prompt is built by builtSystemPrompt from parts a local activity gathered. */
@@ -16,7 +16,7 @@ export async function buildSystemPrompt(c: Conversation): Promise<void> {
   const memoryScope = c.tools.includes('memory') ? memoryScopeOf(c.input) : undefined;
   let parts: PromptParts;
   try {
-    parts = await localActs.buildSystemPrompt.executeWithOptions({ ...localActsOptions, summary: 'build the system prompt' }, [
+    parts = await localActivities.buildSystemPrompt.executeWithOptions({ ...localActivityOptions, summary: 'build the system prompt' }, [
       { ...(c.input.workspace ? { workspace: c.input.workspace } : {}), ...(memoryScope !== undefined ? { memoryScope } : {}) },
     ]);
   } catch (err) {
@@ -29,11 +29,10 @@ export async function buildSystemPrompt(c: Conversation): Promise<void> {
   if (parts.contextFile?.blocked)
     c.note('prompt', `${parts.contextFile.name} blocked from the system prompt: pattern ${parts.contextFile.blocked.id}`);
   const { system: extra, schedule } = c.input;
-  c.messages[0] = {
-    role: 'system',
-    content: builtSystemPrompt(
-      { tools: c.tools, ...(extra ? { extra } : {}), ...(schedule ? { schedule } : {}), ...(memoryScope ? { memoryScope } : {}) },
+  c.transcript.setSystemPrompt(
+    builtSystemPrompt(
+      { tools: [...c.tools], ...(extra ? { extra } : {}), ...(schedule ? { schedule } : {}), ...(memoryScope ? { memoryScope } : {}) },
       parts,
     ),
-  };
+  );
 }

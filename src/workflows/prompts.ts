@@ -10,47 +10,9 @@ export const NOTHING_TO_REPORT = 'NOTHING_TO_REPORT';
  */
 export const CONVERSATION_HEADING = '## This conversation';
 
-interface PromptParts {
-  workspace?: string;
-  tools: string[];
-  extra?: string;
-  schedule?: { name: string; webhook?: string };
-}
-
-/**
- * `ordered` (patch `prompt-cache-order`): stable parts first, the per-conversation parts last behind
- * CONVERSATION_HEADING. Without it, the order conversations recorded before the patch were started with.
- */
-export function systemPrompt(opts: PromptParts, ordered = false): string {
-  const stable = [
-    'You are Hermes, an autonomous agent. Work step by step: call tools to inspect and change the workspace,',
-    'read their results, and continue until the task is done. When you are done, reply with the final answer',
-    'and no tool calls.',
-    opts.tools.length ? `Tools: ${opts.tools.join(', ')}.` : 'No tools are available in this conversation.',
-  ];
-  const own = conversationLines(opts);
-  if (!ordered) return [...stable, ...own].join('\n');
-  const tail = own[0] === '' ? own.slice(1) : own;
-  return tail.length ? [...stable, '', CONVERSATION_HEADING, ...tail].join('\n') : stable.join('\n');
-}
-
-function conversationLines(opts: PromptParts): string[] {
-  const lines: string[] = [];
-  if (opts.workspace) lines.push(`Workspace: ${opts.workspace} (file paths are relative to it).`);
-  if (opts.schedule) {
-    const report = opts.schedule.webhook ? "Your final answer is the report, sent to the task's webhook." : 'Your final answer is the report.';
-    lines.push(
-      `This run was started by the scheduled task "${opts.schedule.name}" and runs unattended: nobody can answer questions or approve commands.`,
-      `${report} If there is nothing worth reporting, answer exactly ${NOTHING_TO_REPORT} and nothing else.`,
-    );
-  }
-  if (opts.extra) lines.push('', opts.extra);
-  return lines;
-}
-
 export const EMPTY_NUDGE = 'Your last reply was empty. Continue the task: call a tool, or reply with your final answer.';
 
-export function graceRequest(reason: 'budget' | 'repeating' | 'invalid', detail: string): string {
+export function finalSummaryRequest(reason: 'budget' | 'repeating' | 'invalid', detail: string): string {
   const why = {
     budget: `The budget for this task is used up (${detail}).`,
     repeating: `You are repeating the same action with the same result (${detail}) and the run is being stopped.`,

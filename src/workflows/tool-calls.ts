@@ -13,7 +13,7 @@ export type PlannedCall =
   | { kind: 'duplicate'; call: ToolCall; of: string };
 
 /** Validates every call against the offered tools; `lookup` returns the spec of an offered tool. */
-export function planToolCalls(calls: ToolCall[], offered: string[], lookup: (name: string) => ToolSpec | undefined) {
+export function planToolCalls(calls: ToolCall[], offered: readonly string[], lookup: (name: string) => ToolSpec | undefined) {
   const seen = new Map<string, string>();
   return calls.map((call): PlannedCall => {
     // The activity normalises these to strings; a worker of an older version may not have.
@@ -53,7 +53,7 @@ export function planToolCalls(calls: ToolCall[], offered: string[], lookup: (nam
 }
 
 /** Exact name, else an obvious repair (case, '-' → '_', a "_tool" suffix), else undefined. */
-export function repairToolName(raw: string, offered: string[]): string | undefined {
+export function repairToolName(raw: string, offered: readonly string[]): string | undefined {
   if (offered.includes(raw)) return raw;
   const norm = (s: string) =>
     s

@@ -5,21 +5,16 @@ import { isCancellation } from '@temporalio/workflow';
 import { z } from 'zod';
 import type { ExternalToolSpec, ToolList } from '../shared/wire';
 import type { ToolSpec } from '../tools/spec';
-import { localActs, localActsOptions } from './activities';
+import { localActivities, localActivityOptions } from './activities';
 import { describeFailure } from './failures';
-import { since } from './release';
-
-/** Patch id: conversations fetch the worker's catalog tools at their start (runs recorded before offered built-ins only). */
-export const TOOL_CATALOG = 'tool-catalog';
 
 /**
- * A fresh run that names no tools (it gets the default tools of its release plus the whole catalog) or names some
- * the bundle does not know asks the worker for its catalog; runs recorded before the patch (and continued runs,
- * which carry their list) do not. A sub-agent names its parent's tools, so it asks for the catalog ones by name.
+ * A fresh run that names no tools (it gets the built-in tools plus the whole catalog) or names some the bundle
+ * does not know asks the worker for its catalog; continued runs carry their list. A sub-agent names its parent's
+ * tools, so it asks for the catalog ones by name.
  */
 export function wantsCatalog(start: { carried?: unknown; named: string[] | undefined; unknownTools: string[] }): boolean {
-  if (start.carried || (start.named !== undefined && start.unknownTools.length === 0)) return false;
-  return since(TOOL_CATALOG, 2);
+  return !start.carried && (start.named === undefined || start.unknownTools.length > 0);
 }
 
 /**
@@ -27,8 +22,8 @@ export function wantsCatalog(start: { carried?: unknown; named: string[] | undef
  * `onError` hears why (a cancellation is not an error: it ends the conversation as cancelled).
  */
 export async function fetchToolList(named: string[] | undefined, unknown: string[], onError?: (why: string) => void): Promise<ToolList | undefined> {
-  const list = await localActs.listTools
-    .executeWithOptions({ ...localActsOptions, summary: "list the worker's custom tools" }, [named ? { names: unknown } : {}])
+  const list = await localActivities.listTools
+    .executeWithOptions({ ...localActivityOptions, summary: "list the worker's custom tools" }, [named ? { names: unknown } : {}])
     .catch((err: unknown) => {
       if (isCancellation(err)) throw err;
       onError?.(describeFailure(err).message);

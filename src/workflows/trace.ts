@@ -4,16 +4,16 @@
 // `state` query: the cheapest such row is a local activity's marker (one MarkerRecorded event in the same
 // workflow task, ~0.3 KB), and these happen at most a few times a turn, so bytes per step stay flat.
 import { CancellationScope } from '@temporalio/workflow';
-import { localActs, localActsOptions } from './activities';
-import type { Conversation } from './state';
+import { localActivities, localActivityOptions } from './activities';
+import type { Conversation } from './conversation-state';
 
 /** The Web UI cuts long summaries; the state query and the details keep the whole line. */
 const SUMMARY_CHARS = 200;
 
 export async function traceOutcome(c: Conversation, text: string): Promise<void> {
-  c.noteOutcome(text);
+  c.board.noteOutcome(text);
   // Not cut by an interrupt or a cancel: the trace is of what that stop did.
   await CancellationScope.nonCancellable(() =>
-    localActs.outcome.executeWithOptions({ ...localActsOptions, summary: text.slice(0, SUMMARY_CHARS) }, []),
+    localActivities.outcome.executeWithOptions({ ...localActivityOptions, summary: text.slice(0, SUMMARY_CHARS) }, []),
   );
 }

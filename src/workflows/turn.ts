@@ -1,99 +1,122 @@
-// The loop of one turn: each model step's result (answer / tools / again / fail) is switched on
-// exhaustively; budgets, interrupts and the repetition check are applied between steps.
+// The loop of one turn, and its one seam: each step (model-step.ts, run-tools.ts) returns data; this module alone
+// appends it to the transcript and evaluates the stop conditions (stop-conditions.ts) after every step. Between
+// steps: interrupts, budget warnings, continue-as-new and compression.
 import { CancelledFailure } from '@temporalio/workflow';
 import { dueWarnings, exhausted } from './budget';
 import { maybeCompress } from './compress';
 import { continueConversationAsNew, shouldContinueAsNew } from './continue-as-new';
+import type { Conversation } from './conversation-state';
+import { finalSummary, modelStep } from './model-step';
 import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
-import { grace, modelStep } from './model-step';
-import { graceRequest, interruptedAnswer } from './prompts';
+import { EMPTY_NUDGE, finalSummaryRequest, interruptedAnswer, loopWarning } from './prompts';
 import { runToolCalls } from './run-tools';
-import type { Conversation } from './state';
+import type { StepResult } from './step-result';
+import { evaluateStop, type StopVerdict } from './stop-conditions';
 import { traceOutcome } from './trace';
 
 /** One turn: model and tool steps until the model answers or something stops it. */
 export async function runTurn(c: Conversation): Promise<TurnOutcome> {
-  c.turnInProgress = true;
+  c.chat.turnStarted();
   c.setStatus('running');
   try {
     // A conversation-wide budget used up in an earlier turn: say so without spending more.
     const spent = exhausted(c.budgetInput());
-    if (spent && c.iteration === c.turnStartIteration && !spent.startsWith('iterations')) {
+    if (spent && c.meter.turnIterations === 0 && !spent.startsWith('iterations')) {
       return { status: 'budget_exhausted', answer: `The conversation's budget is used up (${spent}).` };
     }
     // A stop (interrupt, time budget) ends a stretch of steps; the next stretch applies it in a fresh scope.
     for (;;) {
-      const outcome = await c.stoppable(() => steps(c));
+      const outcome = await c.stop.stoppable(() => steps(c));
       if (outcome !== STOPPED) return outcome;
     }
   } finally {
-    c.turnInProgress = false;
-    // An interrupt that arrived too late for this turn (e.g. during the grace call) must not hit the next
+    c.chat.turnFinished();
+    // An interrupt that arrived too late for this turn (e.g. during the final summary call) must not hit the next
     // one; a redirect message it carried becomes the next chat message instead of being lost.
-    const late = c.pendingInterrupt;
-    c.pendingInterrupt = undefined;
-    if (late?.message && c.input.mode === 'chat') c.inbox.unshift(late.message);
+    const late = c.stop.dropLateInterrupt();
+    if (late?.message && c.input.mode === 'chat') c.chat.queueFirst(late.message);
   }
 }
 
 /** Steps until the turn ends (an outcome) or a stop cuts this stretch (STOPPED). */
 async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
+  // A stretch begins (the first, or after a stop such as the time budget): the budgets may be used up already.
+  let verdict = evaluateStop(c);
   for (;;) {
-    if (c.cancelRequested) throw new CancelledFailure('conversation cancelled');
-    if (c.stretchCut()) return STOPPED;
-    if (c.pendingInterrupt) {
+    if (verdict.stop) return stopTurn(c, verdict.stop);
+    if (verdict.warnLooping) {
+      c.transcript.append({ role: 'user', content: loopWarning(verdict.warnLooping) });
+      c.note('repetition', `warned the model that it is looping on ${verdict.warnLooping}`);
+    }
+    if (c.stop.cancelRequested) throw new CancelledFailure('conversation cancelled');
+    if (c.stop.stretchEnded()) return STOPPED;
+    if (c.stop.interruptPending) {
       const stop = await takeInterrupt(c);
       if (stop) return stop;
     }
-    const budget = c.budgetInput();
-    const out = exhausted(budget);
-    if (out) {
-      await traceOutcome(c, `budget used up (${out}): asking the model for a final summary`);
-      return grace(c, 'budget_exhausted', graceRequest('budget', out));
-    }
-    for (const w of dueWarnings(budget, c.warned)) {
-      c.warned.push(w.kind);
-      c.messages.push({ role: 'user', content: w.text });
+    for (const w of dueWarnings(c.budgetInput(), c.meter.warnedOf())) {
+      c.meter.warn(w.kind);
+      c.transcript.append({ role: 'user', content: w.text });
       c.note('budget', `warned the model: ${w.kind} at 80%`);
     }
     if (shouldContinueAsNew(c)) await continueConversationAsNew(c);
     await maybeCompress(c);
     // A cut model step throws its cancellation out of the stretch (stoppable turns it into STOPPED); tool
-    // calls cut short become results, and the check at the top ends the stretch.
-    const outcome = await modelStep(c);
-    switch (outcome.kind) {
+    // calls cut short become results, and the next check ends the stretch.
+    const reply = await modelStep(c);
+    let step: StepResult;
+    switch (reply.kind) {
       case 'answer':
-        return { status: 'completed', answer: outcome.text };
-      case 'again':
-        continue;
-      case 'invalid':
-        await traceOutcome(c, `stopped: ${outcome.detail}`);
-        return { ...(await grace(c, 'stopped_repeating', graceRequest('invalid', outcome.detail))), reason: 'InvalidToolCalls' };
+        c.transcript.append(reply.message);
+        return { status: 'completed', answer: reply.text };
       case 'fail':
-        return { status: 'failed', answer: c.lastAssistantText(), reason: outcome.reason, error: outcome.error };
+        return { status: 'failed', answer: c.transcript.lastAssistantText(), reason: reply.reason, error: reply.error };
+      case 'empty':
+        verdict = evaluateStop(c, reply);
+        c.record({ kind: 'model', name: 'empty', summary: `empty response (${c.guards.emptyStreak})`, ok: false });
+        if (c.guards.emptyStreak === 1) c.transcript.append({ role: 'user', content: EMPTY_NUDGE });
+        continue;
+      case 'unreadable':
+        c.transcript.append(reply.message, { role: 'user', content: reply.correction });
+        verdict = evaluateStop(c, reply);
+        c.note('model', `tool call written as text could not be read (${c.guards.invalidStreak} in a row)`);
+        continue;
       case 'tools': {
-        const verdict = await runToolCalls(c, outcome.calls);
-        if (!verdict.stop) break;
-        const { why, detail } = verdict.stop;
-        await traceOutcome(c, why === 'repeating' ? `stopped: the model repeats itself (${detail})` : `stopped: ${detail}`);
-        if (why === 'repeating') return grace(c, 'stopped_repeating', graceRequest('repeating', detail));
-        return { ...(await grace(c, 'stopped_repeating', graceRequest('invalid', detail))), reason: 'InvalidToolCalls' };
+        c.transcript.append(reply.message);
+        const round = await runToolCalls(c, reply.calls);
+        c.transcript.append(...round.messages);
+        if (round.wroteMemory) c.chat.memoryChanged();
+        step = { kind: 'tools', valid: round.valid, ran: round.ran, lastName: round.lastName };
+        break;
       }
       default: {
-        const never: never = outcome;
-        throw new Error(`unhandled outcome ${JSON.stringify(never)}`);
+        const never: never = reply;
+        throw new Error(`unhandled reply ${JSON.stringify(never)}`);
       }
     }
+    verdict = evaluateStop(c, step);
   }
+}
+
+/** A stop condition holds: fail, or trace the forced stop and end with the model's summary of its progress. */
+async function stopTurn(c: Conversation, stop: StopVerdict): Promise<TurnOutcome> {
+  if (stop.kind === 'fail') return { status: 'failed', answer: c.transcript.lastAssistantText(), reason: stop.reason, error: stop.error };
+  await traceOutcome(c, stop.trace);
+  c.transcript.append({ role: 'user', content: finalSummaryRequest(stop.why, stop.detail) });
+  const summary = await finalSummary(c);
+  if ('text' in summary) c.transcript.append({ role: 'assistant', content: summary.text });
+  const ended: TurnOutcome =
+    'text' in summary
+      ? { status: stop.status, answer: summary.text }
+      : { status: stop.status, answer: c.transcript.lastAssistantText(), reason: summary.reason, error: summary.error };
+  return stop.why === 'invalid' ? { ...ended, reason: 'InvalidToolCalls' } : ended;
 }
 
 /** Applies a pending interrupt: redirect (new user message, go on) or end the turn as interrupted. */
 async function takeInterrupt(c: Conversation): Promise<TurnOutcome | undefined> {
-  const i = c.pendingInterrupt!;
-  c.pendingInterrupt = undefined;
+  const { args: i, cut: cutCall } = c.stop.takeInterrupt()!;
   c.note('interrupt', i.message ? `redirected: ${i.message.slice(0, 80)}` : `stopped${i.reason ? `: ${i.reason}` : ''}`);
-  const cut = c.lastCut ? `; ${c.lastCut} was cut short` : '';
-  c.lastCut = undefined;
+  const cut = cutCall ? `; ${cutCall} was cut short` : '';
   await traceOutcome(
     c,
     i.message
@@ -101,8 +124,8 @@ async function takeInterrupt(c: Conversation): Promise<TurnOutcome | undefined> 
       : `interrupted${i.reason ? ` (${i.reason})` : ''}${cut}: the turn ended`,
   );
   if (i.message) {
-    c.messages.push({ role: 'user', content: i.message });
+    c.transcript.append({ role: 'user', content: i.message });
     return undefined;
   }
-  return { status: 'interrupted', answer: interruptedAnswer(c.lastAssistantText(), i.reason), reason: i.reason };
+  return { status: 'interrupted', answer: interruptedAnswer(c.transcript.lastAssistantText(), i.reason), reason: i.reason };
 }

@@ -3,57 +3,60 @@
 import { workflowInfo } from '@temporalio/workflow';
 import type { ConversationState, StateQueryArgs } from '../shared/contract';
 import { budgetViews } from './budget';
-import { forwardedApprovals, allPendingApprovals } from './child-approvals';
-import type { Conversation } from './state';
+import type { Conversation } from './conversation-state';
 
 export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationState {
   const after = typeof args?.stepsAfter === 'number' ? args.stepsAfter : undefined;
-  const shown = after === undefined ? c.steps.slice(-5) : c.steps.filter((s) => s.step > after);
-  const last = c.steps[c.steps.length - 1];
+  const { board, meter } = c;
+  const steps = board.steps;
+  const shown = after === undefined ? steps.slice(-5) : steps.filter((s) => s.step > after);
+  const last = steps[steps.length - 1];
   return {
-    status: c.status,
-    ...c.outcome,
-    iteration: c.iteration,
+    status: board.status,
+    ...board.outcome,
+    iteration: meter.iteration,
     maxIterations: c.limits.maxIterations,
-    iterationsLeft: Math.max(0, c.limits.maxIterations - (c.iteration - c.turnStartIteration)),
-    usage: c.usage,
-    modelCalls: c.modelCalls,
-    toolCalls: c.toolCalls,
-    messages: c.messages.length,
-    contextVersion: c.contextVersion,
-    redactions: c.redactions,
-    runs: c.runs,
+    iterationsLeft: Math.max(0, c.limits.maxIterations - meter.turnIterations),
+    usage: meter.usage,
+    modelCalls: meter.modelCalls,
+    toolCalls: meter.toolCalls,
+    messages: c.transcript.length,
+    contextVersion: c.transcript.version,
+    redactions: meter.redactions,
+    runs: meter.runs,
     mode: c.input.mode ?? 'task',
-    ...(c.profile ? { profile: c.profile } : {}),
-    turn: c.turn,
-    waitingFor: c.waitingFor,
+    ...(c.model.profile ? { profile: c.model.profile } : {}),
+    turn: meter.turn,
+    waitingFor: board.waitingFor,
     budgets: budgetViews(c.budgetInput()),
-    todo: c.todo,
-    pendingQuestion: c.pendingQuestion,
-    pendingApprovals: allPendingApprovals(c),
-    lastStep: c.steps[c.steps.length - 1],
+    todo: [...c.todo.items],
+    pendingQuestion: c.human.question,
+    pendingApprovals: c.pendingApprovals(),
+    lastStep: last,
     steps: shown,
     // Steps before the ones shown that this answer leaves out: dropped from the kept 20, or (without a cursor)
     // older than the last 5.
     stepsMissed: Math.max(0, (shown[0]?.step ?? (last ? last.step + 1 : 1)) - (after ?? 0) - 1),
-    ...(c.children.length ? { children: c.children } : {}),
+    ...(c.children.views.length ? { children: [...c.children.views] } : {}),
   };
 }
 
 /** Markdown for `setCurrentDetails`: status, progress and the latest step. */
 export function detailsText(c: Conversation): string {
-  const last = c.steps[c.steps.length - 1];
+  const { board, meter } = c;
+  const last = board.steps[board.steps.length - 1];
   const id = workflowInfo().workflowId;
   const task = c.input.prompt?.trim().split('\n')[0];
+  const { usage, redactions } = meter;
   return [
-    `**${c.status}**${c.waitingFor ? ` (waiting for ${c.waitingFor})` : ''} · iteration ${c.iteration} · run ${c.runs} of ${id}`,
+    `**${board.status}**${board.waitingFor ? ` (waiting for ${board.waitingFor})` : ''} · iteration ${meter.iteration} · run ${meter.runs} of ${id}`,
     task ? `task: ${task.slice(0, 200)}` : '',
-    `tokens ${c.usage.totalTokens} · cost $${c.usage.costUsd.toFixed(4)} · tool calls ${c.toolCalls}${c.redactions ? ` · secrets redacted ${c.redactions}` : ''}`,
-    c.inFlight ? `in flight: ${c.inFlight} (attempts and the last failure are on its pending-activity card)` : '',
+    `tokens ${usage.totalTokens} · cost $${usage.costUsd.toFixed(4)} · tool calls ${meter.toolCalls}${redactions ? ` · secrets redacted ${redactions}` : ''}`,
+    board.inFlight ? `in flight: ${board.inFlight} (attempts and the last failure are on its pending-activity card)` : '',
     last ? `last step${last.modelStep ? ` (model step ${last.modelStep})` : ''}: ${last.kind} ${last.name} — ${last.summary}` : '',
-    c.recentOutcomes.length ? `recent outcomes:\n${c.recentOutcomes.map((o) => `- ${o}`).join('\n')}` : '',
+    board.recentOutcomes.length ? `recent outcomes:\n${board.recentOutcomes.map((o) => `- ${o}`).join('\n')}` : '',
     howToAnswer(c, id),
-    c.outcome.error ? `${c.outcome.reason ?? 'error'}: ${c.outcome.error}` : '',
+    board.outcome.error ? `${board.outcome.reason ?? 'error'}: ${board.outcome.error}` : '',
   ]
     .filter(Boolean)
     .join('\n\n');
@@ -61,29 +64,30 @@ export function detailsText(c: Conversation): string {
 
 /** The exact commands that unblock a waiting conversation, for the person looking at the Web UI. */
 function howToAnswer(c: Conversation, id: string): string {
-  const q = c.pendingQuestion;
-  if (c.waitingFor === 'clarify' && q) {
+  const q = c.human.question;
+  const waitingFor = c.board.waitingFor;
+  if (waitingFor === 'clarify' && q) {
     return [
       `question: ${q.question}`,
       `answer with \`hermes answer ${id} "…"\` or \`temporal workflow update execute --workflow-id ${id} --name answer --input '"…"'\``,
     ].join('\n\n');
   }
-  const a = c.pendingApprovals[0];
-  if (c.waitingFor === 'approval' && a) {
+  const a = c.human.approvals[0];
+  if (waitingFor === 'approval' && a) {
     return [
       `approval needed (${a.reason}): ${a.tool} ${a.command.slice(0, 200)}`,
       `decide with \`hermes approve ${id} ${a.callId} [--deny]\` or ` +
         `\`temporal workflow update execute --workflow-id ${id} --name approve --input '{"callId":"${a.callId}","decision":"approve"}'\``,
     ].join('\n\n');
   }
-  const f = forwardedApprovals(c)[0];
+  const f = c.children.forwarded()[0];
   if (f?.child) {
     return [
       `a sub-agent needs approval (${f.reason}): ${f.child.workflowId} (${f.child.goal.slice(0, 100)}) wants ${f.tool} ${f.command.slice(0, 200)}`,
       `decide with \`hermes approve ${id} ${f.callId} [--deny]\``,
     ].join('\n\n');
   }
-  if (c.waitingFor === 'message') {
+  if (waitingFor === 'message') {
     return `send the next message with \`temporal workflow update execute --workflow-id ${id} --name send --input '"…"'\`, or end it with the \`end\` signal`;
   }
   return '';

@@ -19,9 +19,10 @@ export interface WorkerProcess {
 
 const live = new Set<WorkerProcess>();
 
-export function startWorkerProcess(env: Record<string, string>, cwd: string, readyTimeoutMs = 30_000): WorkerProcess {
+/** `bin`: another copy of bin/hermes.js (another build of the worker, test/versioning.test.ts). */
+export function startWorkerProcess(env: Record<string, string>, cwd: string, readyTimeoutMs = 30_000, bin = HERMES_BIN): WorkerProcess {
   const t0 = Date.now();
-  const child = spawn(process.execPath, [HERMES_BIN, 'worker'], {
+  const child = spawn(process.execPath, [bin, 'worker'], {
     cwd,
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,0 +1,66 @@
+// How the terminal's command classifier judges command lines (pure: it runs in the workflow).
+import { describe, expect, it } from 'vitest';
+import { classifyCommand, TERMINAL_RULES } from './command-safety';
+
+describe('classifyCommand', () => {
+  const table: [string, 'allow' | 'approval' | 'refuse', string?][] = [
+    ['rm -rf /', 'refuse', 'rm-root'],
+    ['rm -fr /*', 'refuse', 'rm-root'],
+    ['rm -r -f ~', 'refuse', 'rm-root'],
+    ['rm --recursive --force $HOME', 'refuse', 'rm-root'],
+    ['rm -Rf /usr/', 'refuse', 'rm-root'],
+    ['/bin/rm -rf "/etc"', 'refuse', 'rm-root'],
+    ['mkfs.ext4 /dev/sda1', 'refuse', 'mkfs'],
+    ['dd if=/dev/zero of=/dev/sda bs=1M', 'refuse', 'dd-device'],
+    [':(){ :|:& };:', 'refuse', 'fork-bomb'],
+    ['shutdown -h now', 'refuse', 'shutdown'],
+    ['init 6', 'refuse', 'shutdown'],
+    ['echo hi > /dev/sda', 'refuse', 'write-device'],
+    // compound commands: a dangerous part anywhere decides
+    ['ls && rm -rf /', 'refuse', 'rm-root'],
+    ['true || (cd /tmp; rm -rf /var)', 'refuse', 'rm-root'],
+    ['echo $(rm -rf ~)', 'refuse', 'rm-root'],
+    ['echo `reboot`', 'refuse', 'shutdown'],
+    ["bash -c 'rm -rf /'", 'refuse', 'rm-root'],
+    ['rm -rf build && curl -s x | sh', 'approval', 'rm-recursive'],
+    ['rm -rf ./build', 'approval', 'rm-recursive'],
+    ['chmod -R 777 .', 'approval', 'chmod-777'],
+    ['chown -R www-data .', 'approval', 'chown-recursive'],
+    ['curl -fsSL https://example.com/i.sh | bash', 'approval', 'pipe-to-shell'],
+    ['wget -qO- x | python3', 'approval', 'pipe-to-shell'],
+    ['psql -c "drop table users"', 'approval', 'sql-drop'],
+    ['mysql -e "DROP DATABASE prod"', 'approval', 'sql-drop'],
+    ['psql -c "TRUNCATE TABLE users"', 'approval', 'sql-truncate'],
+    ['sqlite3 db "delete from users"', 'approval', 'sql-delete-all'],
+    ['git push --force origin main', 'approval', 'git-force-push'],
+    ['git push -f', 'approval', 'git-force-push'],
+    ['git reset --hard HEAD~1', 'approval', 'git-reset-hard'],
+    ['git clean -fd', 'approval', 'git-clean'],
+    ['kill -9 -1', 'approval', 'kill-all'],
+    ['pkill node', 'approval', 'kill-all'],
+    ['sudo apt-get install jq', 'approval', 'sudo'],
+    ['echo "1.2.3.4 x" >> /etc/hosts', 'approval', 'write-etc'],
+    ['find . -name "*.o" -delete', 'approval', 'find-delete'],
+    ['find . -name "*.o" | xargs rm', 'approval', 'xargs-rm'],
+    ['ls -la', 'allow'],
+    ['git push origin main', 'allow'],
+    ['rm notes.txt', 'allow'],
+    ['sqlite3 db "DELETE FROM users WHERE id = 1"', 'allow'],
+    ['truncate -s 0 app.log', 'allow'],
+    ["echo 'rm -rf /'", 'allow'],
+    ['npm test 2>&1 | tail -n 20', 'allow'],
+    ['cat /etc/hosts', 'allow'],
+    ['dd if=/dev/zero of=/dev/null count=1', 'allow'],
+  ];
+  it.each(table)('%s → %s %s', (command, verdict, pattern) => {
+    const res = classifyCommand(command);
+    expect(res.verdict).toBe(verdict);
+    expect(res.pattern).toBe(pattern);
+    if (verdict !== 'allow') expect(res.reason).toBe(TERMINAL_RULES.find((r) => r.pattern === pattern)?.description);
+  });
+
+  it('has unique rule keys', () => {
+    const keys = TERMINAL_RULES.map((r) => r.pattern);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+});

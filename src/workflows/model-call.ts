@@ -1,0 +1,59 @@
+// One model call, whatever it is for — a step with tools, the tool-less final summary, compression's summarising
+// call: the activity with its options and summary, the call named in the details while in flight, a trace when it
+// needed retries, its usage counted, its step recorded. The caller decides what the reply means.
+import { extendDigest } from '../shared/digest';
+import type { ChatMessage, ModelAttemptFailure, ModelCallResult } from '../shared/wire';
+import { modelActivities, modelOptions } from './activities';
+import { contextChars } from './context-ops';
+import type { Conversation } from './conversation-state';
+import { reportToParent } from './subagents/reporter';
+import { traceOutcome } from './trace';
+
+export interface ModelCallSpec {
+  tools: readonly string[];
+  /** After "model step N" in the activity's summary: what the call is for. */
+  purpose?: string;
+  /** Compression's summarising call sees a context of its own, served under `version` by the `context` query. */
+  context?: { version: number; messages: ChatMessage[] };
+  /** The step record's summary. */
+  describe: (r: ModelCallResult) => string;
+}
+
+export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<ModelCallResult> {
+  const step = c.meter.modelCalled();
+  const profile = c.model.profile;
+  // Numbered as `hermes inspect --step` and the state query's modelStep number it: every model call counts.
+  const label = `step ${step}${spec.purpose ? `: ${spec.purpose}` : ''}`;
+  const own = spec.context;
+  const chars = own ? 0 : contextChars(c.transcript.messages);
+  const input = own
+    ? { context: { version: own.version, count: own.messages.length, digest: extendDigest('', own.messages) }, purpose: 'summary' as const }
+    : {
+        context: { version: c.transcript.version, count: c.transcript.length, digest: c.transcript.digest() },
+        ...(c.compression.windowOf(profile) === undefined ? { window: true as const } : {}),
+        // Catalog tools' definitions come from the recorded list (by digest), not from this input: history stays small.
+        ...(c.toolList && spec.tools.length ? { toolList: c.toolList.digest } : {}),
+      };
+  const call = modelActivities.callModel.executeWithOptions(modelOptions(c.limits, label), [{ ...input, profile, tools: [...spec.tools], step }]);
+  const r = await c.calling(`model ${label} (profile ${profile ?? 'default'})`, call);
+  if (r.attempt) await traceOutcome(c, retriedCall(`model ${label}`, r.attempt, r.failures));
+  // Its usage counts like any model call's (budgets, the parent's roll-up).
+  c.meter.spend(r.usage);
+  if (!own) c.compression.learn(r, chars, profile);
+  // A sub-agent that goes on reports its totals now; a reply without tool calls ends it, and its result reports them.
+  if (r.message.tool_calls?.length) reportToParent(c);
+  if (c.limits.maxCostUsd > 0 && r.usage.totalTokens > 0 && r.usage.costUsd === 0 && c.meter.warn('unpriced')) {
+    c.note('budget', `maxCostUsd cannot be enforced: model profile ${profile ?? 'default'} has no prices`);
+  }
+  c.record({ kind: 'model', name: r.model, summary: spec.describe(r), ok: true, ...c.meter.redacted(r.redactions) });
+  c.board.publishProgress();
+  return r;
+}
+
+/** The trace of a call that succeeded on a retry: how many attempts, and why the earlier ones failed. */
+function retriedCall(what: string, attempt: number, failures: ModelAttemptFailure[] = []): string {
+  // The endpoint's address is on the activity's row already: keep what it answered.
+  const said = (m: string) => m.replace(/^model endpoint \S+ /, '').slice(0, 60);
+  const why = failures.length ? `: ${failures.map((f) => `${f.type} (${said(f.message)})`).join(', ')}` : '';
+  return `${what} succeeded on attempt ${attempt} after ${attempt - 1} failed${why}`;
+}

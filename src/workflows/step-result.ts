@@ -1,0 +1,38 @@
+// What one step of the loop returns to the turn (turn.ts), which alone appends to the transcript and decides
+// whether to stop (stop-conditions.ts). A leaf module: types only.
+import type { ChatMessage, ToolCall } from '../shared/wire';
+
+/** What the model's reply asks for (model-step.ts). The messages are for the turn to append. */
+export type ModelReply =
+  | { kind: 'answer'; message: ChatMessage; text: string }
+  | { kind: 'tools'; message: ChatMessage; calls: ToolCall[] }
+  /** No text and no tool calls. */
+  | { kind: 'empty' }
+  /** A tool call written as text that could not be read: never an answer; the correction goes back to the model. */
+  | { kind: 'unreadable'; message: ChatMessage; correction: string }
+  | { kind: 'fail'; reason: string; error: string };
+
+/** A tool call that ran to its end (not cut short): what the repetition check compares. */
+export interface RanCall {
+  name: string;
+  /** Canonical JSON of the arguments. */
+  argsKey: string;
+  content: string;
+  /** The call as the stop reason names it: tool and short arguments. */
+  label: string;
+}
+
+/** One tool round's results (run-tools.ts): one tool message per call, in the model's order. */
+export interface ToolRound {
+  messages: ChatMessage[];
+  /** Per call in the model's order: whether it named an offered tool with valid arguments. */
+  valid: boolean[];
+  ran: RanCall[];
+  lastName: string;
+  /** A memory call that changed memory succeeded: the next chat turn's system prompt recalls it. */
+  wroteMemory: boolean;
+}
+
+/** A step as the stop conditions count it. */
+export type StepResult =
+  { kind: 'none' } | { kind: 'empty' } | { kind: 'unreadable' } | ({ kind: 'tools' } & Pick<ToolRound, 'valid' | 'ran' | 'lastName'>);
