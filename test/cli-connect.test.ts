@@ -15,6 +15,12 @@ beforeAll(async () => {
 });
 afterAll(() => new Promise<void>((r) => notTemporal.close(() => r())));
 
+/**
+ * What the CLI did before: gRPC retried an unusable address for 10 s. Measured against that (half of it), net of
+ * the process start measured in the same run, not against a fixed stopwatch.
+ */
+const GRPC_RETRY_MS = 10_000;
+
 /** `hermes status x` against that address, and how much longer it took than the process start. */
 async function statusAt(env: Record<string, string>) {
   const r = await spawnHermes(['status', 'hermes-nothing'], { env, timeoutMs: 60_000 });
@@ -30,7 +36,7 @@ describe('a Temporal address the CLI cannot use', () => {
     expect(r.stderr).toContain(`cannot reach the Temporal server at ${address} (namespace team-a, from TEMPORAL_ADDRESS)`);
     expect(r.stderr).toMatch(/connection refused/);
     expect(r.stderr).toMatch(/check/i);
-    expect(r.extraMs).toBeLessThan(5_000); // gRPC alone retried for 10 s before
+    expect(r.extraMs).toBeLessThan(GRPC_RETRY_MS / 2);
   });
 
   it('a host that does not resolve', async () => {
@@ -38,7 +44,7 @@ describe('a Temporal address the CLI cannot use', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('cannot reach the Temporal server at temporal.nonexistent.invalid:7233 (namespace default, from TEMPORAL_ADDRESS)');
     expect(r.stderr).toMatch(/does not resolve/);
-    expect(r.extraMs).toBeLessThan(5_000); // gRPC alone retried for 10 s before
+    expect(r.extraMs).toBeLessThan(GRPC_RETRY_MS / 2);
   });
 
   it('something that is not Temporal gRPC', async () => {
@@ -46,13 +52,13 @@ describe('a Temporal address the CLI cannot use', () => {
     const r = await statusAt({ TEMPORAL_ADDRESS: address });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`cannot reach the Temporal server at ${address} (namespace default, from TEMPORAL_ADDRESS)`);
-    expect(r.extraMs).toBeLessThan(10_000);
+    expect(r.extraMs).toBeLessThan(GRPC_RETRY_MS);
   });
 
   it('a namespace that does not exist on a real server', async () => {
     const r = await statusAt({ TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_NAMESPACE: 'no-such-namespace' });
     expect(r.code).toBe(1);
     expect(r.stderr).toContain(`namespace no-such-namespace does not exist on the Temporal server at ${inject('temporalAddress')}`);
-    expect(r.extraMs).toBeLessThan(5_000);
+    expect(r.extraMs).toBeLessThan(GRPC_RETRY_MS / 2);
   });
 });
