@@ -33,6 +33,7 @@ afterAll(() => {
   const differences = Object.fromEntries(Object.entries(known.differences ?? {}).filter(([f]) => !rewritten.has(f) && existsSync(path.join(DIR, f))));
   writeFileSync(KNOWN_DIFFERENCES, `${JSON.stringify({ ...known, differences }, null, 2)}\n`);
 });
+
 let h: Harness;
 afterEach(async () => {
   await h?.close();

@@ -71,7 +71,11 @@ export function loadCorpus(): CorpusEntry[] {
     });
 }
 
-/** Accepted differences by history file (test/fixtures/known-differences.json says which and why), or none. */
+/**
+ * Differences the input check accepts for histories kept across a behaviour change (docs/versioning.md), from
+ * test/fixtures/known-differences.json when it exists: `{ "note": why, "differences": { "<history file>":
+ * ["<a difference exactly as the replay test prints it>", …] } }`.
+ */
 export function knownDifferences(): Record<string, string[]> {
   if (!existsSync(KNOWN_DIFFERENCES)) return {};
   const { differences } = JSON.parse(readFileSync(KNOWN_DIFFERENCES, 'utf8')) as { differences?: Record<string, string[]> };
