@@ -22,10 +22,7 @@ describe('interrupt', () => {
     h = await createHarness([
       {
         toolCalls: [
-          // `&&`: what follows a killed `sleep` on a `;` line can still run under the namespace launcher (bash is the
-          // namespace's init and ignores the SIGTERM; the launcher's SIGKILL lands a moment later), so `;` made
-          // this test fail now and then on a real race of the terminal tool, which this test is not about.
-          { id: 'slow', name: 'terminal', arguments: { command: `sleep ${marker} && echo slow >> side.txt` } },
+          { id: 'slow', name: 'terminal', arguments: { command: `sleep ${marker}; echo slow >> side.txt` } },
           { id: 'later', name: 'terminal', arguments: { command: 'echo later >> side.txt' } },
         ],
       },
@@ -47,7 +44,9 @@ describe('interrupt', () => {
     );
     expect(result.status).toBe('interrupted');
     expect(result.reason).toBe('user pressed stop');
-    // Neither the rest of the cut command nor the later call ran.
+    // Neither the rest of the cut command nor the later call ran: in a pid namespace bash is the init and ignores
+    // SIGTERM, so the launcher is killed first (the whole namespace with it) — else bash could run the rest of the
+    // `;` line between the SIGTERM that ends its sleep and the SIGKILL.
     expect(existsSync(path.join(h.workspace, 'side.txt'))).toBe(false);
     h.mock.assertDone();
   });

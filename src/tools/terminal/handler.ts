@@ -89,12 +89,14 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
       if (pgid === undefined) return;
       const pid = pgid;
       killing = true;
-      signalGroup(pid, 'SIGTERM');
       // unshare blocks SIGTERM and the namespace's init ignores it; killing unshare kills its init
-      // (--kill-child), which kills the whole namespace — as bwrap dying of the SIGTERM does. child.kill is a
-      // no-op once Node has reaped it, so it never hits a recycled pid.
+      // (--kill-child), which kills the whole namespace — as bwrap dying of the SIGTERM does. No SIGTERM to the
+      // group then: it would end the running command while bash (the init, untouched) goes on with the rest of the
+      // line (`sleep 30; echo slow > side.txt`) until the kernel's SIGKILL reaches it. child.kill is a no-op once
+      // Node has reaped it, so it never hits a recycled pid.
       if (confined === 'namespace') child.kill('SIGKILL');
-      else if (confined === 'none') signalTokenHolders(token, 'SIGTERM');
+      else signalGroup(pid, 'SIGTERM');
+      if (confined === 'none') signalTokenHolders(token, 'SIGTERM');
       // Not cleared on finish: a child that ignores SIGTERM must still die after bash has gone. Not unref'd: a
       // worker shutting down waits for it. The record stays until then, for the crash clean-up.
       setTimeout(() => {
