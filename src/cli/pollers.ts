@@ -57,6 +57,11 @@ export async function closedRunQuery<T>(hermes: Hermes, handle: ConversationHand
     if (deadlineHit(err)) {
       throw new Error(`no worker on task queue ${taskQueue} answered within ${CLOSED_QUERY_MS / 1000} s`, { cause: err });
     }
+    // A worker that has just stopped is still listed, and the server may give up on it with another error than
+    // the deadline ("Failed to query Workflow", seen under load): the caller replays here, so say which it was.
+    if ((err as Error).message?.startsWith('Failed to query Workflow')) {
+      throw new Error(`no worker on task queue ${taskQueue} answered (${(err as Error).message})`, { cause: err });
+    }
     throw err;
   }
 }
