@@ -25,11 +25,11 @@ import {
   workerDataConverter,
 } from '../src/codec';
 import { encryptionNotice, startMarked } from '../src/codec/marker';
-import { startCodecServer, type RunningCodecServer } from '../src/codec/server';
 import { HermesEncryption } from '../src/shared/search-attributes';
 import { fetchRuns, stepRows } from '../src/inspect';
 import { historiesOf, replayAll } from '../src/replay';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
+import { codecServerFixture } from './helpers/codec-server';
 import { MockModel } from './helpers/mock-model';
 import { cleanEnv, HERMES_BIN, spawnHermes } from './helpers/spawn-hermes';
 import { killAllWorkers, startWorkerProcess, workerEnv } from './helpers/worker-process';
@@ -303,24 +303,10 @@ describe('hermes worker with HERMES_PAYLOAD_KEY', () => {
 });
 
 describe('codec server', () => {
-  let s: RunningCodecServer;
-  const TOKEN = `tok-${MARK}`;
-  const UI = 'http://localhost:8233';
-  beforeAll(async () => {
-    s = await startCodecServer({ codec, port: 0, origins: [UI], token: TOKEN });
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
-  const post = (endpoint: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${s.url}${endpoint}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
+  const { TOKEN, post, url } = codecServerFixture(codec, MARK);
 
   it('with a token: the CLI with --codec-auth reads in clear; without the token the server answers 401', async () => {
-    const { stdout } = await temporalCli('workflow', 'show', '-w', id, '-o', 'json', '--codec-endpoint', s.url, '--codec-auth', `Bearer ${TOKEN}`);
+    const { stdout } = await temporalCli('workflow', 'show', '-w', id, '-o', 'json', '--codec-endpoint', url(), '--codec-auth', `Bearer ${TOKEN}`);
     const clear = [stdout, ...payloadsIn(JSON.parse(stdout)).map((p) => b64(p.data ?? ''))].join('\n');
     for (const m of MARKERS) expect(clear).toContain(m);
 

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ENCRYPTED_ENCODING,
   isEncrypted as isEncryptedPayload,
@@ -19,10 +19,10 @@ import {
   PayloadKeyError,
 } from '../src/codec';
 import { encryptionNotice } from '../src/codec/marker';
-import { startCodecServer, type RunningCodecServer } from '../src/codec/server';
 import { answerSchema, parseArgs } from '../src/shared/contract';
 import { readUndecodable, UNDECODABLE_ENCODING } from '../src/shared/undecodable';
 import { payloadConverter } from '../src/workflows/payload-converter';
+import { codecServerFixture } from './helpers/codec-server';
 
 const KEY = randomBytes(32).toString('base64');
 const codec = payloadCodec({ HERMES_PAYLOAD_KEY: KEY })!;
@@ -30,21 +30,7 @@ const MARK = randomBytes(6).toString('hex');
 const b64 = (s: string) => Buffer.from(s, 'base64').toString('utf8');
 
 describe('codec server', () => {
-  let s: RunningCodecServer;
-  const TOKEN = `tok-${MARK}`;
-  const UI = 'http://localhost:8233';
-  beforeAll(async () => {
-    s = await startCodecServer({ codec, port: 0, origins: [UI], token: TOKEN });
-  });
-  afterAll(async () => {
-    await s?.close();
-  });
-  const post = (endpoint: string, body: unknown, headers: Record<string, string> = {}) =>
-    fetch(`${s.url}${endpoint}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN}`, ...headers },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
-    });
+  const { UI, post, url } = codecServerFixture(codec, MARK);
 
   it('encodes and decodes proto3 JSON payloads; a namespace prefix in the path works; bad bodies are 400', async () => {
     const original = {
@@ -78,12 +64,12 @@ describe('codec server', () => {
     expect(((await bad.json()) as { error: string }).error).toContain(
       `payload was encrypted with key ${foreign.keyId}, which this process does not have`,
     );
-    expect((await fetch(`${s.url}/decode`)).status).toBe(405);
-    expect((await fetch(`${s.url}/other`, { method: 'POST' })).status).toBe(404);
+    expect((await fetch(`${url()}/decode`)).status).toBe(405);
+    expect((await fetch(`${url()}/other`, { method: 'POST' })).status).toBe(404);
   });
 
   it('answers the Web UI CORS preflight for its origin, and refuses other origins', async () => {
-    const pre = await fetch(`${s.url}/decode`, {
+    const pre = await fetch(`${url()}/decode`, {
       method: 'OPTIONS',
       headers: { origin: UI, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,x-namespace,authorization' },
     });
@@ -99,7 +85,7 @@ describe('codec server', () => {
     expect(r.headers.get('access-control-allow-origin')).toBe(UI);
     expect(await r.json()).toEqual({ payloads: [] });
 
-    const evil = await fetch(`${s.url}/decode`, {
+    const evil = await fetch(`${url()}/decode`, {
       method: 'OPTIONS',
       headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' },
     });
