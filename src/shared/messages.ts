@@ -2,6 +2,7 @@
 // public contract: the stock `temporal` CLI drives conversations with them too.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AnswerArgs, ApproveArgs, ConversationState, InterruptArgs, SendArgs, StateQueryArgs, TurnResult } from './contract';
+import type { EventsPage, EventsQueryArgs } from './events';
 import type { ChildApprovals, ChildProgress, ContextQueryArgs, ContextSlice, ToolList } from './wire';
 
 /** Live state; `{ stepsAfter: N }` returns the steps since step N, so a follower never misses one. */
@@ -31,3 +32,5 @@ export const sendUpdate = defineUpdate<TurnResult, [SendArgs]>('send');
  * older build, which then move to it (src/workflows/upgrade.ts); a no-op for any other run.
  */
 export const upgradeSignal = defineSignal('upgrade');
+/** Live step events from `from` on (src/shared/events.ts); a query, so watching costs the conversation no history. */
+export const eventsQuery = defineQuery<EventsPage, [EventsQueryArgs?]>('events');
