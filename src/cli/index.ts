@@ -25,7 +25,8 @@ Usage:
   hermes run --show-prompt [options]
                                     print the system prompt a conversation with these options would get
                                     (project context file, memory, date, workspace), without starting one
-  hermes chat [--id ID]             interactive chat (clarify questions and approvals asked inline)
+  hermes chat [--id ID]             interactive chat (clarify questions and approvals asked inline);
+                                    --webhook URL POSTs each turn's result there (as run's --webhook)
   hermes status <id> [--json]       show a conversation's live state (budgets, todo, pending questions,
                                     the model or tool call in flight)
   hermes interrupt <id> [--message M] [--reason R]
@@ -82,6 +83,8 @@ Options for run:
   --memory-scope S     memory the memory tool writes and the system prompt recalls (default: the
                        --model profile, else "default")
   --id ID              workflow id (default: generated)
+  --webhook URL        POST the result there when the run ends, whatever its status (retried on 5xx and
+                       network errors; a URL, or $NAME for a URL in the worker's environment)
   --json               print the result as JSON on stdout
   --quiet              no step-by-step progress
   --prompt-file F      read the prompt from file F (- as the prompt reads stdin)

@@ -27,6 +27,7 @@ export async function run(args: string[]): Promise<number> {
       'child-approvals': { type: 'boolean' },
       id: { type: 'string' },
       'memory-scope': { type: 'string' },
+      webhook: { type: 'string' },
       json: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       'prompt-file': { type: 'string' },
@@ -61,6 +62,7 @@ export async function run(args: string[]): Promise<number> {
         tools: toolsOption(values.tools),
         id: values.id,
         ...(values['memory-scope'] ? { memoryScope: values['memory-scope'] } : {}),
+        ...(values.webhook ? { webhook: values.webhook } : {}),
         ...(sandbox ? { sandbox } : {}),
         ...(values.network !== undefined ? { network: values.network } : {}),
         ...(values['child-approvals'] ? { delegation: { childApprovals: true } } : {}),
@@ -182,4 +184,9 @@ function printResult(id: string, r: ConversationResult): void {
   ].filter(Boolean);
   process.stderr.write(`\n${tail.join(' · ')}\n`);
   if (r.error) process.stderr.write(`error: ${r.error}\n`);
+  // The POST goes on after the run: its own workflow has the outcome.
+  if (r.delivery && 'workflowId' in r.delivery) {
+    const d = r.delivery;
+    process.stderr.write(d.error ? `webhook: ${d.error}\n` : `webhook: delivery ${d.workflowId} (temporal workflow describe -w ${d.workflowId})\n`);
+  }
 }
