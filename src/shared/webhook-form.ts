@@ -22,7 +22,9 @@ export function webhookUrl(raw: string, target: string, literal: boolean): URL |
 export function webhookForm(webhook: string): { problem: string } | { url?: URL } {
   const raw = webhook.trim();
   if (raw.startsWith('$')) {
-    return WEBHOOK_ENV_REF.test(raw) ? {} : { problem: `webhook "${webhook}": an environment variable reference is $ and a name (letters, digits, _)` };
+    return WEBHOOK_ENV_REF.test(raw)
+      ? {}
+      : { problem: `webhook "${webhook}": an environment variable reference is $ and a name (letters, digits, _)` };
   }
   const url = webhookUrl(raw, `webhook ${raw}`, true);
   return typeof url === 'string' ? { problem: url } : { url };
