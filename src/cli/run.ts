@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import readline from 'node:readline/promises';
 import { promptTooLarge, type ConversationHandle, type Hermes } from '../client';
 import type { ConversationResult } from '../shared/contract';
+import { reportDelivery } from './delivery-report';
 import { checkedWorkspace, maxIterationsOption, UsageError, withHermes } from './common';
 import { follow } from './follow';
 import { claimSigint, onStop, stopNow, type StopSignal } from './signals';
@@ -83,6 +84,7 @@ export async function run(args: string[]): Promise<number> {
       if (result === NO_WORKER) return NO_WORKER;
       if (values.json) process.stdout.write(`${JSON.stringify({ id: handle.id, ...result }, null, 2)}\n`);
       else printResult(handle.id, result);
+      if (result.delivery) process.stderr.write(`${await reportDelivery(hermes, result.delivery)}\n`);
       return result.status === 'completed' ? 0 : result.status === 'failed' ? 1 : 3;
     },
     { workspace },
@@ -184,9 +186,4 @@ function printResult(id: string, r: ConversationResult): void {
   ].filter(Boolean);
   process.stderr.write(`\n${tail.join(' · ')}\n`);
   if (r.error) process.stderr.write(`error: ${r.error}\n`);
-  // The POST goes on after the run: its own workflow has the outcome.
-  if (r.delivery && 'workflowId' in r.delivery) {
-    const d = r.delivery;
-    process.stderr.write(d.error ? `webhook: ${d.error}\n` : `webhook: delivery ${d.workflowId} (temporal workflow describe -w ${d.workflowId})\n`);
-  }
 }
