@@ -44,6 +44,7 @@ import { newConversationId } from './shared/ids';
 import { resultOfFailure } from './shared/outcome';
 import { MemoryClient, type MemoryLimits } from './memory/client';
 import { HermesSchedules } from './schedules/client';
+import { webhookProblem } from './schedules/webhook-policy';
 import { resolveTools } from './tools/registry';
 import type { conversationWorkflow } from './workflows';
 import type { HermesWorkerOptions } from './worker';
@@ -198,6 +199,9 @@ export class Hermes {
     const { unknown } = resolveTools(o.tools);
     const badName = unknown.find((n) => !/^[a-zA-Z0-9_-]{1,64}$/.test(n));
     if (badName) throw new Error(`invalid start options: tools: unknown tools or toolsets: ${badName}`);
+    // As for a task's webhook: an address this process's webhook policy refuses is told now, not after the run.
+    const hookProblem = o.webhook ? webhookProblem(o.webhook) : undefined;
+    if (hookProblem) throw new Error(`invalid start options: ${hookProblem}`);
     // Every limit is written into the input: a later change of a default must not change the decisions of
     // conversations already running (their histories would no longer replay). The config file's `limits` are
     // this process's defaults.
@@ -219,6 +223,8 @@ export class Hermes {
       ...(o.system ? { system: o.system } : {}),
       ...(o.delegation ? { delegation: o.delegation } : {}),
       ...(o.memoryScope ? { memoryScope: o.memoryScope } : {}),
+      ...(o.webhook ? { webhook: o.webhook } : {}),
+      ...(o.sessionId ? { sessionId: o.sessionId } : {}),
       limits,
     };
     const inputBytes = Buffer.byteLength(JSON.stringify(input), 'utf8');

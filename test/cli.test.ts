@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
 import { answer, toolCall, toolResult } from './helpers/harness';
 import { MockModel, type Reply } from './helpers/mock-model';
+import { startReceiver } from './helpers/receiver';
 import { freePort, portOpen, spawnHermes } from './helpers/spawn-hermes';
 
 let tmp: string;
@@ -136,6 +137,27 @@ describe('hermes run (embedded server)', () => {
     expect(r.stderr, why).toMatch(/\[\s*1\] model mock-model \(model step 1\): 8 tool call\(s\)/);
     expect(r.stderr, why).toMatch(/\[\s*10\] model mock-model \(model step 2\): answer/);
     expect(r.stderr).not.toContain('not shown');
+  }, 120_000);
+
+  it("--webhook POSTs the result once (a 500 retried) and waits for the delivery, whose worker is this command's", async () => {
+    const { mock, env, workspace, cwd } = await embeddedRun([answer('Delivered answer.')]);
+    const rec = await startReceiver([500, 200]);
+    try {
+      const r = await spawnHermes(['run', '--workspace', workspace, '--webhook', rec.url, 'Say something'], {
+        env: { ...env, HERMES_WEBHOOK_ALLOW_HOSTS: '127.0.0.1' },
+        cwd,
+      });
+      expect(r.code, `exit ${r.code}\n--- stdout\n${r.stdout}\n--- stderr\n${r.stderr}`).toBe(0);
+      expect(r.stdout.trim()).toBe('Delivered answer.');
+      expect(r.stderr).toContain('webhook: delivered (HTTP 200, attempt 2)');
+      const id = /^conversation (\S+)/m.exec(r.stderr)?.[1];
+      expect(rec.requests.map((q) => q.status)).toEqual([500, 200]);
+      expect(rec.requests[1]!.body).toMatchObject({ conversationId: id, status: 'completed', answer: 'Delivered answer.', sessionId: null });
+      expect(rec.requests[1]!.headers['idempotency-key']).toBe(rec.requests[0]!.headers['idempotency-key']);
+      mock.assertDone();
+    } finally {
+      await rec.close();
+    }
   }, 120_000);
 });
 

@@ -25,7 +25,11 @@ const LOOPBACK = { allowHosts: ['127.0.0.1'] };
 
 describe('the deliverWebhook activity', () => {
   const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
-  const body = { schedule: 't', workflowId: 'w', status: 'completed' as const, answer: 'a', startedAt: 'x', finishedAt: 'y' };
+  const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2, costUsd: 0 };
+  const body = {
+    ...{ conversationId: 'w', workflowId: 'w', sessionId: null, runId: 'r', schedule: 't', status: 'completed' as const, answer: 'a' },
+    ...{ usage, iterations: 1, startedAt: 'x', finishedAt: 'y', latencyMs: 1, idempotencyKey: 'w-delivery' },
+  };
   const delivery = (webhook: string): WebhookDelivery => ({ webhook, idempotencyKey: 'w-delivery', body });
   const run = (d: WebhookDelivery, deps: Parameters<typeof createDeliverActivities>[0] = {}) =>
     new MockActivityEnvironment({ attempt: 3 }, { logger: quiet }).run(createDeliverActivities({ policy: LOOPBACK, ...deps }).deliverWebhook, d);

@@ -3,12 +3,12 @@
 // `deliveryWorkflow` child and completes at once; the child POSTs the result under a retry policy. The activity
 // alone (what it retries, the address policy): deliver-webhook.test.ts.
 import { ApplicationFailure } from '@temporalio/common';
-import { WorkflowFailedError, WorkflowNotFoundError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConversationResult } from '../src/shared/contract';
 import { HermesSchedule } from '../src/shared/search-attributes';
 import { answer, createHarness, type Harness } from './helpers/harness';
-import { closedUrl, startReceiver, type Receiver } from './helpers/receiver';
+import { closedUrl, deliveredBody, expectTimes, startReceiver, type Receiver } from './helpers/receiver';
 import type { Reply } from './helpers/mock-model';
 import { waitFor } from './helpers/wait';
 
@@ -41,7 +41,7 @@ async function startScheduled(
   webhook: string,
   name = 't',
   workflowId = `delivery-${process.pid}-${++n}-${Date.now()}`,
-): Promise<WorkflowHandle> {
+): Promise<WorkflowHandleWithFirstExecutionRunId> {
   return harness.client.workflow.start('conversationWorkflow', {
     args: [{ prompt: 'summarise the night', scheduled: true, schedule: { name, webhook } }],
     taskQueue: harness.taskQueue,
@@ -56,7 +56,7 @@ describe('webhook delivery of a scheduled run', () => {
     h = await createHarness([answer('all green')]);
     const rec = (receiver = await startReceiver([200]));
     const t0 = Date.now();
-    const { id, result, outcome, summary, parent, attribute } = await runAllowingLoopback(async () => {
+    const { id, runId, result, outcome, summary, parent, attribute } = await runAllowingLoopback(async () => {
       const handle = await startScheduled(h!, rec.url, 'nightly');
       const result = (await handle.result()) as ConversationResult;
       const delivery = h!.client.workflow.getHandle(`${handle.workflowId}-delivery`);
@@ -66,6 +66,7 @@ describe('webhook delivery of a scheduled run', () => {
       await new Promise((r) => setTimeout(r, 300));
       return {
         id: handle.workflowId,
+        runId: handle.firstExecutionRunId,
         result,
         outcome,
         summary: await desc.staticSummary(),
@@ -85,21 +86,26 @@ describe('webhook delivery of a scheduled run', () => {
     expect(rec.requests).toHaveLength(1);
     const [req] = rec.requests;
     expect(req!.headers['content-type']).toBe('application/json');
-    expect(req!.headers['idempotency-key']).toBe(`${id}-delivery`);
-    expect(req!.body).toEqual({
-      schedule: 'nightly',
-      workflowId: id,
-      status: 'completed',
-      answer: 'all green',
-      startedAt: expect.any(String),
-      finishedAt: expect.any(String),
-    });
-    const started = Date.parse(req!.body.startedAt);
-    const finished = Date.parse(req!.body.finishedAt);
-    expect(new Date(started).toISOString()).toBe(req!.body.startedAt);
-    expect(started).toBeGreaterThanOrEqual(t0 - 1_000);
-    expect(finished).toBeGreaterThanOrEqual(started);
-    expect(finished).toBeLessThanOrEqual(Date.now());
+    // The first run id tells apart two conversations that used one id.
+    const key = `${id}-delivery:${runId}`;
+    expect(req!.headers['idempotency-key']).toBe(key);
+    expect(req!.body).toEqual(
+      deliveredBody(
+        {
+          schedule: 'nightly',
+          conversationId: id,
+          workflowId: id,
+          sessionId: null,
+          runId,
+          status: 'completed',
+          answer: 'all green',
+          usage: result.usage,
+          iterations: 1,
+        },
+        key,
+      ),
+    );
+    expectTimes(req!.body, t0);
 
     // The model was told it runs unattended and how to say there is nothing to report.
     const system = h.mock.requests[0]!.messages[0].content as string;
@@ -110,14 +116,18 @@ describe('webhook delivery of a scheduled run', () => {
   it('retries a 500 and delivers once the receiver accepts, with the same idempotency key', async () => {
     h = await createHarness([answer('report')]);
     const rec = (receiver = await startReceiver([500, 200]));
-    const { id, outcome } = await runAllowingLoopback(async () => {
+    const { id, runId, outcome } = await runAllowingLoopback(async () => {
       const handle = await startScheduled(h!, rec.url);
       await handle.result();
-      return { id: handle.workflowId, outcome: (await h!.client.workflow.getHandle(`${handle.workflowId}-delivery`).result()) as unknown };
+      return {
+        id: handle.workflowId,
+        runId: handle.firstExecutionRunId,
+        outcome: (await h!.client.workflow.getHandle(`${handle.workflowId}-delivery`).result()) as unknown,
+      };
     });
     expect(outcome).toEqual({ delivered: true, attempts: 2, status: 200 });
     expect(rec.requests.map((r) => r.status)).toEqual([500, 200]);
-    expect(rec.requests.map((r) => r.headers['idempotency-key'])).toEqual([`${id}-delivery`, `${id}-delivery`]);
+    expect(rec.requests.map((r) => r.headers['idempotency-key'])).toEqual([`${id}-delivery:${runId}`, `${id}-delivery:${runId}`]);
     expect(rec.requests[1]!.body).toEqual(rec.requests[0]!.body);
   }, 30_000);
 

@@ -67,6 +67,23 @@ async function record(
   });
 }
 
+/** Runs fn with a local webhook receiver that loopback webhooks may reach (the worker's and start()'s policy). */
+async function withReceiver(fn: (webhook: string, received: string[]) => Promise<void>): Promise<void> {
+  const received: string[] = [];
+  const server = createServer((req, res) => {
+    req.on('data', (c: Buffer) => received.push(c.toString()));
+    req.on('end', () => res.end('ok'));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  process.env.HERMES_WEBHOOK_ALLOW_HOSTS = '127.0.0.1';
+  try {
+    await fn(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, received);
+  } finally {
+    delete process.env.HERMES_WEBHOOK_ALLOW_HOSTS;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+}
+
 describe.runIf(RECORD)('record replay corpus', () => {
   it('tool round trip', () =>
     record(
@@ -149,18 +166,9 @@ describe.runIf(RECORD)('record replay corpus', () => {
     ));
 
   // A scheduled run with a webhook: the conversation starts the abandoned `deliveryWorkflow` child and completes.
-  it('scheduled run delivered to a webhook', async () => {
-    const received: string[] = [];
-    const server = createServer((req, res) => {
-      req.on('data', (c: Buffer) => received.push(c.toString()));
-      req.on('end', () => res.end('ok'));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const webhook = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-    // The receiver is on loopback, which webhooks reach only when the worker allows it.
-    process.env.HERMES_WEBHOOK_ALLOW_HOSTS = '127.0.0.1';
-    try {
-      await record(
+  it('scheduled run delivered to a webhook', () =>
+    withReceiver((webhook, received) =>
+      record(
         'scheduled-webhook',
         [answer('nightly report')],
         {},
@@ -171,12 +179,27 @@ describe.runIf(RECORD)('record replay corpus', () => {
           if (!received.join('').includes('nightly report')) throw new Error('the webhook did not receive the report');
         },
         { prompt: 'scenario scheduled-webhook', scheduled: true, schedule: { name: 'nightly', webhook } },
-      );
-    } finally {
-      delete process.env.HERMES_WEBHOOK_ALLOW_HOSTS;
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    }
-  });
+      ),
+    ));
+
+  // A chat with the `webhook` start option: one delivery child per finished turn.
+  it('chat delivered per turn to a webhook', () =>
+    withReceiver((webhook, received) =>
+      // The prompt is turn 1, each send one more.
+      record(
+        'chat-webhook',
+        [answer('hi'), answer('hello back'), answer('bye')],
+        { mode: 'chat', webhook, sessionId: 'replay-session' },
+        async (handle) => {
+          await handle.send('hello');
+          await handle.send('goodbye');
+          await handle.end();
+          await handle.result();
+          for (const n of [1, 2, 3]) await h.client.workflow.getHandle(`${handle.id}-turn${n}-delivery`).result();
+          if (!received.join('').includes('"answer":"bye"')) throw new Error('the webhook did not receive turn 3');
+        },
+      ),
+    ));
 
   // HermesStatus from the start, HermesModel/HermesIterations, timer summaries.
   it('status attributes with a clarify wait', () =>

@@ -1,4 +1,4 @@
-// The webhook activity: POSTs a scheduled run's result to the schedule's webhook, once per attempt. Temporal
+// The webhook activity: POSTs a run's result (or a chat turn's) to its webhook, once per attempt. Temporal
 // retries it (the retry policy is the delivery workflow's, src/workflows/delivery.ts); this file decides what is
 // worth retrying. Every request carries the same `idempotency-key`, so a receiver can drop a duplicate that a
 // retry after a lost response produces. The address connected to is checked against the webhook policy
@@ -7,31 +7,46 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { isIP } from 'node:net';
 import { Agent, fetch as undiciFetch, type Response } from 'undici';
 import { retryAfterMs } from '../llm/errors';
-import { webhookGuard, WEBHOOK_ENV_REF, webhookUrl } from '../schedules/webhook-policy';
-import type { RunStatus } from '../shared/contract';
+import { webhookGuard } from '../schedules/webhook-policy';
+import type { RunStatus, Usage } from '../shared/contract';
+import { WEBHOOK_ENV_REF, webhookUrl } from '../shared/webhook-form';
 import { guardedLookup, unbracket, type AddressGuard, type Refusal, type Resolve, type WebPolicy } from '../tools/web_fetch/address-policy';
 
-/** What the receiver gets, as JSON. */
+/** What the receiver gets, as JSON (built by the conversation, src/workflows/delivery.ts). */
 export interface WebhookBody {
-  /** The scheduled task's name. */
-  schedule: string;
-  /** The conversation (the firing) whose result this is. */
+  /** The conversation (for a schedule: the firing) whose result this is. */
+  conversationId: string;
+  /** The same id, under the name scheduled tasks' receivers got first. */
   workflowId: string;
+  /** The caller's name for the conversation (the `sessionId` start option), or null. */
+  sessionId: string | null;
+  /** The run (of the conversation's continue-as-new chain) that produced the result. */
+  runId: string;
+  /** The scheduled task's name, on a firing's result. */
+  schedule?: string;
+  /** Chat mode: the turn this result ends (each turn is delivered on its own). */
+  turn?: number;
   status: RunStatus;
   answer: string;
-  /** ISO 8601: when the conversation started and when it ended (workflow time). */
-  startedAt: string;
-  finishedAt: string;
   /** Why a run did not complete (e.g. `ModelUnavailable`), when it did not. */
   reason?: string;
   error?: string;
+  usage: Usage;
+  /** Model calls with tools (of the turn, in chat mode). */
+  iterations: number;
+  /** ISO 8601: when the conversation (or the turn) started and when it ended (workflow time); the difference in ms. */
+  startedAt: string;
+  finishedAt: string;
+  latencyMs: number;
+  /** The `idempotency-key` header's value, for receivers that keep the body only. */
+  idempotencyKey: string;
 }
 
 /** The delivery workflow's input and the activity's. */
 export interface WebhookDelivery {
   /** A URL, or `$NAME`: the URL is then the worker's environment variable NAME (it never enters the history). */
   webhook: string;
-  /** Sent as the `idempotency-key` header: the delivery workflow's id, the same for every attempt. */
+  /** Sent as the `idempotency-key` header, the same for every attempt: the delivery workflow's id and the conversation's first run id. */
   idempotencyKey: string;
   body: WebhookBody;
 }

@@ -16,6 +16,7 @@ export async function chat(args: string[]): Promise<number> {
       workspace: { type: 'string' },
       'max-iterations': { type: 'string' },
       'no-stream': { type: 'boolean', default: false },
+      webhook: { type: 'string' },
     },
   });
   // Checked before connecting: a typo is a usage error, not a conversation whose every tool call fails.
@@ -31,6 +32,7 @@ export async function chat(args: string[]): Promise<number> {
           model: values.model,
           workspace,
           maxIterations,
+          ...(values.webhook ? { webhook: values.webhook } : {}),
           summary: `chat: ${first.split('\n')[0]!.slice(0, 200)}`,
         }));
       process.stderr.write(
@@ -96,6 +98,7 @@ export async function chat(args: string[]): Promise<number> {
           if (stopSignal.aborted) break;
           if (!liveText?.finish(r.answer)) process.stdout.write(`hermes> ${r.answer}\n`);
           if (r.status !== 'completed') process.stderr.write(`(turn ${r.turn}: ${r.status}${r.reason ? `, ${r.reason}` : ''})\n`);
+          if (r.delivery && 'error' in r.delivery) process.stderr.write(`(turn ${r.turn} webhook: ${r.delivery.error})\n`);
         }
       } finally {
         rl.close();

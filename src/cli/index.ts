@@ -26,8 +26,9 @@ Usage:
   hermes run --show-prompt [options]
                                     print the system prompt a conversation with these options would get
                                     (project context file, memory, date, workspace), without starting one
-  hermes chat [--id ID] [--no-stream]
-                                    interactive chat (clarify questions and approvals asked inline)
+  hermes chat [--id ID] [--no-stream] [--webhook URL]
+                                    interactive chat (clarify questions and approvals asked inline);
+                                    --webhook URL POSTs each turn's result there (as run's --webhook)
   hermes watch <id> [--from N] [--json]
                                     follow any conversation live (one started here, by a schedule,
                                     by hermes serve or the stock CLI): steps as they start and finish,
@@ -88,6 +89,8 @@ Options for run:
   --memory-scope S     memory the memory tool writes and the system prompt recalls (default: the
                        --model profile, else "default")
   --id ID              workflow id (default: generated)
+  --webhook URL        POST the result there when the run ends, whatever its status (retried on 5xx and
+                       network errors; a URL, or $NAME for a URL in the worker's environment)
   --json               print the result as JSON on stdout
   --quiet              no step-by-step progress
   --prompt-file F      read the prompt from file F (- as the prompt reads stdin)

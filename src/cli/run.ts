@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import readline from 'node:readline/promises';
 import { promptTooLarge, type ConversationHandle, type Hermes } from '../client';
 import type { ConversationResult } from '../shared/contract';
+import { reportDelivery } from './delivery-report';
 import { checkedWorkspace, maxIterationsOption, UsageError, withHermes } from './common';
 import { follow } from './follow';
 import { LiveText } from './live-text';
@@ -28,6 +29,7 @@ export async function run(args: string[]): Promise<number> {
       'child-approvals': { type: 'boolean' },
       id: { type: 'string' },
       'memory-scope': { type: 'string' },
+      webhook: { type: 'string' },
       json: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       'prompt-file': { type: 'string' },
@@ -63,6 +65,7 @@ export async function run(args: string[]): Promise<number> {
         tools: toolsOption(values.tools),
         id: values.id,
         ...(values['memory-scope'] ? { memoryScope: values['memory-scope'] } : {}),
+        ...(values.webhook ? { webhook: values.webhook } : {}),
         ...(sandbox ? { sandbox } : {}),
         ...(values.network !== undefined ? { network: values.network } : {}),
         ...(values['child-approvals'] ? { delegation: { childApprovals: true } } : {}),
@@ -87,6 +90,7 @@ export async function run(args: string[]): Promise<number> {
       if (result === NO_WORKER) return NO_WORKER;
       if (values.json) process.stdout.write(`${JSON.stringify({ id: handle.id, ...result }, null, 2)}\n`);
       else printResult(handle.id, result, liveText?.finish(result.answer) ?? false);
+      if (result.delivery) process.stderr.write(`${await reportDelivery(hermes, result.delivery)}\n`);
       return result.status === 'completed' ? 0 : result.status === 'failed' ? 1 : 3;
     },
     { workspace },

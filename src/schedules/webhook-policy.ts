@@ -4,8 +4,10 @@
 // HERMES_WEBHOOK_ALLOW_PRIVATE, HERMES_WEBHOOK_ALLOW_HOSTS, the config file's schedules.webhookAllowPrivate /
 // webhookAllowHosts — so a setup with a receiver on loopback or the LAN does not have to open web_fetch to them
 // too (and the other way round). Checked when a task is registered (what can be told without DNS: the scheme,
-// an IP literal, localhost) and again by the delivery activity on the address it connects to.
+// an IP literal, localhost) and again by the delivery activity on the address it connects to. The form alone
+// ($NAME or an http(s) URL) is src/shared/webhook-form.ts, which the contract checks too.
 import { readConfig } from '../config/load';
+import { webhookForm } from '../shared/webhook-form';
 import { AddressGuard, validAllowEntry, type GuardWording, type WebPolicy } from '../tools/web_fetch/address-policy';
 
 const WORDING: GuardWording = {
@@ -14,9 +16,6 @@ const WORDING: GuardWording = {
     'webhooks are not delivered to loopback, private and link-local addresses unless the worker allows them ' +
     "(HERMES_WEBHOOK_ALLOW_PRIVATE=1, or the host in HERMES_WEBHOOK_ALLOW_HOSTS / the config file's schedules.webhookAllowHosts)",
 };
-
-/** `$NAME`: the URL is the worker's environment variable NAME. */
-export const WEBHOOK_ENV_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
 
 /** This process's webhook policy: HERMES_WEBHOOK_ALLOW_PRIVATE / _HOSTS and the config file's `schedules` section. */
 export function loadWebhookPolicy(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): WebPolicy {
@@ -37,30 +36,14 @@ export function webhookGuard(policy: WebPolicy = loadWebhookPolicy()): AddressGu
   return new AddressGuard(policy, WORDING);
 }
 
-/** A literal webhook URL, or what is wrong with it (`target` names it: "webhook https://…" or "webhook $NAME"). */
-export function webhookUrl(raw: string, target: string, literal: boolean): URL | string {
-  let url: URL;
-  try {
-    url = new URL(raw);
-  } catch {
-    return `${target} is not a URL${literal ? ' (expected http://… or https://…, or $NAME)' : ''}`;
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${target}: only http and https URLs are accepted, not ${url.protocol}`;
-  return url;
-}
-
 /**
  * What is wrong with a task's webhook before anything is registered: its form (`$NAME`, or an http(s) URL), and
  * for a URL, an address the policy refuses that shows without DNS (an IP literal, localhost). The name's
  * addresses and a `$NAME`'s value are the worker's to check when it delivers.
  */
 export function webhookProblem(webhook: string, guard: AddressGuard = webhookGuard()): string | undefined {
-  const raw = webhook.trim();
-  if (raw.startsWith('$')) {
-    return WEBHOOK_ENV_REF.test(raw) ? undefined : `webhook "${webhook}": an environment variable reference is $ and a name (letters, digits, _)`;
-  }
-  const url = webhookUrl(raw, `webhook ${raw}`, true);
-  if (typeof url === 'string') return url;
-  const refused = guard.checkWithoutLookup(url.hostname);
-  return refused && `webhook ${raw}: ${guard.explain(refused)}`;
+  const form = webhookForm(webhook);
+  if ('problem' in form) return form.problem;
+  const refused = form.url && guard.checkWithoutLookup(form.url.hostname);
+  return refused && `webhook ${webhook.trim()}: ${guard.explain(refused)}`;
 }

@@ -8,6 +8,7 @@
 // memory"). Callers outside the workflow may keep what they build.
 import { z } from 'zod';
 import { undecodableText, type Undecodable } from './undecodable';
+import { webhookForm } from './webhook-form';
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const YEAR_SEC = 365 * 24 * 3600;
@@ -60,6 +61,24 @@ export function isMemoryScope(s: string): boolean {
   return MEMORY_SCOPE.test(s);
 }
 
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/;
+export const SESSION_ID_RULE = 'use letters, digits and . _ : @ - (up to 200, starting with a letter or digit)';
+export function isSessionId(s: string): boolean {
+  return SESSION_ID.test(s);
+}
+
+/** A URL or `$NAME` (src/shared/webhook-form.ts): a malformed one is BadInput at the start, not a failed delivery at the end. */
+function webhookField() {
+  return z
+    .string()
+    .min(2)
+    .max(2_000)
+    .superRefine((v, ctx) => {
+      const form = webhookForm(v);
+      if ('problem' in form) ctx.addIssue({ code: 'custom', message: form.problem });
+    });
+}
+
 function inputFields() {
   return {
     /** The task (task mode) or the first message (chat mode). */
@@ -95,11 +114,18 @@ function inputFields() {
       .strictObject({
         name: name(),
         /** POST the result here: a URL, or `$NAME` for a URL in the worker's environment. */
-        webhook: z.string().min(2).max(2_000).optional(),
+        webhook: webhookField().optional(),
         /** This run may register tasks of its own. */
         allowSchedules: z.boolean().optional(),
       })
       .optional(),
+    /**
+     * POST the result here when the conversation ends (a chat: when each turn ends): a URL, or `$NAME` for a URL
+     * in the worker's environment, which then never enters the history (src/workflows/delivery.ts).
+     */
+    webhook: webhookField().optional(),
+    /** The caller's name for this conversation (e.g. `hermes serve`'s session id), reported in the webhook's payload. */
+    sessionId: z.string().refine(isSessionId, SESSION_ID_RULE).optional(),
     /** Sub-agents (`delegate_task`): how many children run at once, how deep they nest, whether they may ask for approvals. */
     delegation: delegationSchema().optional(),
   };
@@ -119,6 +145,9 @@ export type Delegation = z.infer<ReturnType<typeof delegationSchema>>;
 
 const promptNeeded = (o: { mode?: string; prompt?: string }) => o.mode === 'chat' || Boolean(o.prompt?.trim());
 const PROMPT_NEEDED = { message: 'must not be empty (a task needs a prompt)', path: ['prompt'] };
+// One receiver per run: a scheduled run's is its task's.
+const oneWebhook = (o: { webhook?: string; schedule?: { webhook?: string } }) => !(o.webhook && o.schedule?.webhook);
+const ONE_WEBHOOK = { message: 'a scheduled run delivers to schedule.webhook: give one of the two', path: ['webhook'] };
 
 /** The workflow's input. Unknown keys are errors, so a misspelt field is named instead of ignored. */
 export function conversationInputSchema() {
@@ -129,7 +158,8 @@ export function conversationInputSchema() {
       /** Set by the workflow on the sub-agents it starts (delegate_task): whom to report usage to, and how deep this one is. */
       parent: z.strictObject({ workflowId: z.string().min(1).max(1_000), depth: int(1, 5) }).optional(),
     })
-    .refine(promptNeeded, PROMPT_NEEDED);
+    .refine(promptNeeded, PROMPT_NEEDED)
+    .refine(oneWebhook, ONE_WEBHOOK);
 }
 export type ConversationInput = z.infer<ReturnType<typeof conversationInputSchema>>;
 export type ApprovalMode = NonNullable<ConversationInput['approvalMode']>;
@@ -145,7 +175,8 @@ export function startOptionsSchema() {
       /** The Web UI's summary of the conversation (default: the prompt's first line; `hermes chat`: its first message). */
       summary: z.string().max(400).optional(),
     })
-    .refine(promptNeeded, PROMPT_NEEDED);
+    .refine(promptNeeded, PROMPT_NEEDED)
+    .refine(oneWebhook, ONE_WEBHOOK);
 }
 export type StartOptions = z.input<ReturnType<typeof startOptionsSchema>>;
 
@@ -332,6 +363,7 @@ export function turnResultSchema() {
     reason: z.string().optional(),
     iterations: z.number().int(),
     usage: usageSchema(),
+    delivery: deliveryNoteSchema().optional(),
   });
 }
 export type TurnResult = z.infer<ReturnType<typeof turnResultSchema>>;
@@ -394,7 +426,7 @@ export type ChildView = z.infer<ReturnType<typeof childViewSchema>>;
 export type ConversationState = z.infer<ReturnType<typeof conversationStateSchema>>;
 
 /**
- * What became of a scheduled run's webhook delivery (only runs with `schedule.webhook` have it): the delivery
+ * What became of a run's (or a chat turn's) webhook delivery (only runs with a webhook have it): the delivery
  * workflow that POSTs the result (its own outcome is recorded there), or why there is none.
  */
 function deliveryNoteSchema() {

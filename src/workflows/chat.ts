@@ -4,6 +4,7 @@ import { allHandlersFinished, condition } from '@temporalio/workflow';
 import type { ConversationResult, TurnResult } from '../shared/contract';
 import { continueConversationAsNew, maybeContinueAsNew } from './continue-as-new';
 import type { Conversation } from './conversation-state';
+import { deliverTurn } from './delivery';
 import { refreshMemoryAfterWrite } from './memory-recall';
 import type { TurnOutcome } from './outcomes';
 import { runTurn } from './turn';
@@ -50,6 +51,7 @@ async function runOneTurn(c: Conversation): Promise<TurnOutcome> {
     iterations: c.meter.iteration - startIteration,
     usage: { promptTokens, completionTokens, totalTokens, costUsd },
   };
-  c.chat.addResult(result);
+  // Before the `send` waiting for this turn returns: its result names the turn's delivery.
+  c.chat.addResult(await deliverTurn(c, result, outcome.error));
   return outcome;
 }

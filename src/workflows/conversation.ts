@@ -9,7 +9,7 @@ import { conversationFailure } from '../shared/outcome';
 import { localActivities, localActivityOptions } from './activities';
 import { runChat } from './chat';
 import { Conversation, type RunConfig } from './conversation-state';
-import { deliverResult } from './delivery';
+import { deliverResult, webhookOf } from './delivery';
 import { describeFailure } from './failures';
 import { registerHandlers } from './handlers';
 import { buildSystemPrompt } from './prompt-step';
@@ -32,8 +32,10 @@ export async function conversationWorkflow(input: unknown, carried?: unknown): P
     result = await run(c, start);
   } catch (err) {
     if (isCancellation(err)) {
-      c.publish({ type: 'status', status: 'cancelled' });
       c.board.cancelled();
+      // A task run's webhook hears of the cancel too (a chat's webhook has had every finished turn).
+      if (c.input.mode !== 'chat' && webhookOf(c.input)) await deliverResult(c, c.finish({ status: 'cancelled', answer: '' }));
+      else c.publish({ type: 'status', status: 'cancelled' });
     }
     throw err;
   }
@@ -52,14 +54,13 @@ function ended(result: ConversationResult): ConversationResult {
 
 async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>): Promise<ConversationResult> {
   const refused = start.carried ? undefined : await startChecks(c, start);
-  if (refused) return c.finish({ status: 'failed', answer: '', ...refused });
+  if (refused) return deliverResult(c, c.finish({ status: 'failed', answer: '', ...refused }));
   // The system prompt's per-conversation parts (project context file, memory, date) from one recorded local activity.
   if (!start.carried) await buildSystemPrompt(c);
   if (!start.carried && c.input.prompt?.trim()) c.publish({ type: 'turn.started', text: c.input.prompt }, undefined);
   c.stop.startClock(c.meter.startedAtMs, c.limits.maxDurationSec);
   if (start.config.input.mode === 'chat') return runChat(c);
-  const result = c.finish(await runTurn(c));
-  return start.config.input.schedule?.webhook ? deliverResult(c, result) : result;
+  return deliverResult(c, c.finish(await runTurn(c)));
 }
 
 /**

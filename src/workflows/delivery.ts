@@ -1,4 +1,5 @@
-// Delivery of a scheduled run's result to its webhook. The conversation neither waits for the receiver nor
+// Delivery of a run's result to its webhook (a scheduled task's, or the `webhook` start option of any run; in
+// chat mode, of every turn's result). The conversation neither waits for the receiver nor
 // fails because of it: it starts `deliveryWorkflow` as an abandoned child (it lives on after the conversation
 // completes) and returns at once, with the child's id in its result. The child runs the `deliverWebhook`
 // activity under a retry policy, so a receiver that is down for a while still gets the result; one that is
@@ -15,7 +16,7 @@ import {
   type RetryPolicy,
 } from '@temporalio/workflow';
 import type { createDeliverActivities, WebhookBody, WebhookDelivery } from '../activities/deliver';
-import type { ConversationResult } from '../shared/contract';
+import type { ConversationResult, DeliveryNote, TurnResult } from '../shared/contract';
 import { NOTHING_TO_REPORT } from './prompts';
 import type { Conversation } from './conversation-state';
 
@@ -48,40 +49,76 @@ export function isNothingToReport(answer: string): boolean {
   return /^(`*)NOTHING_TO_REPORT\.?\1\.?$/.test(answer.trim());
 }
 
-/** Hands the result of a scheduled run with a webhook to delivery; never fails or delays the run's own end. */
+/** Where a run's results go: a scheduled run's to its task's webhook, any other run's to its own `webhook`. */
+export function webhookOf(input: Conversation['input']): string | undefined {
+  return input.schedule?.webhook ?? input.webhook;
+}
+
+/** What one delivery reports: a run's result, or a chat turn's. */
+type Delivered = Pick<ConversationResult, 'status' | 'answer' | 'reason' | 'error' | 'usage' | 'iterations'>;
+
+/** Hands a task run's result to delivery (when it has a webhook); never fails or delays the run's own end. */
 export async function deliverResult(c: Conversation, result: ConversationResult): Promise<ConversationResult> {
+  const delivery = await deliver(c, result, c.meter.startedAtMs);
+  return delivery ? { ...result, delivery } : result;
+}
+
+/**
+ * Chat mode delivers every finished turn on its own (a chat may stay open for days: its caller wants each answer,
+ * not the last one when the chat ends), with the turn's number, usage and latency.
+ */
+export async function deliverTurn(c: Conversation, turn: TurnResult, error?: string): Promise<TurnResult> {
+  const delivery = await deliver(c, { ...turn, ...(error ? { error } : {}) }, c.meter.turnStartedAtMs, turn.turn);
+  return delivery ? { ...turn, delivery } : turn;
+}
+
+async function deliver(c: Conversation, r: Delivered, startedAtMs: number, turn?: number): Promise<DeliveryNote | undefined> {
+  const webhook = webhookOf(c.input);
+  if (!webhook) return undefined;
   const schedule = c.input.schedule;
-  if (!schedule?.webhook) return result;
-  if (isNothingToReport(result.answer)) return { ...result, delivery: { skipped: 'nothing to report' } };
-  const conversationId = workflowInfo().workflowId;
-  const workflowId = `${conversationId}-delivery`;
+  // Only a scheduled run is told it may answer NOTHING_TO_REPORT (system-prompt.ts).
+  if (schedule && isNothingToReport(r.answer)) return { skipped: 'nothing to report' };
+  const { workflowId: conversationId, runId, firstExecutionRunId } = workflowInfo();
+  const workflowId = turn === undefined ? `${conversationId}-delivery` : `${conversationId}-turn${turn}-delivery`;
+  // The first run id tells apart two conversations that used one id (a session started again after it ended):
+  // the same delivery id, but not a duplicate for the receiver. It stays the same across continue-as-new.
+  const idempotencyKey = `${workflowId}:${firstExecutionRunId}`;
+  const finishedAtMs = Date.now();
   const body: WebhookBody = {
-    schedule: schedule.name,
+    conversationId,
     workflowId: conversationId,
-    status: result.status,
-    answer: result.answer,
-    startedAt: new Date(c.meter.startedAtMs).toISOString(),
-    finishedAt: new Date().toISOString(),
-    ...(result.reason ? { reason: result.reason } : {}),
-    ...(result.error ? { error: result.error } : {}),
+    sessionId: c.input.sessionId ?? null,
+    runId,
+    ...(schedule ? { schedule: schedule.name } : {}),
+    ...(turn !== undefined ? { turn } : {}),
+    status: r.status,
+    answer: r.answer,
+    ...(r.reason ? { reason: r.reason } : {}),
+    ...(r.error ? { error: r.error } : {}),
+    usage: r.usage,
+    iterations: r.iterations,
+    startedAt: new Date(startedAtMs).toISOString(),
+    finishedAt: new Date(finishedAtMs).toISOString(),
+    latencyMs: finishedAtMs - startedAtMs,
+    idempotencyKey,
   };
-  const delivery: WebhookDelivery = { webhook: schedule.webhook, idempotencyKey: workflowId, body };
+  const what = schedule ? `scheduled task "${schedule.name}" (${conversationId})` : `${conversationId}${turn !== undefined ? ` turn ${turn}` : ''}`;
   try {
     // Waits for the child to be started (one workflow task), not for the delivery. Not cancellable: the run
-    // has ended, and its result should still go out.
+    // (or turn) has ended, and its result should still go out — also when the run is being cancelled.
     await CancellationScope.nonCancellable(() =>
       startChild(deliveryWorkflow, {
-        args: [delivery],
+        args: [{ webhook, idempotencyKey, body } satisfies WebhookDelivery],
         workflowId,
         parentClosePolicy: ParentClosePolicy.ABANDON,
-        staticSummary: `Webhook delivery of scheduled task "${schedule.name}" (${conversationId})`,
+        staticSummary: `Webhook delivery of ${what}`,
       }),
     );
-    return { ...result, delivery: { workflowId } };
+    return { workflowId };
   } catch (err) {
     // E.g. a delivery with this id is still retrying (a conversation id reused within minutes).
     const why = err instanceof Error ? err.message : String(err);
-    return { ...result, delivery: { workflowId, error: `the delivery workflow could not be started: ${why}` } };
+    return { workflowId, error: `the delivery workflow could not be started: ${why}` };
   }
 }
 

@@ -21,6 +21,8 @@ export function meterCarry() {
     startedAtMs: z.number(),
     turn: n,
     turnStartIteration: n,
+    /** When the current chat turn began (a turn's webhook reports its latency); absent before turn 2. */
+    turnStartedAtMs: z.number().optional(),
   });
 }
 export type MeterCarry = z.infer<ReturnType<typeof meterCarry>>;
@@ -34,6 +36,7 @@ export class Meter {
   #warned: string[];
   #turn: number;
   #turnStartIteration: number;
+  #turnStartedAtMs: number | undefined;
   readonly runs: number;
   readonly startedAtMs: number;
   readonly modelCallsAtRunStart: number;
@@ -50,6 +53,7 @@ export class Meter {
     // A fresh conversation with a prompt starts with turn 1; a continued run resumes the turn it was in.
     this.#turn = carried?.turn ?? (hasPrompt ? 1 : 0);
     this.#turnStartIteration = carried?.turnStartIteration ?? 0;
+    this.#turnStartedAtMs = carried?.turnStartedAtMs;
     this.runs = (carried?.runs ?? 0) + 1;
     this.modelCallsAtRunStart = this.#modelCalls;
     this.historyBytesAtRunStart = workflowInfo().historySize;
@@ -73,6 +77,10 @@ export class Meter {
   get turn(): number {
     return this.#turn;
   }
+  /** When the current turn began (workflow time): the first turn began with the conversation. */
+  get turnStartedAtMs(): number {
+    return this.#turnStartedAtMs ?? this.startedAtMs;
+  }
   /** Iterations used in the current turn (the iteration budget is per turn). */
   get turnIterations(): number {
     return this.#iteration - this.#turnStartIteration;
@@ -83,6 +91,7 @@ export class Meter {
     return {
       ...{ iteration: this.#iteration, usage: this.#usage, modelCalls: this.#modelCalls, toolCalls: this.#toolCalls, runs },
       ...{ redactions: this.#redactions, warned: this.#warned, startedAtMs, turn: this.#turn, turnStartIteration: this.#turnStartIteration },
+      ...(this.#turnStartedAtMs !== undefined ? { turnStartedAtMs: this.#turnStartedAtMs } : {}),
     };
   }
 
@@ -120,6 +129,7 @@ export class Meter {
   newTurn(): void {
     this.#turn++;
     this.#turnStartIteration = this.#iteration;
+    this.#turnStartedAtMs = Date.now();
     this.#warned = this.#warned.filter((w) => w !== 'iterations');
   }
 

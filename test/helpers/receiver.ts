@@ -1,6 +1,7 @@
 // A local HTTP receiver for webhook tests: it records every request and answers with scripted statuses.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { expect } from 'vitest';
 
 export interface Received {
   headers: http.IncomingHttpHeaders;
@@ -56,4 +57,20 @@ export async function closedUrl(): Promise<string> {
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
   return `http://127.0.0.1:${port}/hook`;
+}
+
+/** A delivered result's body: `fields`, the times and latency (see expectTimes) and the idempotency key. */
+export function deliveredBody(fields: Record<string, unknown>, idempotencyKey: string): Record<string, unknown> {
+  return { ...fields, startedAt: expect.any(String), finishedAt: expect.any(String), latencyMs: expect.any(Number), idempotencyKey };
+}
+
+/** The body's times are ISO 8601 (workflow time), from t0 on, in order, and latencyMs is their difference. */
+export function expectTimes(body: { startedAt: string; finishedAt: string; latencyMs: number }, t0: number): void {
+  const started = Date.parse(body.startedAt);
+  const finished = Date.parse(body.finishedAt);
+  expect(new Date(started).toISOString()).toBe(body.startedAt);
+  expect(started).toBeGreaterThanOrEqual(t0 - 1_000);
+  expect(finished).toBeGreaterThanOrEqual(started);
+  expect(finished).toBeLessThanOrEqual(Date.now());
+  expect(body.latencyMs).toBe(finished - started);
 }
