@@ -30,7 +30,7 @@ const stepLine = (out: string) => out.search(/model mock-model \(model step 1\):
 
 describe('streamed display', () => {
   it('a terminal gets the answer word by word, before the step is over, and once', async () => {
-    h = await createHarness([{ content: ANSWER, wordDelayMs: 150 }]);
+    h = await createHarness([{ content: ANSWER, wordDelayMs: 300 }]);
     const out = await h.run(() => onTerminal(['run', '--tools', 'files', 'count to ten'], clusterEnv(h!.taskQueue)));
     expect(stepLine(out), out).toBeGreaterThan(0);
     // The words were on the screen before the step line, which comes once the model call has returned.
@@ -54,10 +54,14 @@ describe('streamed display', () => {
   }, 60_000);
 
   it('hermes watch follows a conversation started with the plain Temporal client (as a schedule or the stock CLI would)', async () => {
-    h = await createHarness([{ content: ANSWER, wordDelayMs: 100 }]);
+    h = await createHarness([{ content: ANSWER, wordDelayMs: 500 }]);
     await h.run(async () => {
       const id = `watched-${Date.now()}`;
-      await h!.client.workflow.start('conversationWorkflow', { workflowId: id, taskQueue: h!.taskQueue, args: [{ prompt: 'count to ten', tools: [] }] });
+      await h!.client.workflow.start('conversationWorkflow', {
+        workflowId: id,
+        taskQueue: h!.taskQueue,
+        args: [{ prompt: 'count to ten', tools: [] }],
+      });
       const r = await spawnHermes(['watch', id, '--json'], { env: clusterEnv(h!.taskQueue) });
       expect(r.code, r.stderr).toBe(0);
       const events = r.stdout

@@ -35,6 +35,7 @@ export class LiveText {
   async stop(): Promise<void> {
     this.#done.abort();
     await this.#consumer;
+    this.flush();
   }
 
   /** True while a reply is being written on the screen: the in-flight status line stays away then. */
@@ -42,10 +43,23 @@ export class LiveText {
     return this.#streaming;
   }
 
-  /** A step line on stderr, on a line of its own. */
+  /**
+   * A step line on stderr, on a line of its own. While a reply is being written it waits for the reply's end: the
+   * state query can report the step before the last words have come.
+   */
   log(line: string): void {
+    if (this.#streaming) {
+      this.#held.push(line);
+      return;
+    }
     this.breakLine();
     this.err(`${line}\n`);
+  }
+
+  #held: string[] = [];
+  private flush(): void {
+    this.#streaming = false;
+    for (const line of this.#held.splice(0)) this.log(line);
   }
 
   show(ev: ConversationEvent): void {
@@ -56,18 +70,20 @@ export class LiveText {
         break;
       case 'text.replaced':
         if (ev.channel !== 'answer') break;
-        this.log(`  (model step ${step}: the reply so far was rewritten)`);
+        this.breakLine();
+        this.err(`  (model step ${step}: the reply so far was rewritten)\n`);
         this.#printed.set(step, '');
         this.write(step, ev.text);
         break;
       case 'attempt.restarted':
-        this.log(`  (attempt ${ev.attempt} restarts model step ${step}${ev.reason ? `: ${ev.reason.slice(0, 120)}` : ''})`);
+        this.breakLine();
+        this.err(`  (attempt ${ev.attempt} restarts model step ${step}${ev.reason ? `: ${ev.reason.slice(0, 120)}` : ''})\n`);
         this.#printed.set(step, '');
         break;
       case 'model.finished':
-        this.#streaming = false;
         if (ev.kind === 'answer') this.#answered = this.#printed.get(step);
         this.breakLine();
+        this.flush();
         break;
       default:
         break;
