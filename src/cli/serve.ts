@@ -26,7 +26,8 @@ export async function serve(args: string[]): Promise<number> {
   });
   const host = values.host ?? '127.0.0.1';
   const port = values.port === undefined ? DEFAULT_SERVE_PORT : Number(values.port.trim() || NaN);
-  if (!(Number.isInteger(port) && port >= 0 && port <= 65535)) throw new UsageError(`--port must be a port number (0 for any free one), got "${values.port}"`);
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
+    throw new UsageError(`--port must be a port number (0 for any free one), got "${values.port}"`);
   const token = values.token ?? (process.env.HERMES_SERVE_TOKEN || undefined);
   if (!token && !isLoopback(host)) {
     throw new UsageError(
@@ -37,7 +38,8 @@ export async function serve(args: string[]): Promise<number> {
   const busyPolicy = oneOf(values['busy-policy'], BUSY, '--busy-policy') ?? 'queue';
   const approvalMode = oneOf(values['approval-mode'], APPROVAL, '--approval-mode');
   const maxConcurrent = values['max-concurrent'] === undefined ? undefined : Number(values['max-concurrent']);
-  if (maxConcurrent !== undefined && !(Number.isInteger(maxConcurrent) && maxConcurrent > 0)) throw new UsageError('--max-concurrent must be a positive whole number');
+  if (maxConcurrent !== undefined && !(Number.isInteger(maxConcurrent) && maxConcurrent > 0))
+    throw new UsageError('--max-concurrent must be a positive whole number');
   const workspace = checkedWorkspace(values.workspace);
   // Read once, before connecting: a broken config file is said now, not at the first request.
   const set = loadProfiles();

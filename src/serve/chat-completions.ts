@@ -45,7 +45,9 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
       JSON.stringify({
         ...meta,
         object: 'chat.completion',
-        choices: [{ index: 0, message: { role: 'assistant', content: o.answer, refusal: null }, logprobs: null, finish_reason: finishReason(o.status) }],
+        choices: [
+          { index: 0, message: { role: 'assistant', content: o.answer, refusal: null }, logprobs: null, finish_reason: finishReason(o.status) },
+        ],
         usage: usageOf(o.usage),
         hermes: hermesFields(handle, sessionId, o),
       }),
@@ -156,7 +158,13 @@ function watchDisconnect(ctx: CompletionsContext, req: IncomingMessage, res: Ser
 
 function failure(o: Outcome): ApiError | undefined {
   if (o.status !== 'failed' && o.status !== 'cancelled') return undefined;
-  return new ApiError(500, `the conversation ${o.status}${o.reason ? ` (${o.reason})` : ''}${o.error ? `: ${o.error}` : ''}`, 'server_error', null, o.reason ?? o.status);
+  return new ApiError(
+    500,
+    `the conversation ${o.status}${o.reason ? ` (${o.reason})` : ''}${o.error ? `: ${o.error}` : ''}`,
+    'server_error',
+    null,
+    o.reason ?? o.status,
+  );
 }
 
 function failedOutcome(o: Outcome): void {

@@ -26,7 +26,11 @@ export async function eventsCursor(handle: ConversationHandle): Promise<{ from?:
  * The events from the cursor on until `signal` aborts or the conversation closes. Without the events API: the
  * state query's new steps every 300 ms as `tool.finished` events (model steps too, named as their summary says).
  */
-export async function* liveEvents(handle: ConversationHandle, cursor: { from?: number; stepsAfter?: number }, signal: AbortSignal): AsyncGenerator<ConversationEvent> {
+export async function* liveEvents(
+  handle: ConversationHandle,
+  cursor: { from?: number; stepsAfter?: number },
+  signal: AbortSignal,
+): AsyncGenerator<ConversationEvent> {
   const api = eventsApi(handle);
   if (api) {
     yield* api.events({ ...(cursor.from !== undefined ? { from: cursor.from } : {}), signal });

@@ -18,7 +18,7 @@ export function openApiDocument() {
       version: '1',
       description:
         'An OpenAI-compatible API in front of durable Hermes conversations on Temporal (docs/serve.md). A request with a session id ' +
-        '(header X-Hermes-Session-Id, else metadata.session_id) is the next turn of that session\'s chat conversation; without one ' +
+        "(header X-Hermes-Session-Id, else metadata.session_id) is the next turn of that session's chat conversation; without one " +
         'it is a task conversation of its own. Errors have the OpenAI shape {error: {message, type, param, code}}.',
     },
     servers: [{ url: 'http://127.0.0.1:8642' }],
@@ -28,8 +28,20 @@ export function openApiDocument() {
         post: {
           summary: 'Create a chat completion (a turn of a session, or a task)',
           parameters: [
-            { name: 'X-Hermes-Session-Id', in: 'header', required: false, schema: { type: 'string' }, description: 'The session (wins over metadata.session_id).' },
-            { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string' }, description: 'A retried request with the same key gets the same turn instead of a new one.' },
+            {
+              name: 'X-Hermes-Session-Id',
+              in: 'header',
+              required: false,
+              schema: { type: 'string' },
+              description: 'The session (wins over metadata.session_id).',
+            },
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: { type: 'string' },
+              description: 'A retried request with the same key gets the same turn instead of a new one.',
+            },
           ],
           requestBody: { required: true, ...json({ $ref: '#/components/schemas/ChatCompletionRequest' }) },
           responses: {
@@ -72,7 +84,13 @@ export function openApiDocument() {
           summary: "A session's state and last answer",
           parameters: [
             sessionParam,
-            { name: 'wait', in: 'query', required: false, schema: { type: 'number', minimum: 0, maximum: 600 }, description: 'Wait up to this many seconds for the turn under way to end.' },
+            {
+              name: 'wait',
+              in: 'query',
+              required: false,
+              schema: { type: 'number', minimum: 0, maximum: 600 },
+              description: 'Wait up to this many seconds for the turn under way to end.',
+            },
           ],
           responses: { 200: { description: 'The session', ...json({ $ref: '#/components/schemas/Session' }) }, 400: error, 401: error, 404: error },
         },
@@ -82,10 +100,19 @@ export function openApiDocument() {
           summary: "The conversation's events as server-sent events (for reconnecting)",
           parameters: [
             sessionParam,
-            { name: 'from', in: 'query', required: false, schema: { type: 'integer', minimum: 0 }, description: 'Offset of the first step event (default: the oldest kept). Last-Event-ID resumes after that offset.' },
+            {
+              name: 'from',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 0 },
+              description: 'Offset of the first step event (default: the oldest kept). Last-Event-ID resumes after that offset.',
+            },
           ],
           responses: {
-            200: { description: 'data: <ConversationEvent JSON> per event (step events with id: <offset>); data: [DONE] when the conversation closes', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+            200: {
+              description: 'data: <ConversationEvent JSON> per event (step events with id: <offset>); data: [DONE] when the conversation closes',
+              content: { 'text/event-stream': { schema: { type: 'string' } } },
+            },
             400: error,
             401: error,
             404: error,
@@ -105,7 +132,14 @@ export function openApiDocument() {
           summary: 'Answer the pending clarify question',
           parameters: [sessionParam],
           requestBody: { required: true, ...json({ type: 'object', required: ['text'], properties: { text: { type: 'string' } } }) },
-          responses: { 200: { description: 'Answered', ...json({ $ref: '#/components/schemas/Ok' }) }, 400: error, 401: error, 404: error, 409: error, 503: error },
+          responses: {
+            200: { description: 'Answered', ...json({ $ref: '#/components/schemas/Ok' }) },
+            400: error,
+            401: error,
+            404: error,
+            409: error,
+            503: error,
+          },
         },
       },
       '/v1/sessions/{id}/approve': {
@@ -125,14 +159,25 @@ export function openApiDocument() {
               },
             }),
           },
-          responses: { 200: { description: 'Decided', ...json({ $ref: '#/components/schemas/Ok' }) }, 400: error, 401: error, 404: error, 409: error, 503: error },
+          responses: {
+            200: { description: 'Decided', ...json({ $ref: '#/components/schemas/Ok' }) },
+            400: error,
+            401: error,
+            404: error,
+            409: error,
+            503: error,
+          },
         },
       },
       '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1', ...json({ type: 'object' }) } } } },
-      '/health': { get: { summary: 'Liveness', responses: { 200: { description: 'ok', ...json({ type: 'object', properties: { ok: { type: 'boolean' } } }) } } } },
+      '/health': {
+        get: { summary: 'Liveness', responses: { 200: { description: 'ok', ...json({ type: 'object', properties: { ok: { type: 'boolean' } } }) } } },
+      },
     },
     components: {
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'Required when the server was started with a token (always off loopback).' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Required when the server was started with a token (always off loopback).' },
+      },
       responses: { Error: { description: 'An error in the OpenAI shape', ...json({ $ref: '#/components/schemas/Error' }) } },
       schemas: {
         Error: {
@@ -142,7 +187,12 @@ export function openApiDocument() {
             error: {
               type: 'object',
               required: ['message', 'type', 'param', 'code'],
-              properties: { message: { type: 'string' }, type: { type: 'string' }, param: { type: ['string', 'null'] }, code: { type: ['string', 'null'] } },
+              properties: {
+                message: { type: 'string' },
+                type: { type: 'string' },
+                param: { type: ['string', 'null'] },
+                code: { type: ['string', 'null'] },
+              },
             },
           },
         },
@@ -155,7 +205,10 @@ export function openApiDocument() {
               oneOf: [
                 { type: 'string' },
                 { type: 'null' },
-                { type: 'array', items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } } },
+                {
+                  type: 'array',
+                  items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } },
+                },
               ],
             },
           },
@@ -165,7 +218,12 @@ export function openApiDocument() {
           required: ['messages'],
           properties: {
             model: { type: 'string', description: 'A model profile (GET /v1/models); "hermes", "default" or empty: the default profile.' },
-            messages: { type: 'array', minItems: 1, items: { $ref: '#/components/schemas/Message' }, description: 'The last one must be the user\'s.' },
+            messages: {
+              type: 'array',
+              minItems: 1,
+              items: { $ref: '#/components/schemas/Message' },
+              description: "The last one must be the user's.",
+            },
             stream: { type: 'boolean' },
             stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } } },
             n: { const: 1 },
@@ -203,7 +261,13 @@ export function openApiDocument() {
             usage: { $ref: '#/components/schemas/Usage' },
             hermes: {
               type: 'object',
-              properties: { conversation_id: { type: 'string' }, session_id: { type: ['string', 'null'] }, status: { type: 'string' }, turn: { type: 'integer' }, reason: { type: 'string' } },
+              properties: {
+                conversation_id: { type: 'string' },
+                session_id: { type: ['string', 'null'] },
+                status: { type: 'string' },
+                turn: { type: 'integer' },
+                reason: { type: 'string' },
+              },
             },
           },
         },
@@ -239,7 +303,10 @@ export function openApiDocument() {
           type: 'object',
           properties: { id: { type: 'string' }, object: { const: 'model' }, created: { type: 'integer' }, owned_by: { type: 'string' } },
         },
-        ModelList: { type: 'object', properties: { object: { const: 'list' }, data: { type: 'array', items: { $ref: '#/components/schemas/Model' } } } },
+        ModelList: {
+          type: 'object',
+          properties: { object: { const: 'list' }, data: { type: 'array', items: { $ref: '#/components/schemas/Model' } } },
+        },
         Session: {
           type: 'object',
           properties: {

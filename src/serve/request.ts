@@ -75,15 +75,18 @@ export function parseChatRequest(body: unknown, headers: Record<string, string |
     if (b[key] !== undefined && b[key] !== null && typeof b[key] !== 'boolean') throw badRequest(key, `${key} must be a boolean`, 'invalid_type');
   }
   const so = b.stream_options;
-  if (so !== undefined && so !== null && (typeof so !== 'object' || Array.isArray(so))) throw badRequest('stream_options', 'stream_options must be an object', 'invalid_type');
+  if (so !== undefined && so !== null && (typeof so !== 'object' || Array.isArray(so)))
+    throw badRequest('stream_options', 'stream_options must be an object', 'invalid_type');
   const includeUsage = (so as { include_usage?: unknown } | null | undefined)?.include_usage;
   if (includeUsage !== undefined && includeUsage !== null && typeof includeUsage !== 'boolean') {
     throw badRequest('stream_options.include_usage', 'stream_options.include_usage must be a boolean', 'invalid_type');
   }
-  if (b.n !== undefined && b.n !== null && b.n !== 1) throw badRequest('n', 'n must be 1: a conversation gives one answer per message', 'unsupported_value');
+  if (b.n !== undefined && b.n !== null && b.n !== 1)
+    throw badRequest('n', 'n must be 1: a conversation gives one answer per message', 'unsupported_value');
 
   const meta = b.metadata;
-  if (meta !== undefined && meta !== null && (typeof meta !== 'object' || Array.isArray(meta))) throw badRequest('metadata', 'metadata must be an object', 'invalid_type');
+  if (meta !== undefined && meta !== null && (typeof meta !== 'object' || Array.isArray(meta)))
+    throw badRequest('metadata', 'metadata must be an object', 'invalid_type');
   const header = headers[SESSION_HEADER];
   const fromHeader = Array.isArray(header) ? header[0] : header;
   const fromBody = (meta as Record<string, unknown> | null | undefined)?.session_id;
@@ -116,7 +119,8 @@ export function parseChatRequest(body: unknown, headers: Record<string, string |
 }
 
 function parseMessages(raw: unknown): ChatMessage[] {
-  if (raw === undefined || raw === null) throw badRequest('messages', 'messages is required: [{"role": "user", "content": "…"}]', 'missing_required_parameter');
+  if (raw === undefined || raw === null)
+    throw badRequest('messages', 'messages is required: [{"role": "user", "content": "…"}]', 'missing_required_parameter');
   if (!Array.isArray(raw)) throw badRequest('messages', 'messages must be an array of {role, content}', 'invalid_type');
   if (raw.length === 0) throw badRequest('messages', 'messages must not be empty', 'empty_array');
   return raw.map((m: unknown, i) => {
@@ -139,7 +143,8 @@ function contentText(content: unknown, at: string): string {
     .map((p: unknown, j) => {
       const part = p as { type?: unknown; text?: unknown } | null;
       if (typeof part !== 'object' || part === null) throw badRequest(`${at}[${j}]`, `${at}[${j}] must be a content part object`, 'invalid_type');
-      if (part.type !== 'text') throw badRequest(`${at}[${j}].type`, `${at}[${j}]: only text parts are supported, got ${JSON.stringify(part.type)}`, 'unsupported_value');
+      if (part.type !== 'text')
+        throw badRequest(`${at}[${j}].type`, `${at}[${j}]: only text parts are supported, got ${JSON.stringify(part.type)}`, 'unsupported_value');
       if (typeof part.text !== 'string') throw badRequest(`${at}[${j}].text`, `${at}[${j}].text must be a string`, 'invalid_type');
       return part.text;
     })
@@ -151,7 +156,9 @@ function contentText(content: unknown, at: string): string {
  * one): the agent sees what was said before without it becoming turns of its own.
  */
 export function renderEarlier(earlier: ChatMessage[]): string {
-  const lines = earlier.filter((m) => m.text.trim()).map((m) => `${m.role === 'user' ? 'User' : m.role === 'assistant' ? 'Assistant' : `(${m.role})`}: ${m.text}`);
+  const lines = earlier
+    .filter((m) => m.text.trim())
+    .map((m) => `${m.role === 'user' ? 'User' : m.role === 'assistant' ? 'Assistant' : `(${m.role})`}: ${m.text}`);
   return lines.length ? `The conversation so far, before the current message:\n\n${lines.join('\n\n')}` : '';
 }
 

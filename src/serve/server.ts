@@ -110,7 +110,11 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
       if (action) allow(method, 'POST');
       else allow(method, 'GET');
       const body = action ? await readJson(req, true) : undefined;
-      return sendJson(res, 200, await sessionRoute(ctx, sessionId, action as 'interrupt' | 'answer' | 'approve' | undefined, body, url.searchParams, req));
+      return sendJson(
+        res,
+        200,
+        await sessionRoute(ctx, sessionId, action as 'interrupt' | 'answer' | 'approve' | undefined, body, url.searchParams, req),
+      );
     }
     throw notFound(`no route ${method} ${path} (the API: GET /openapi.json)`, 'unknown_url');
   }
@@ -156,7 +160,9 @@ function modelList(p: ProfileNames & { models?: Record<string, string> }) {
       object: 'model' as const,
       created: 0,
       owned_by: 'hermes',
-      ...(p.models?.[id] ? { hermes: { upstream_model: p.models[id], default: id === p.defaultName } } : { hermes: { default: id === p.defaultName } }),
+      ...(p.models?.[id]
+        ? { hermes: { upstream_model: p.models[id], default: id === p.defaultName } }
+        : { hermes: { default: id === p.defaultName } }),
     })),
   };
 }
@@ -202,5 +208,11 @@ async function readJson(req: IncomingMessage, optional = false): Promise<unknown
 }
 
 function tooLarge(): ApiError {
-  return new ApiError(413, `the body is larger than ${MAX_BODY_BYTES} bytes (Temporal's payload limit is 2 MiB)`, 'invalid_request_error', null, 'request_too_large');
+  return new ApiError(
+    413,
+    `the body is larger than ${MAX_BODY_BYTES} bytes (Temporal's payload limit is 2 MiB)`,
+    'invalid_request_error',
+    null,
+    'request_too_large',
+  );
 }

@@ -39,7 +39,8 @@ export async function sessionRoute(
   // Updates need a worker to run their validator: without one they would wait.
   if (!(await handle.workerPolling())) throw noWorker(ctx.hermes.taskQueue);
   try {
-    if (action === 'answer') return { ok: true, call_id: (await handle.workflow.executeUpdate(answerUpdate, { args: [{ text: args as string }] })).callId };
+    if (action === 'answer')
+      return { ok: true, call_id: (await handle.workflow.executeUpdate(answerUpdate, { args: [{ text: args as string }] })).callId };
     const a = args as ReturnType<typeof approveArgs>;
     const r = await handle.workflow.executeUpdate(approveUpdate, { args: [a] });
     return { ok: true, call_id: r.callId, decision: r.decision, ...(r.workflowId ? { workflow_id: r.workflowId } : {}) };
@@ -48,7 +49,13 @@ export async function sessionRoute(
   }
 }
 
-export async function sessionEvents(ctx: CompletionsContext, req: IncomingMessage, res: ServerResponse, sessionId: string, query: URLSearchParams): Promise<void> {
+export async function sessionEvents(
+  ctx: CompletionsContext,
+  req: IncomingMessage,
+  res: ServerResponse,
+  sessionId: string,
+  query: URLSearchParams,
+): Promise<void> {
   const raw = query.get('from') ?? headerOf(req, 'last-event-id');
   const from = raw === undefined || raw === null || raw === '' ? undefined : Number(raw);
   if (from !== undefined && !(Number.isInteger(from) && from >= 0)) throw badRequest('from', 'from must be a whole number ≥ 0 (an event offset)');

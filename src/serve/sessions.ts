@@ -34,7 +34,11 @@ export async function describeConversation(hermes: Hermes, workflowId: string): 
  * system messages and, as context, its earlier messages (a session that a client opens with a history, or one
  * whose conversation ended — idle timeout, ended — and starts again under the same workflow id).
  */
-export async function openSession(hermes: Hermes, r: ChatRequest & { sessionId: string }, d: SessionDefaults): Promise<{ handle: ConversationHandle; started: boolean }> {
+export async function openSession(
+  hermes: Hermes,
+  r: ChatRequest & { sessionId: string },
+  d: SessionDefaults,
+): Promise<{ handle: ConversationHandle; started: boolean }> {
   const id = sessionWorkflowId(r.sessionId);
   if ((await describeConversation(hermes, id)) === 'running') return { handle: hermes.get(id), started: false };
   const system = sessionSystem(r);
@@ -85,7 +89,8 @@ export function updateRejection(err: unknown): unknown {
   if (!(err instanceof WorkflowUpdateFailedError) || !err.cause) return err;
   const m = err.cause.message;
   if (/busyPolicy is reject/.test(m)) return conflict(`the session is busy: ${m}`, 'session_busy');
-  if (/has ended/.test(m)) return conflict(`the session's conversation ${m.replace(/^the conversation /, '')}: send again to start it anew`, 'session_ended');
+  if (/has ended/.test(m))
+    return conflict(`the session's conversation ${m.replace(/^the conversation /, '')}: send again to start it anew`, 'session_ended');
   if (/chat mode/.test(m)) return conflict(`not a chat session: ${m}`, 'not_a_chat');
   if (/pending/.test(m)) return conflict(m, 'nothing_pending');
   return badRequest(null, m, 'rejected');
@@ -113,11 +118,7 @@ export interface SessionView {
 
 export async function sessionView(hermes: Hermes, sessionId: string): Promise<SessionView> {
   const { handle } = await existingSession(hermes, sessionId);
-  const [status, state, last] = await Promise.all([
-    handle.temporalStatus(),
-    handle.state().catch(() => null),
-    lastTurn(handle).catch(() => null),
-  ]);
+  const [status, state, last] = await Promise.all([handle.temporalStatus(), handle.state().catch(() => null), lastTurn(handle).catch(() => null)]);
   return { id: sessionId, object: 'hermes.session', conversation_id: handle.id, temporal_status: status, state, last_turn: last };
 }
 
@@ -126,7 +127,9 @@ export async function sessionViewWhenIdle(hermes: Hermes, sessionId: string, sec
   const end = Date.now() + seconds * 1000;
   for (;;) {
     const v = await sessionView(hermes, sessionId);
-    const busy = v.temporal_status === 'RUNNING' && (!v.state || v.state.status === 'running' || (v.state.status === 'waiting' && v.state.waitingFor !== 'message'));
+    const busy =
+      v.temporal_status === 'RUNNING' &&
+      (!v.state || v.state.status === 'running' || (v.state.status === 'waiting' && v.state.waitingFor !== 'message'));
     if (!busy || Date.now() >= end || signal?.aborted) return v;
     await new Promise((r) => setTimeout(r, 300));
   }
@@ -142,7 +145,8 @@ export async function lastTurn(handle: ConversationHandle): Promise<TurnResult |
   let last: Payload | undefined;
   for (const e of history.events ?? []) {
     const accepted = e.workflowExecutionUpdateAcceptedEventAttributes;
-    if (accepted?.acceptedRequest?.input?.name === 'send' && accepted.acceptedRequest.meta?.updateId) sends.add(accepted.acceptedRequest.meta.updateId);
+    if (accepted?.acceptedRequest?.input?.name === 'send' && accepted.acceptedRequest.meta?.updateId)
+      sends.add(accepted.acceptedRequest.meta.updateId);
     const completed = e.workflowExecutionUpdateCompletedEventAttributes;
     const id = completed?.meta?.updateId;
     const p = completed?.outcome?.success?.payloads?.[0];
@@ -159,23 +163,27 @@ export async function lastTurn(handle: ConversationHandle): Promise<TurnResult |
 
 export function interruptArgs(body: unknown): { reason?: string; message?: string } {
   const b = objectBody(body);
-  for (const k of ['reason', 'message'] as const) if (b[k] !== undefined && typeof b[k] !== 'string') throw badRequest(k, `${k} must be a string`, 'invalid_type');
+  for (const k of ['reason', 'message'] as const)
+    if (b[k] !== undefined && typeof b[k] !== 'string') throw badRequest(k, `${k} must be a string`, 'invalid_type');
   return { ...(b.reason ? { reason: b.reason as string } : {}), ...(b.message ? { message: b.message as string } : {}) };
 }
 
 export function answerArgs(body: unknown): string {
   const b = objectBody(body);
-  if (typeof b.text !== 'string' || !b.text.trim()) throw badRequest('text', 'text is required: {"text": "your answer"}', 'missing_required_parameter');
+  if (typeof b.text !== 'string' || !b.text.trim())
+    throw badRequest('text', 'text is required: {"text": "your answer"}', 'missing_required_parameter');
   return b.text;
 }
 
 export function approveArgs(body: unknown): { callId: string; decision: 'approve' | 'deny'; remember: boolean; workflowId?: string } {
   const b = objectBody(body);
-  if (typeof b.call_id !== 'string' || !b.call_id) throw badRequest('call_id', 'call_id is required (the pending approval\'s call id: GET /v1/sessions/ID)', 'missing_required_parameter');
+  if (typeof b.call_id !== 'string' || !b.call_id)
+    throw badRequest('call_id', "call_id is required (the pending approval's call id: GET /v1/sessions/ID)", 'missing_required_parameter');
   const decision = b.decision ?? 'approve';
   if (decision !== 'approve' && decision !== 'deny') throw badRequest('decision', 'decision must be "approve" or "deny"', 'invalid_value');
   if (b.remember !== undefined && typeof b.remember !== 'boolean') throw badRequest('remember', 'remember must be a boolean', 'invalid_type');
-  if (b.workflow_id !== undefined && typeof b.workflow_id !== 'string') throw badRequest('workflow_id', 'workflow_id must be a string', 'invalid_type');
+  if (b.workflow_id !== undefined && typeof b.workflow_id !== 'string')
+    throw badRequest('workflow_id', 'workflow_id must be a string', 'invalid_type');
   return { callId: b.call_id, decision, remember: b.remember === true, ...(b.workflow_id ? { workflowId: b.workflow_id as string } : {}) };
 }
 

@@ -121,7 +121,10 @@ export class TurnStream {
       const rest = answer.slice(this.content.length);
       if (rest) out.push(this.sendContent(rest));
     } else if (answer) {
-      out.push({ reasoning_content: '\n[the text streamed above was not the final answer; the answer follows]\n' }, this.sendContent(`\n\n${answer}`));
+      out.push(
+        { reasoning_content: '\n[the text streamed above was not the final answer; the answer follows]\n' },
+        this.sendContent(`\n\n${answer}`),
+      );
     }
     return out;
   }
