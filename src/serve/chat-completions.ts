@@ -7,7 +7,7 @@ import type { ConversationHandle, Hermes } from '../client';
 import type { ConversationResult, RunStatus, TurnResult, Usage } from '../shared/contract';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ApiError, asApiError, badRequest, noWorker } from './errors';
-import { eventsCursor, liveEvents } from './live';
+import { eventsApi, eventsCursor, liveEvents } from './live';
 import { isSessionId, parseChatRequest, taskPrompt, type ChatRequest, type ProfileNames } from './request';
 import { openSession, sendTurn, type SessionDefaults } from './sessions';
 import { SseWriter } from './sse';
@@ -111,8 +111,11 @@ async function stream(
     ...withUsage,
   });
   sse.send(chunk({ role: 'assistant', content: '' }));
+  // A chat's events from the cursor may begin with turns queued before this one: the shaper skips to the
+  // turn.started of this text (only the events API has those; the state-query fallback shows what comes).
   const shaper = new TurnStream({
-    ...(t.sessionId ? { text: r.last, sessionPath: `/v1/sessions/${t.sessionId}` } : {}),
+    ...(t.sessionId ? { sessionPath: `/v1/sessions/${t.sessionId}` } : {}),
+    ...(t.sessionId && eventsApi(t.handle) ? { text: r.last } : {}),
   });
   const stop = new AbortController();
   res.once('close', () => stop.abort());
