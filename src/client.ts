@@ -20,7 +20,9 @@ import { startMarked } from './codec/marker';
 import { connectClient, resolveTemporal, type TemporalTarget } from './connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
 import { readConfig } from './config/load';
-import { answerUpdate, approveUpdate, endSignal, interruptSignal, sendUpdate, stateQuery } from './shared/messages';
+import { answerUpdate, approveUpdate, endSignal, eventsQuery, interruptSignal, sendUpdate, stateQuery } from './shared/messages';
+import { conversationEvents, type EventsOptions } from './events/client';
+import type { ConversationEvent } from './shared/events';
 import {
   issuesText,
   limitsSchema,
@@ -48,6 +50,8 @@ import type { HermesWorkerOptions } from './worker';
 
 export type { ConversationInput, ConversationResult, ConversationState, StartOptions } from './shared/contract';
 export type { InFlightCall } from './in-flight';
+export type { ConversationEvent, StepEventRecord, EventsPage } from './shared/events';
+export type { EventsOptions } from './events/client';
 export { PayloadKeyMismatchError, isPayloadKeyMismatch } from './codec/explain';
 export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
 export { defineTool, ToolResultError, type ToolDefinition, type ExternalToolContext } from './tools/define';
@@ -432,6 +436,20 @@ export class ConversationHandle {
     return calls.map((c) => ({ ...c, ...this.callNames.get(key(c)) }));
   }
   private readonly callNames = new Map<string, { modelStep?: number; tool?: string }>();
+
+  /**
+   * The conversation's live events (src/shared/events.ts): its steps as they start and finish, the model's reply
+   * word by word while the endpoint streams, questions it waits on, its answers and status — from `from` (an
+   * offset of a step event) on, across continue-as-new, until it closes. Costs the conversation no history.
+   */
+  events(opts: EventsOptions = {}): AsyncGenerator<ConversationEvent> {
+    return conversationEvents(this.workflow.client, this.id, opts);
+  }
+
+  /** The offset the next step event will have: `events({ from })` with it sees exactly what happens from now on. */
+  async eventsOffset(): Promise<number> {
+    return (await this.workflow.query(eventsQuery, { from: Number.MAX_SAFE_INTEGER })).next;
+  }
 
   /** Live state (the `state` query): status, iteration, budgets left, usage, todo, pending question/approvals. */
   state(args?: StateQueryArgs): Promise<ConversationState> {

@@ -4,6 +4,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import OpenAI from 'openai';
 import { classifyModelError } from '../llm/errors';
+import type { LiveReply } from '../shared/events';
 import { modelFetch } from '../llm/http';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
 import { reasoningExcerpt, reasoningField, splitThinking } from '../llm/reasoning';
@@ -18,6 +19,7 @@ import type { ToolCatalog } from '../tools/external';
 import { toolDefinitions } from '../tools/registry';
 import type { Redactor } from '../security/redact';
 import type { ContextCache } from './context';
+import { completion, type PartialReply } from './model-stream';
 
 export interface ModelDeps {
   profiles: ProfileSet;
@@ -70,21 +72,31 @@ export function createModelActivities(deps: ModelDeps) {
     // that succeeds can report them: Temporal keeps only the latest failure of a retried activity, the workflow none.
     const failures = earlierFailures(ctx.info.heartbeatDetails);
     const started = Date.now();
+    // The reply so far while the endpoint streams: watchers read it from these details (src/shared/events.ts).
+    let live: LiveReply | undefined;
     const details = () => ({
       step: input.step,
       model: `${profile.name}: ${profile.model}`,
       elapsedSec: Math.floor((Date.now() - started) / 1000),
       attempt: ctx.info.attempt,
       failures,
+      ...(live ? { live } : {}),
     });
+    const progress = (p: PartialReply) => {
+      live = liveReply(p, input, ctx.info.attempt, deps.redactor);
+    };
     const beat = setInterval(() => ctx.heartbeat(details()), deps.heartbeatMs ?? 200);
     try {
       const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
       ctx.cancellationSignal.throwIfAborted();
       // Built-ins from the bundle, catalog tools from the recorded list: the same in native and text mode.
       const tools = input.tools.length ? await definitions(input, ctx.client, workflowId, runId) : [];
-      const send = (mode: WireMode) =>
-        clientFor(profile).chat.completions.create(
+      const send = (mode: WireMode) => {
+        live = undefined;
+        return completion(
+          clientFor(profile),
+          profile.name,
+          profile.stream,
           {
             model: profile.model,
             messages: (mode === 'text' ? toTextMode(messages, tools) : messages) as OpenAI.Chat.ChatCompletionMessageParam[],
@@ -92,8 +104,10 @@ export function createModelActivities(deps: ModelDeps) {
             temperature: profile.temperature,
             ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
           },
-          { signal: ctx.cancellationSignal },
+          ctx.cancellationSignal,
+          progress,
         );
+      };
       let mode = modes.modeOf(profile);
       let res: OpenAI.Chat.ChatCompletion;
       try {
@@ -125,7 +139,9 @@ export function createModelActivities(deps: ModelDeps) {
       const classified = classifyModelError(err, profile.baseURL);
       // An endpoint's error text can quote what it was sent; the failure is recorded in history.
       const failure = deps.redactor ? deps.redactor.error(classified) : classified;
-      // The next attempt reads this from its heartbeat details (see earlierFailures).
+      // The next attempt reads this from its heartbeat details (see earlierFailures). Without the text so far:
+      // the next attempt starts it again, and a watcher sees the restart by the attempt number.
+      live = undefined;
       ctx.heartbeat({ ...details(), failures: [...failures, failureNote(failure)].slice(-MAX_FAILURES_KEPT) });
       throw failure;
     } finally {
@@ -325,6 +341,35 @@ function mapStrings(v: unknown, f: (s: string) => string): unknown {
   if (Array.isArray(v)) return v.map((x) => mapStrings(x, f));
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [f(k), mapStrings(x, f)]));
   return v;
+}
+
+/** Characters of live text in the heartbeat details; the step's result has all of it. */
+const MAX_LIVE_CHARS = 64 * 1024;
+
+/**
+ * What a watcher may see of the reply so far: thinking split off (an unclosed <think> is still thinking), secrets
+ * redacted as in the result, capped. Text that starts like a tool call written as text is shown as a call forming.
+ */
+function liveReply(p: PartialReply, input: ModelCallInput, attempt: number, redactor?: Redactor): LiveReply {
+  // Up to the last whitespace: the word being written is held back, so a secret is redacted whole, never shown in part.
+  const clean = (t: string) => {
+    const done = t.slice(0, Math.max(t.search(/\s\S*$/) + 1, 0));
+    return (redactor ? redactor.redact(done).text : done).slice(0, MAX_LIVE_CHARS);
+  };
+  const split = splitThinking(p.content || null);
+  const content = split.content ?? '';
+  const reasoning = [p.reasoning, split.thinking].filter(Boolean).join('\n\n');
+  const asCall = input.tools.length > 0 && /^\s*(<tool_call|\{|```)/.test(content);
+  return {
+    attempt,
+    step: input.step,
+    content: asCall ? '' : clean(content),
+    reasoning: clean(reasoning),
+    toolCalls: [
+      ...p.toolCalls.map((c) => ({ index: c.index, name: c.name, arguments: clean(c.arguments) })),
+      ...(asCall ? [{ index: p.toolCalls.length, name: '', arguments: clean(content) }] : []),
+    ],
+  };
 }
 
 /** How many earlier attempts' failures a model call remembers (the latest ones). */

@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import readline from 'node:readline/promises';
 import { checkedWorkspace, maxIterationsOption, withHermes } from './common';
 import { follow } from './follow';
+import { LiveText } from './live-text';
 import { watchWorker } from './pollers';
 import { onStop, stopSignal } from './signals';
 
@@ -14,6 +15,7 @@ export async function chat(args: string[]): Promise<number> {
       model: { type: 'string' },
       workspace: { type: 'string' },
       'max-iterations': { type: 'string' },
+      'no-stream': { type: 'boolean', default: false },
     },
   });
   // Checked before connecting: a typo is a usage error, not a conversation whose every tool call fails.
@@ -78,10 +80,21 @@ export async function chat(args: string[]): Promise<number> {
             () => undefined,
           );
           const numbering = before !== undefined ? { modelSteps: () => h.modelSteps(), modelStepsBefore: before } : {};
-          const r = await follow(h, h.send(line), { log, rl, after, intervalMs: 200, ...numbering });
+          // On a terminal the reply is written word by word (from this turn's first event on).
+          const liveText = process.stdout.isTTY && !values['no-stream'] ? new LiveText(undefined, undefined, 'hermes> ') : undefined;
+          if (liveText) liveText.follow(h, await h.eventsOffset().catch(() => 0));
+          const r = await follow(h, h.send(line), {
+            log: liveText ? (l) => liveText.log(l) : log,
+            rl,
+            after,
+            intervalMs: 200,
+            ...numbering,
+            ...(liveText ? { inFlight: { redraw: false as const }, quietWhile: () => liveText.busy } : {}),
+          });
+          await liveText?.stop();
           turnRunning = false;
           if (stopSignal.aborted) break;
-          process.stdout.write(`hermes> ${r.answer}\n`);
+          if (!liveText?.finish(r.answer)) process.stdout.write(`hermes> ${r.answer}\n`);
           if (r.status !== 'completed') process.stderr.write(`(turn ${r.turn}: ${r.status}${r.reason ? `, ${r.reason}` : ''})\n`);
         }
       } finally {

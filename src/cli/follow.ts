@@ -38,6 +38,8 @@ export interface FollowOptions {
    * Only with `log`; false turns it off.
    */
   inFlight?: false | { afterMs?: number; everyMs?: number; redraw?: ((text: string) => void) | false };
+  /** While true (the reply is being written on the screen, cli/live-text.ts), the call in flight is not shown. */
+  quietWhile?: () => boolean;
 }
 
 /** In lines mode, a running call is reported once it has run this long, then every REPEAT_SEC. */
@@ -140,7 +142,7 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
       await sleep(live.everyMs, undefined, { signal: done.signal }).catch(() => undefined);
       if (done.signal.aborted) break;
       const s = latest;
-      if (!s || s.status !== 'running' || s.waitingFor || Date.now() - quietSince < live.afterMs) {
+      if (!s || s.status !== 'running' || s.waitingFor || Date.now() - quietSince < live.afterMs || opts.quietWhile?.()) {
         live.clear();
         continue;
       }

@@ -13,6 +13,7 @@ import { serve } from './serve';
 import { installTemporal, server, worker } from './server';
 import { init } from './init';
 import { status } from './status';
+import { watch } from './watch';
 import { tools } from './tools';
 import { answer, approve, cancel, interrupt } from './steer';
 
@@ -26,7 +27,12 @@ Usage:
   hermes run --show-prompt [options]
                                     print the system prompt a conversation with these options would get
                                     (project context file, memory, date, workspace), without starting one
-  hermes chat [--id ID]             interactive chat (clarify questions and approvals asked inline)
+  hermes chat [--id ID] [--no-stream]
+                                    interactive chat (clarify questions and approvals asked inline)
+  hermes watch <id> [--from N] [--json]
+                                    follow any conversation live (one started here, by a schedule,
+                                    by hermes serve or the stock CLI): steps as they start and finish,
+                                    the reply word by word, what it waits for; --json: one event a line
   hermes status <id> [--json]       show a conversation's live state (budgets, todo, pending questions,
                                     the model or tool call in flight)
   hermes interrupt <id> [--message M] [--reason R]
@@ -90,6 +96,8 @@ Options for run:
   --json               print the result as JSON on stdout
   --quiet              no step-by-step progress
   --prompt-file F      read the prompt from file F (- as the prompt reads stdin)
+  --no-stream          print the answer when it is complete instead of word by word (only a
+                       terminal gets it word by word; piped stdout always gets the final answer alone)
   --no-wait            when no worker polls the task queue, exit 3 instead of waiting for one
   --show-prompt        print the system prompt instead of running (--workspace, --tools, --model and
                        --memory-scope apply; the workspace as this machine sees it)
@@ -134,6 +142,7 @@ Environment:
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   run,
   chat,
+  watch,
   status,
   interrupt,
   answer,

@@ -6,6 +6,7 @@ import { promptTooLarge, type ConversationHandle, type Hermes } from '../client'
 import type { ConversationResult } from '../shared/contract';
 import { checkedWorkspace, maxIterationsOption, UsageError, withHermes } from './common';
 import { follow } from './follow';
+import { LiveText } from './live-text';
 import { claimSigint, onStop, stopNow, type StopSignal } from './signals';
 import { showPrompt } from './show-prompt';
 
@@ -32,6 +33,7 @@ export async function run(args: string[]): Promise<number> {
       'prompt-file': { type: 'string' },
       'no-wait': { type: 'boolean', default: false },
       'show-prompt': { type: 'boolean', default: false },
+      'no-stream': { type: 'boolean', default: false },
     },
   });
   if (values['show-prompt']) {
@@ -75,12 +77,16 @@ export async function run(args: string[]): Promise<number> {
             gaveUp();
           }
         : undefined;
-      const following = followToResult(hermes, handle, log, onMissing);
+      // On a terminal the answer is written word by word as the model writes it; piped, only the final answer.
+      const liveText = process.stdout.isTTY && !values.json && !values['no-stream'] ? new LiveText() : undefined;
+      liveText?.follow(handle, 0);
+      const following = followToResult(hermes, handle, log && liveText ? (l) => liveText.log(l) : log, onMissing, liveText);
       following.catch(() => undefined); // when --no-wait gave up, nobody waits for it any more
       const result = await Promise.race([following, noWorker]);
+      await liveText?.stop();
       if (result === NO_WORKER) return NO_WORKER;
       if (values.json) process.stdout.write(`${JSON.stringify({ id: handle.id, ...result }, null, 2)}\n`);
-      else printResult(handle.id, result);
+      else printResult(handle.id, result, liveText?.finish(result.answer) ?? false);
       return result.status === 'completed' ? 0 : result.status === 'failed' ? 1 : 3;
     },
     { workspace },
@@ -97,6 +103,7 @@ function followToResult(
   handle: ConversationHandle,
   log?: (line: string) => void,
   onMissing?: () => void,
+  liveText?: LiveText,
 ): Promise<ConversationResult> {
   const rl = process.stdin.isTTY ? readline.createInterface({ input: process.stdin, output: process.stderr }) : undefined;
   const unsetStop = onStop((sig) => process.stderr.write(detachedMessage(hermes, handle.id, sig)));
@@ -117,7 +124,14 @@ function followToResult(
     releaseSigint?.();
     unsetStop();
   });
-  return follow(handle, result, { log, rl, modelSteps: () => handle.modelSteps(), worker: { hermes, onMissing } });
+  return follow(handle, result, {
+    log,
+    rl,
+    modelSteps: () => handle.modelSteps(),
+    worker: { hermes, onMissing },
+    // The status line redrawn in place would wipe the line being written: lines, and none while text comes.
+    ...(liveText ? { inFlight: { redraw: false as const }, quietWhile: () => liveText.busy } : {}),
+  });
 }
 
 /** What a detach says: the conversation goes on, and how to follow, interrupt or cancel it. */
@@ -169,8 +183,9 @@ async function readPrompt(positionals: string[], file: string | undefined): Prom
   return prompt;
 }
 
-function printResult(id: string, r: ConversationResult): void {
-  process.stdout.write(`${r.answer}\n`);
+/** `streamed`: the answer is on the screen already (cli/live-text.ts). */
+function printResult(id: string, r: ConversationResult, streamed = false): void {
+  if (!streamed) process.stdout.write(`${r.answer}\n`);
   // runs 0: a run that ended without a result whose totals could not be recovered (result()), not zeros.
   const known = r.runs > 0;
   const tail = [

@@ -25,6 +25,10 @@ export function profileSchema() {
       .describe(
         'native: send `tools`; text: describe the tools in the system prompt and parse calls from the text; auto: native, text once the server rejects or ignores `tools`',
       ),
+    stream: z
+      .boolean()
+      .default(true)
+      .describe('Ask the endpoint to stream the reply, so watchers see it as it is written (a server that cannot is asked plainly)'),
     fallbacks: z
       .array(z.string().min(1))
       .optional()

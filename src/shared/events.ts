@@ -25,9 +25,25 @@ export interface EventBase {
 export type StepEvent =
   | { type: 'turn.started'; text: string }
   | { type: 'model.started'; model: string }
-  | { type: 'model.finished'; model: string; usage: Usage; kind: 'answer' | 'tools' | 'empty' | 'unreadable' | 'failed'; toolCalls?: number }
+  | {
+      type: 'model.finished';
+      model: string;
+      kind: 'answer' | 'tools' | 'empty' | 'unreadable' | 'failed';
+      usage?: Usage;
+      toolCalls?: number;
+      /** The reply's text as recorded (the streamed text ends as exactly this). */
+      text?: string;
+      error?: string;
+    }
   | { type: 'tool.started'; callId: string; name: string; summary: string }
-  | { type: 'tool.finished'; callId: string; name: string; summary: string; outcome: 'ok' | 'error' | 'refused' | 'cut' | 'invalid'; durationMs: number }
+  | {
+      type: 'tool.finished';
+      callId: string;
+      name: string;
+      summary: string;
+      outcome: 'ok' | 'error' | 'refused' | 'cut' | 'invalid';
+      durationMs: number;
+    }
   | { type: 'waiting'; for: 'clarify' | 'approval'; callId: string; question: string; answerWith: string }
   | { type: 'interrupted'; reason: string }
   | { type: 'compressed'; before: number; after: number }
@@ -42,6 +58,8 @@ export type LiveEvent =
   | { type: 'delta'; attempt: number; channel: 'answer' | 'reasoning'; text: string }
   /** A tool call the model is writing: its name and arguments so far. */
   | { type: 'tool_call.forming'; attempt: number; index: number; name: string; arguments: string }
+  /** The text of this step so far is `text` (not a continuation of what was sent: e.g. a secret redacted once complete). */
+  | { type: 'text.replaced'; attempt: number; channel: 'answer' | 'reasoning'; text: string }
   /** Attempt `attempt` restarts model step `step`: drop the text of the earlier attempt. */
   | { type: 'attempt.restarted'; attempt: number; reason?: string }
   /** The subscriber fell behind the kept log (or joined late): `missed` step events are not shown. */
@@ -56,7 +74,7 @@ export interface EventsQueryArgs {
 }
 export interface EventsPage {
   events: StepEventRecord[];
-  /** Offset of the next event this run will publish. */
+  /** Where to ask from next: after the last event returned (a page holds at most 100), else the next offset. */
   next: number;
   /** Offset of the oldest event still kept (older ones are gone). */
   first: number;

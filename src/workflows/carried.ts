@@ -6,6 +6,7 @@ import { z } from 'zod';
 import type { ToolList } from '../shared/wire';
 import { chatCarry } from './chat-state';
 import { compressionCarry } from './compression-state';
+import { eventsCarry } from './event-log';
 import { humanCarry } from './human-gate';
 import { meterCarry } from './meter';
 import { modelCarry } from './model-choice';
@@ -46,6 +47,7 @@ export function carriedStateSchema() {
     model: modelCarry(),
     todo: todoCarry(),
     compression: compressionCarry(),
+    events: eventsCarry().optional(),
     toolList: toolList().optional(),
   });
 }

@@ -74,6 +74,7 @@ async function compress(c: Conversation, target: number, why: string, keepOutput
   c.compression.compressed();
   const after = contextChars(c.transcript.messages);
   const saved = before > 0 ? 1 - after / before : 0;
+  c.publish({ type: 'compressed', before, after });
   c.note('context', `${why}: compressed ${before} → ${after} characters (${Math.round(saved * 100)} % saved): ${done.join('; ')}`);
   return saved;
 }

@@ -31,6 +31,7 @@ export async function continueConversationAsNew(c: Conversation): Promise<never>
   if (JSON.stringify(c.transcript.messages).length > CARRY_LIMIT_CHARS && c.transcript.pruneOldToolOutputs()) {
     c.note('context', 'pruned old tool outputs to fit the state carried to the next run');
   }
+  c.publish({ type: 'continued' });
   // On a newer target build, the next run starts there (AUTO_UPGRADE), else it stays pinned to this one.
   return makeContinueAsNewFunc<typeof conversationWorkflow>(continueAsNewOptions())(c.input, c.carry());
 }

@@ -16,11 +16,13 @@ import type {
   RunStatus,
   StepRecord,
 } from '../shared/contract';
+import type { StepEvent } from '../shared/events';
 import type { ChildProgress, ExternalToolSpec, ToolList } from '../shared/wire';
 import type { CarriedState } from './carried';
 import { CARRIED_VERSION } from './carried';
 import { ChatState } from './chat-state';
 import { CompressionState } from './compression-state';
+import { EventLog } from './event-log';
 import { HumanGate } from './human-gate';
 import { Meter } from './meter';
 import { ModelChoice } from './model-choice';
@@ -55,6 +57,7 @@ export class Conversation {
   readonly model: ModelChoice;
   readonly todo: TodoList;
   readonly compression: CompressionState;
+  readonly events: EventLog;
   readonly children = new SubagentLedger();
   readonly reports = new ParentReports();
   #tools: string[];
@@ -74,6 +77,7 @@ export class Conversation {
     this.model = new ModelChoice(carried?.model, input.model);
     this.todo = new TodoList(carried?.todo);
     this.compression = new CompressionState(carried?.compression);
+    this.events = new EventLog(carried?.events);
     this.board = new StatusBoard(carried?.status, {
       quiet: input.searchAttributes === false,
       details: () => detailsText(this),
@@ -107,6 +111,7 @@ export class Conversation {
       ...{ transcript: this.transcript.carry(), meter: this.meter.carry(), guards: this.guards.carry(), human: this.human.carry() },
       ...{ status: this.board.carry(), chat: this.chat.carry(), model: this.model.carry(), todo: this.todo.carry() },
       compression: this.compression.carry(),
+      events: this.events.carry(),
       ...(this.#toolList ? { toolList: this.#toolList } : {}),
     };
   }
@@ -125,6 +130,7 @@ export class Conversation {
     this.meter.newTurn();
     this.guards.newTurn();
     this.stop.newTurn();
+    this.publish({ type: 'turn.started', text }, undefined);
   }
 
   /** The `interrupt` signal. In an idle chat nothing runs: a message starts the next turn, a bare interrupt is moot. */
@@ -162,17 +168,24 @@ export class Conversation {
   finish(o: TurnOutcome): ConversationResult {
     const { status, answer, reason, error } = o;
     const outcome = { ...(reason ? { reason } : {}), ...(error ? { error } : {}) };
+    this.publish({ type: 'status', status, ...outcome });
     this.board.end(status, outcome);
     const { usage, modelCalls, toolCalls, runs, iteration } = this.meter;
     return { status, answer, ...outcome, usage, iterations: iteration, modelCalls, toolCalls, runs };
   }
 
   setStatus(status: RunStatus, waitingFor: ConversationState['waitingFor'] = null): void {
+    if (status !== this.board.status) this.publish({ type: 'status', status });
     this.board.set(status, waitingFor);
   }
 
   record(step: Omit<StepRecord, 'step' | 'modelStep'>): void {
     this.board.record(step, this.meter.modelCalls);
+  }
+
+  /** A live event for watchers (the `events` query); `step`: the model step it belongs to, default the latest. */
+  publish(ev: StepEvent, step: number | undefined = this.meter.modelCalls || undefined): void {
+    this.events.publish(ev, { turn: this.meter.turn, ...(step !== undefined ? { step } : {}) });
   }
 
   note(name: string, summary: string): void {

@@ -31,7 +31,10 @@ export async function conversationWorkflow(input: unknown, carried?: unknown): P
   try {
     result = await run(c, start);
   } catch (err) {
-    if (isCancellation(err)) c.board.cancelled();
+    if (isCancellation(err)) {
+      c.publish({ type: 'status', status: 'cancelled' });
+      c.board.cancelled();
+    }
     throw err;
   }
   return ended(result);
@@ -52,6 +55,7 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
   if (refused) return c.finish({ status: 'failed', answer: '', ...refused });
   // The system prompt's per-conversation parts (project context file, memory, date) from one recorded local activity.
   if (!start.carried) await buildSystemPrompt(c);
+  if (!start.carried && c.input.prompt?.trim()) c.publish({ type: 'turn.started', text: c.input.prompt }, undefined);
   c.stop.startClock(c.meter.startedAtMs, c.limits.maxDurationSec);
   if (start.config.input.mode === 'chat') return runChat(c);
   const result = c.finish(await runTurn(c));

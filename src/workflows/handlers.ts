@@ -21,6 +21,7 @@ import {
   childProgressSignal,
   contextQuery,
   endSignal,
+  eventsQuery,
   interruptSignal,
   sendUpdate,
   stateQuery,
@@ -43,6 +44,10 @@ export function registerHandlers(c: Conversation): void {
   });
   setHandler(toolsQuery, () => c.toolList ?? null, {
     description: "The worker's custom, HTTP and MCP tools this conversation recorded at its start (names, descriptions, JSON schemas)",
+  });
+
+  setHandler(eventsQuery, (raw) => c.events.page(eventsFrom(raw), c.status), {
+    description: 'Live step events from offset { from } on (model and tool steps, waiting, answers, status); a watcher asks again from `next`',
   });
 
   setHandler(interruptSignal, (raw) => c.interrupt(readInterrupt(raw)), {
@@ -139,6 +144,12 @@ function readInterrupt(raw: unknown): InterruptArgs {
   if (r.success) return r.data;
   log.warn('interrupt signal with unreadable arguments: interrupting without a message', { error: r.error.message });
   return {};
+}
+
+/** `{ from: N }`, a bare N, or nothing (from the oldest event kept): a query from the stock CLI may send any JSON. */
+function eventsFrom(raw: unknown): number {
+  const v = typeof raw === 'number' ? raw : (raw as { from?: unknown } | null | undefined)?.from;
+  return typeof v === 'number' && Number.isFinite(v) && v > 0 ? Math.floor(v) : 0;
 }
 
 /** The model activity asks for exact slices; a person (the Web UI's Queries tab) asks with no arguments. */

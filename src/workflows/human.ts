@@ -1,6 +1,6 @@
 // Tool calls that wait for a human: clarify questions and approvals of dangerous commands. Both wait on a
 // durable timer, so a worker restart or a week-long wait changes nothing.
-import { condition, isCancellation } from '@temporalio/workflow';
+import { condition, isCancellation, workflowInfo } from '@temporalio/workflow';
 import type { ApprovalVerdict } from '../tools/spec';
 import { reportApprovals, reportToParent } from './subagents/reporter';
 import { STOPPED, type Stopped } from './outcomes';
@@ -11,6 +11,7 @@ import { traceOutcome } from './trace';
 export async function askClarify(c: Conversation, callId: string, question: string, choices?: string[]): Promise<string | Stopped> {
   c.human.ask({ callId, question, ...(choices?.length ? { choices } : {}) });
   c.setStatus('waiting', 'clarify');
+  c.publish({ type: 'waiting', for: 'clarify', callId, question, answerWith: `hermes answer ${workflowInfo().workflowId} "<your answer>"` });
   try {
     const answered = await condition(() => c.human.answered(), c.limits.clarifyTimeoutSec * 1000, {
       summary: `waiting for an answer: ${question.slice(0, 100)}`,
@@ -58,6 +59,14 @@ export async function approvalGate(
   c.human.awaitApproval({ callId, tool, command, reason, pattern });
   let remembered: string | undefined;
   c.setStatus('waiting', 'approval');
+  const id = workflowInfo().workflowId;
+  c.publish({
+    type: 'waiting',
+    for: 'approval',
+    callId,
+    question: `${what} (${reason})`,
+    answerWith: `hermes approve ${id} ${callId} --approve (or --deny)`,
+  });
   // A sub-agent allowed to ask (delegation.childApprovals): its parent's state shows it waiting, and lists the
   // call among its pending approvals (child-approvals.ts).
   reportToParent(c);

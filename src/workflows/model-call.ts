@@ -5,6 +5,7 @@ import { extendDigest } from '../shared/digest';
 import type { ChatMessage, ModelAttemptFailure, ModelCallResult } from '../shared/wire';
 import { modelActivities, modelOptions } from './activities';
 import { contextChars } from './context-ops';
+import { describeFailure } from './failures';
 import type { Conversation } from './conversation-state';
 import { reportToParent } from './subagents/reporter';
 import { traceOutcome } from './trace';
@@ -35,7 +36,19 @@ export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<M
         ...(c.toolList && spec.tools.length ? { toolList: c.toolList.digest } : {}),
       };
   const call = modelActivities.callModel.executeWithOptions(modelOptions(c.limits, label), [{ ...input, profile, tools: [...spec.tools], step }]);
-  const r = await c.calling(`model ${label} (profile ${profile ?? 'default'})`, call);
+  const model = profile ?? 'default';
+  c.publish({ type: 'model.started', model }, step);
+  c.events.modelCalling(step);
+  let r: ModelCallResult;
+  try {
+    r = await c.calling(`model ${label} (profile ${model})`, call);
+  } catch (err) {
+    c.publish({ type: 'model.finished', model, kind: 'failed', error: describeFailure(err).message.slice(0, 300) }, step);
+    throw err;
+  } finally {
+    c.events.modelCalling(undefined);
+  }
+  c.publish({ type: 'model.finished', model, usage: r.usage, ...replyShape(r) }, step);
   if (r.attempt) await traceOutcome(c, retriedCall(`model ${label}`, r.attempt, r.failures));
   // Its usage counts like any model call's (budgets, the parent's roll-up).
   c.meter.spend(r.usage);
@@ -48,6 +61,14 @@ export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<M
   c.record({ kind: 'model', name: r.model, summary: spec.describe(r), ok: true, ...c.meter.redacted(r.redactions) });
   c.board.publishProgress();
   return r;
+}
+
+/** What a watcher needs of a reply: what kind it is and, when it has text, the text as recorded. */
+function replyShape(r: ModelCallResult): { kind: 'answer' | 'tools' | 'empty' | 'unreadable'; toolCalls?: number; text?: string } {
+  const calls = r.message.tool_calls?.length ?? 0;
+  const text = r.message.content ?? undefined;
+  const kind = calls ? 'tools' : r.unparsedToolCall ? 'unreadable' : text?.trim() ? 'answer' : 'empty';
+  return { kind, ...(calls ? { toolCalls: calls } : {}), ...(text ? { text } : {}) };
 }
 
 /** The trace of a call that succeeded on a retry: how many attempts, and why the earlier ones failed. */

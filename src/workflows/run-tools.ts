@@ -32,8 +32,8 @@ export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<
       continue;
     }
     // Runs in the turn's stoppable stretch: a stop cuts these calls short and each reports it as its result.
-    if (batch.length === 1) outcomes.set(batch[0]!.call.id, await executeTool(c, batch[0]!));
-    else await Promise.all(batch.map(async (r) => outcomes.set(r.call.id, await executeTool(c, r))));
+    if (batch.length === 1) outcomes.set(batch[0]!.call.id, await watchedTool(c, batch[0]!));
+    else await Promise.all(batch.map(async (r) => outcomes.set(r.call.id, await watchedTool(c, r))));
   }
 
   const messages = plan.map((p) => {
@@ -54,6 +54,17 @@ export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<
     lastName: plan[plan.length - 1]!.call.function.name,
     wroteMemory: ran.some((r) => r.name === 'memory' && MEMORY_WRITES.has(String(r.args.action)) && outcomes.get(r.call.id)!.kind === 'ok'),
   };
+}
+
+/** A tool call between its two live events (started; finished with its outcome and duration). */
+async function watchedTool(c: Conversation, r: RunCall): Promise<ToolOutcome> {
+  const started = Date.now();
+  const base = { callId: r.call.id, name: r.name };
+  c.publish({ type: 'tool.started', ...base, summary: shortArgs(r.args) });
+  const out = await executeTool(c, r);
+  const summary = out.content.split('\n')[0]!.slice(0, 200);
+  c.publish({ type: 'tool.finished', ...base, summary, outcome: out.kind, durationMs: Date.now() - started });
+  return out;
 }
 
 /** Planner specs of catalog tools, built once per conversation and tool. */

@@ -22,12 +22,12 @@ export async function runTurn(c: Conversation): Promise<TurnOutcome> {
     // A conversation-wide budget used up in an earlier turn: say so without spending more.
     const spent = exhausted(c.budgetInput());
     if (spent && c.meter.turnIterations === 0 && !spent.startsWith('iterations')) {
-      return { status: 'budget_exhausted', answer: `The conversation's budget is used up (${spent}).` };
+      return answered(c, { status: 'budget_exhausted', answer: `The conversation's budget is used up (${spent}).` });
     }
     // A stop (interrupt, time budget) ends a stretch of steps; the next stretch applies it in a fresh scope.
     for (;;) {
       const outcome = await c.stop.stoppable(() => steps(c));
-      if (outcome !== STOPPED) return outcome;
+      if (outcome !== STOPPED) return answered(c, outcome);
     }
   } finally {
     c.chat.turnFinished();
@@ -36,6 +36,12 @@ export async function runTurn(c: Conversation): Promise<TurnOutcome> {
     const late = c.stop.dropLateInterrupt();
     if (late?.message && c.input.mode === 'chat') c.chat.queueFirst(late.message);
   }
+}
+
+/** The turn's outcome, told to watchers. */
+function answered(c: Conversation, outcome: TurnOutcome): TurnOutcome {
+  c.publish({ type: 'answer', text: outcome.answer, status: outcome.status });
+  return outcome;
 }
 
 /** Steps until the turn ends (an outcome) or a stop cuts this stretch (STOPPED). */
@@ -115,6 +121,7 @@ async function stopTurn(c: Conversation, stop: StopVerdict): Promise<TurnOutcome
 /** Applies a pending interrupt: redirect (new user message, go on) or end the turn as interrupted. */
 async function takeInterrupt(c: Conversation): Promise<TurnOutcome | undefined> {
   const { args: i, cut: cutCall } = c.stop.takeInterrupt()!;
+  c.publish({ type: 'interrupted', reason: i.message ? `redirected: ${i.message.slice(0, 200)}` : (i.reason ?? 'stopped') });
   c.note('interrupt', i.message ? `redirected: ${i.message.slice(0, 80)}` : `stopped${i.reason ? `: ${i.reason}` : ''}`);
   const cut = cutCall ? `; ${cutCall} was cut short` : '';
   await traceOutcome(

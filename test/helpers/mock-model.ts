@@ -22,6 +22,12 @@ export interface SuccessReply {
   reasoningTokens?: number;
   delayMs?: number;
   finishReason?: string;
+  /** A stream request (`stream: true`) gets its content one word per chunk, this far apart (default 0). */
+  wordDelayMs?: number;
+  /** Streamed: the connection is dropped after this many words (a failure mid-stream). */
+  failAfterWords?: number;
+  /** Answer a stream request with plain JSON, as a server that ignores `stream` does. */
+  ignoreStream?: boolean;
 }
 
 export interface ErrorReply {
@@ -209,7 +215,6 @@ export class MockModel {
     };
 
     if (typeof body !== 'object' || body === null) return badRequest(`request #${record.n}: body is not JSON`);
-    if (body.stream) return badRequest(`request #${record.n}: streaming is not supported by the mock`);
 
     let reply: Reply | undefined = this.cursor < this.script.length ? this.script[this.cursor++] : undefined;
     if (reply === undefined) {
@@ -266,6 +271,7 @@ export class MockModel {
     if (toolCalls.length) message.tool_calls = toolCalls;
     if (r.reasoning !== undefined) message.reasoning_content = r.reasoning;
     record.status = 200;
+    if (body.stream === true && !r.ignoreStream) return this.stream(res, body, r, message, toolCalls, usage);
     sendJson(res, 200, {
       id: `chatcmpl-mock-${++this.completionSeq}`,
       object: 'chat.completion',
@@ -286,6 +292,53 @@ export class MockModel {
         ...(r.reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: r.reasoningTokens } } : {}),
       },
     });
+  }
+  /** The reply as server-sent chat.completion.chunk events: content word by word, then the calls, then usage. */
+  private async stream(
+    res: http.ServerResponse,
+    body: any,
+    r: SuccessReply,
+    message: Record<string, unknown>,
+    toolCalls: Array<{ id: string; type: 'function'; function: { name: string; arguments: string } }>,
+    usage: { prompt_tokens: number; completion_tokens: number },
+  ): Promise<void> {
+    const id = `chatcmpl-mock-${++this.completionSeq}`;
+    const base = {
+      id,
+      object: 'chat.completion.chunk',
+      created: Math.floor(Date.now() / 1000),
+      model: typeof body.model === 'string' ? body.model : 'mock-model',
+    };
+    const send = (choices: unknown[], extra: Record<string, unknown> = {}) => {
+      if (!res.destroyed) res.write(`data: ${JSON.stringify({ ...base, choices, ...extra })}\n\n`);
+    };
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    send([{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }]);
+    if (typeof message.reasoning_content === 'string')
+      send([{ index: 0, delta: { reasoning_content: message.reasoning_content }, finish_reason: null }]);
+    const words = typeof message.content === 'string' ? (message.content.match(/\S+\s*|\s+/g) ?? []) : [];
+    for (let i = 0; i < words.length; i++) {
+      if (r.failAfterWords !== undefined && i >= r.failAfterWords) {
+        res.destroy();
+        return;
+      }
+      if (r.wordDelayMs) await new Promise((resolve) => setTimeout(resolve, r.wordDelayMs));
+      if (res.destroyed || this.closed) return;
+      send([{ index: 0, delta: { content: words[i] }, finish_reason: null }]);
+    }
+    toolCalls.forEach((tc, index) => send([{ index: 0, delta: { tool_calls: [{ index, ...tc }] }, finish_reason: null }]));
+    send([{ index: 0, delta: {}, finish_reason: r.finishReason ?? (toolCalls.length ? 'tool_calls' : 'stop') }]);
+    if (body.stream_options?.include_usage) {
+      send([], {
+        usage: {
+          prompt_tokens: usage.prompt_tokens,
+          completion_tokens: usage.completion_tokens,
+          total_tokens: usage.prompt_tokens + usage.completion_tokens,
+          ...(r.reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: r.reasoningTokens } } : {}),
+        },
+      });
+    }
+    res.end('data: [DONE]\n\n');
   }
 }
 

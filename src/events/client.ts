@@ -1,0 +1,149 @@
+// `handle.events()`: a conversation's live events (src/shared/events.ts) as one async iterator. Step events come
+// from the workflow's `events` query, asked from an offset; the text of the model call in flight from that
+// call's latest heartbeat details (DescribeWorkflowExecution's pending activities), turned into deltas here.
+// Neither is recorded, so watching costs the conversation no history. It follows continue-as-new (the query goes
+// to the latest run; offsets keep counting), rides out a worker restart (the query waits for a worker; the
+// retried model call is a new attempt, shown as `attempt.restarted`), and ends when the conversation closes.
+import type { WorkflowClient } from '@temporalio/client';
+import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { RunStatus } from '../shared/contract';
+import type { ConversationEvent, EventBase, EventsPage, LiveEvent, LiveReply, StepEventRecord } from '../shared/events';
+import { eventsQuery } from '../shared/messages';
+
+export interface EventsOptions {
+  /** The offset of the first step event wanted (default 0: the oldest the conversation still keeps). */
+  from?: number;
+  /** Ends the iteration. */
+  signal?: AbortSignal;
+  /** Milliseconds between two looks (default 200). */
+  intervalMs?: number;
+}
+
+const OPEN: ReadonlySet<RunStatus> = new Set(['running', 'waiting', 'idle']);
+
+/** The model step being streamed: what of its text this subscriber has been given. */
+interface Shown {
+  step: number;
+  attempt: number;
+  answer: string;
+  reasoning: string;
+  calls: Map<number, string>;
+}
+
+export async function* conversationEvents(workflow: WorkflowClient, workflowId: string, opts: EventsOptions = {}): AsyncGenerator<ConversationEvent> {
+  const intervalMs = opts.intervalMs ?? 200;
+  const handle = workflow.getHandle(workflowId);
+  let from = opts.from ?? 0;
+  let base: Omit<EventBase, 'at'> = { conversationId: workflowId, runId: '', offset: Math.max(0, from - 1) };
+  let shown: Shown | undefined;
+  const at = () => ({ ...base, at: Date.now() });
+  const live = (ev: LiveEvent): ConversationEvent => ({ ...at(), ...ev }) as ConversationEvent;
+
+  /** Deltas that bring what this subscriber has of `channel` to `text`; a rewrite restarts it. */
+  function* towards(channel: 'answer' | 'reasoning', text: string, attempt: number): Generator<ConversationEvent> {
+    if (!shown) return;
+    const had = shown[channel];
+    if (text === had) return;
+    if (text.startsWith(had)) {
+      shown[channel] = text;
+      yield live({ type: 'delta', attempt, channel, text: text.slice(had.length) });
+      return;
+    }
+    // Not a continuation (a secret completed and was redacted, thinking split off): start the text over.
+    shown[channel] = text;
+    yield live({ type: 'text.replaced', attempt, channel, text });
+  }
+
+  for (;;) {
+    if (opts.signal?.aborted) return;
+    let page: EventsPage | undefined;
+    try {
+      page = await handle.query(eventsQuery, { from });
+    } catch (err) {
+      const d = await handle.describe().catch(() => undefined);
+      if (!d) throw err; // no such conversation, or no server: the caller says so
+      if (d.status.name !== 'RUNNING') return; // closed, and no worker to answer for the closed run
+      // Running, but no worker answers now (restarting): the live text still comes from the server.
+    }
+    if (page) {
+      if (page.first > from) {
+        yield live({ type: 'gap', missed: page.first - from });
+        from = page.first;
+      }
+      for (const ev of page.events) {
+        base = {
+          conversationId: ev.conversationId,
+          runId: ev.runId,
+          offset: ev.offset,
+          ...(ev.turn !== undefined ? { turn: ev.turn } : {}),
+          ...(ev.step !== undefined ? { step: ev.step } : {}),
+        };
+        yield* settle(ev);
+        yield ev;
+        from = ev.offset + 1;
+      }
+      from = Math.max(from, page.next);
+    }
+    if (page?.modelInFlight) yield* await liveText(page.modelInFlight.step);
+    if (page && !OPEN.has(page.status) && !page.events.length && !page.modelInFlight) {
+      const d = await handle.describe().catch(() => undefined);
+      if (!d || d.status.name !== 'RUNNING') return;
+    }
+    if (page && page.events.length >= 100) continue; // more are waiting
+    await sleep(intervalMs, undefined, { signal: opts.signal }).catch(() => undefined);
+  }
+
+  /** Before a model step's end: the rest of its recorded text, so the deltas add up to exactly that. */
+  function* settle(ev: StepEventRecord): Generator<ConversationEvent> {
+    if (ev.type === 'model.started') {
+      shown = { step: ev.step ?? 0, attempt: 1, answer: '', reasoning: '', calls: new Map() };
+      return;
+    }
+    if (ev.type !== 'model.finished') return;
+    const current: Shown = shown?.step === ev.step && shown ? shown : { step: ev.step ?? 0, attempt: 1, answer: '', reasoning: '', calls: new Map() };
+    shown = current;
+    const attempt = current.attempt;
+    if (ev.kind === 'answer' || ev.kind === 'tools') yield* towards('answer', ev.text ?? '', attempt);
+    shown = undefined;
+  }
+
+  /** The deltas of the model call in flight since the last look, from its heartbeat details. */
+  async function liveText(step: number): Promise<ConversationEvent[]> {
+    const out: ConversationEvent[] = [];
+    const d = await handle.describe().catch(() => undefined);
+    const pending = d?.raw.pendingActivities?.find((p) => p.activityType?.name === 'callModel');
+    if (!d || !pending) return out;
+    base = { ...base, runId: d.runId, step };
+    const attempt = pending.attempt || 1;
+    if (!shown || shown.step !== step) shown = { step, attempt, answer: '', reasoning: '', calls: new Map() };
+    if (attempt > shown.attempt) {
+      const reason = pending.lastFailure?.message ?? undefined;
+      shown = { step, attempt, answer: '', reasoning: '', calls: new Map() };
+      out.push(live({ type: 'attempt.restarted', attempt, ...(reason ? { reason } : {}) }));
+    }
+    const reply = await liveReplyOf(workflow, pending.heartbeatDetails?.payloads?.[0] ?? undefined);
+    // Details left by an earlier attempt (a worker that died) are not this attempt's text.
+    if (!reply || reply.step !== step || reply.attempt !== attempt) return out;
+    out.push(...towards('reasoning', reply.reasoning, attempt), ...towards('answer', reply.content, attempt));
+    for (const c of reply.toolCalls) {
+      if (shown.calls.get(c.index) === c.arguments + c.name) continue;
+      shown.calls.set(c.index, c.arguments + c.name);
+      out.push(live({ type: 'tool_call.forming', attempt, index: c.index, name: c.name, arguments: c.arguments }));
+    }
+    return out;
+  }
+}
+
+/** The `live` field of a model call's heartbeat details, decoded with the client's codecs (an encrypted run). */
+async function liveReplyOf(workflow: WorkflowClient, p: Payload | undefined): Promise<LiveReply | undefined> {
+  if (!p) return undefined;
+  try {
+    let payloads = [p];
+    for (const codec of [...workflow.options.loadedDataConverter.payloadCodecs].reverse()) payloads = await codec.decode(payloads);
+    const details = defaultPayloadConverter.fromPayload<{ live?: LiveReply }>(payloads[0]!);
+    return details?.live;
+  } catch {
+    return undefined; // a key this client lacks: the step events still come
+  }
+}
