@@ -132,7 +132,8 @@ describe('hermes serve', () => {
 
   it('streams chunks in the OpenAI format: the joined content is the answer, tool steps go to reasoning_content, usage last', async () => {
     const s = await serve();
-    h.mock.push(toolCall('list_dir', { path: '.' }), answer('There is nothing in the workspace yet.'));
+    const text = 'There is nothing in the workspace yet, so there is nothing to list: start by writing a file.';
+    h.mock.push(toolCall('list_dir', { path: '.' }), { content: text, wordDelayMs: 150 });
     const chunks = await h.run(async () => {
       const stream = await openai(s).chat.completions.create({
         model: 'hermes',
@@ -148,7 +149,9 @@ describe('hermes serve', () => {
     expect(new Set(chunks.map((c) => c.id)).size).toBe(1);
     expect(chunks[0]!.choices[0]!.delta.role).toBe('assistant');
     const content = chunks.map((c) => c.choices[0]?.delta.content ?? '').join('');
-    expect(content).toBe('There is nothing in the workspace yet.');
+    expect(content).toBe(text);
+    // Word by word as the model wrote it (after the hold), not in one piece at the end of the step.
+    expect(chunks.filter((c) => c.choices[0]?.delta.content).length).toBeGreaterThanOrEqual(3);
     const reasoning = chunks.map((c) => (c.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? '').join('');
     expect(reasoning).toContain('list_dir');
     const finish = chunks.filter((c) => c.choices[0]?.finish_reason);

@@ -7,7 +7,7 @@ import type { ConversationHandle, Hermes } from '../client';
 import type { ConversationResult, RunStatus, TurnResult, Usage } from '../shared/contract';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ApiError, asApiError, badRequest, noWorker } from './errors';
-import { eventsApi, eventsCursor, liveEvents } from './live';
+import { eventsCursor, liveEvents } from './live';
 import { isSessionId, parseChatRequest, taskPrompt, type ChatRequest, type ProfileNames } from './request';
 import { openSession, sendTurn, type SessionDefaults } from './sessions';
 import { SseWriter } from './sse';
@@ -61,7 +61,7 @@ async function begin(
   ctx: CompletionsContext,
   r: ChatRequest,
   idempotencyKey: string | undefined,
-): Promise<{ handle: ConversationHandle; sessionId?: string; cursor: { from?: number; stepsAfter?: number }; done: Promise<Outcome> }> {
+): Promise<{ handle: ConversationHandle; sessionId?: string; cursor: number | undefined; done: Promise<Outcome> }> {
   if (r.sessionId) {
     const { handle } = await openSession(ctx.hermes, { ...r, sessionId: r.sessionId }, ctx.defaults);
     // Taken before the message is sent, so the stream holds exactly this turn (and any queued before it, skipped).
@@ -87,7 +87,7 @@ async function begin(
     });
   const done = handle.result().then(taskOutcome);
   done.catch(() => undefined);
-  return { handle, cursor: { from: 0, stepsAfter: 0 }, done };
+  return { handle, cursor: 0, done };
 }
 
 function taskOutcome(r: ConversationResult): Outcome {
@@ -100,7 +100,7 @@ async function stream(
   headers: Record<string, string>,
   meta: { id: string; created: number; model: string },
   r: ChatRequest,
-  t: { handle: ConversationHandle; sessionId?: string; cursor: { from?: number; stepsAfter?: number }; done: Promise<Outcome> },
+  t: { handle: ConversationHandle; sessionId?: string; cursor: number | undefined; done: Promise<Outcome> },
 ): Promise<void> {
   const sse = new SseWriter(res, headers);
   const withUsage = r.includeUsage ? { usage: null } : {};
@@ -112,11 +112,8 @@ async function stream(
   });
   sse.send(chunk({ role: 'assistant', content: '' }));
   // A chat's events from the cursor may begin with turns queued before this one: the shaper skips to the
-  // turn.started of this text (only the events API has those; the state-query fallback shows what comes).
-  const shaper = new TurnStream({
-    ...(t.sessionId ? { sessionPath: `/v1/sessions/${t.sessionId}` } : {}),
-    ...(t.sessionId && eventsApi(t.handle) ? { text: r.last } : {}),
-  });
+  // turn.started of this text.
+  const shaper = new TurnStream(t.sessionId ? { sessionPath: `/v1/sessions/${t.sessionId}`, text: r.last } : {});
   const stop = new AbortController();
   res.once('close', () => stop.abort());
   const following = (async () => {

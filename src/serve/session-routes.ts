@@ -4,7 +4,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompletionsContext } from './chat-completions';
 import { ApiError, badRequest, noWorker } from './errors';
-import { eventsApi } from './live';
 import { answerArgs, approveArgs, existingSession, interruptArgs, sessionView, sessionViewWhenIdle, updateRejection } from './sessions';
 import { SseWriter } from './sse';
 import { answerUpdate, approveUpdate } from '../shared/messages';
@@ -60,15 +59,13 @@ export async function sessionEvents(
   const from = raw === undefined || raw === null || raw === '' ? undefined : Number(raw);
   if (from !== undefined && !(Number.isInteger(from) && from >= 0)) throw badRequest('from', 'from must be a whole number ≥ 0 (an event offset)');
   const { handle } = await existingSession(ctx.hermes, sessionId);
-  const api = eventsApi(handle);
-  if (!api) throw new ApiError(501, 'this build has no live events (handle.events)', 'server_error', null, 'not_implemented');
   const sse = new SseWriter(res, { 'X-Hermes-Conversation-Id': handle.id });
   const stop = new AbortController();
   res.once('close', () => stop.abort());
   // Last-Event-ID is the offset of the last event seen: resume after it.
   const start = query.get('from') !== null ? from : from !== undefined ? from + 1 : undefined;
   try {
-    for await (const e of api.events({ ...(start !== undefined ? { from: start } : {}), signal: stop.signal })) {
+    for await (const e of handle.events({ ...(start !== undefined ? { from: start } : {}), signal: stop.signal })) {
       if (!sse.open) break;
       const step = e.type !== 'delta' && e.type !== 'tool_call.forming' && e.type !== 'attempt.restarted' && e.type !== 'gap';
       sse.send(e, step ? e.offset : undefined);

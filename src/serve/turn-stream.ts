@@ -71,6 +71,8 @@ export class TurnStream {
     switch (e.type) {
       case 'delta':
         return e.channel === 'reasoning' ? this.reasoning(e, e.text) : this.answerText(e, e.text, e.at);
+      case 'text.replaced':
+        return e.channel === 'reasoning' ? this.reasoning(e, `\n${e.text}`) : this.replaceText(e, e.text, e.at);
       case 'tool_call.forming': {
         const s = this.step(e.step, e.attempt);
         if (!s || s.tools) return [];
@@ -178,6 +180,17 @@ export class TurnStream {
     s.heldSince ??= at;
     if (s.held.length >= this.holdChars || at - s.heldSince >= this.holdMs) return this.release(s);
     return [];
+  }
+
+  /** The step's text so far is `text` (redacted once complete…): held text is replaced; sent text must still agree. */
+  private replaceText(e: { step?: number; attempt: number }, text: string, at: number): ChunkDelta[] {
+    const s = this.step(e.step, e.attempt);
+    if (!s) return [];
+    if (e.attempt > s.attempt) this.restartStep(s, e.attempt);
+    if (s.tools) return [{ reasoning_content: `\n${text}` }];
+    s.text = '';
+    s.held = '';
+    return this.answerText(e, text, at);
   }
 
   private release(s: StepText): ChunkDelta[] {
