@@ -219,7 +219,24 @@ describe('hermes serve', () => {
       expect(view.state).toMatchObject({ turn: 2, mode: 'chat' });
       expect(view.last_turn).toMatchObject({ turn: 2, answer: 'Your name is Ada.' });
     });
-    // The session's metadata form names the same conversation (the header wins when both are given).
+    // A reconnecting client follows the conversation's events from an offset (server-sent, step events with ids).
+    await h.run(async () => {
+      const ac = new AbortController();
+      const res = await fetch(`${s.url}/v1/sessions/${session}/events?from=0`, { signal: ac.signal });
+      expect(res.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const reader = res.body!.getReader();
+      let text = '';
+      while (!/"type":"answer".*Your name is Ada/.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += new TextDecoder().decode(value);
+      }
+      ac.abort();
+      expect(text).toMatch(/^id: 0\ndata: \{/m);
+      expect(text).toContain('"type":"turn.started"');
+      expect(text).toMatch(/"type":"answer".*Your name is Ada/);
+    });
+    // An unknown session is a 404.
     const unknown = await fetch(`${s.url}/v1/sessions/never-${session}`);
     expect(unknown.status).toBe(404);
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('session_not_found');
