@@ -65,7 +65,7 @@ export async function serve(args: string[]): Promise<number> {
       process.stderr.write(
         `hermes serve on ${s.url} (OpenAI-compatible: ${s.url}/v1; ${token ? 'bearer token required' : 'no token: loopback only'}; ` +
           `${hermes.target?.embedded ? 'embedded server, worker in this process' : `Temporal at ${hermes.address ?? 'the cluster'}, task queue ${hermes.taskQueue}`})\n` +
-          `  models: ${profiles.names.join(', ')} (default ${profiles.defaultName}) · API description: ${s.url}/openapi.json\n`,
+          `  models (profiles): ${profiles.names.join(', ')}; "hermes" = ${profiles.defaultName} · API description: ${s.url}/openapi.json\n`,
       );
       await stopping();
       await s.close();
