@@ -9,6 +9,7 @@ import { inspect, replay } from './inspect';
 import { memory } from './memory';
 import { run } from './run';
 import { schedule } from './schedule';
+import { serve } from './serve';
 import { installTemporal, server, worker } from './server';
 import { init } from './init';
 import { status } from './status';
@@ -73,6 +74,10 @@ Usage:
   hermes doctor [--json]            check this machine: node, temporal CLI, bubblewrap and the terminal's
                                     sandbox, the default model endpoint (never the key), workspace and roots,
                                     the builds with open conversations
+  hermes serve [--host H] [--port P] [--token T] [--interrupt-on-disconnect] [--busy-policy queue|reject|interrupt]
+                                    an OpenAI-compatible HTTP API (POST /v1/chat/completions, streamed or not;
+                                    sessions: X-Hermes-Session-Id); default 127.0.0.1:8642; off loopback a
+                                    bearer token is required (--token or HERMES_SERVE_TOKEN); docs/serve.md
   hermes codec-server [--port N] [--host H] [--origin URL] [--token T]
                                     decrypt for the Web UI and temporal --codec-endpoint (a Temporal codec
                                     server: /encode, /decode); default 127.0.0.1:8888, origin :8233
@@ -133,6 +138,7 @@ Environment:
   HERMES_PAYLOAD_KEY   encrypt payloads (AES-256-GCM; 32 bytes base64 or hex); or HERMES_PAYLOAD_KEY_FILE
   HERMES_VERSIONING    auto (default: a new build makes itself current), manual (an operator does), off
   HERMES_DEPLOYMENT    the worker deployment's name (default: the task queue's, "hermes")
+  HERMES_SERVE_TOKEN   hermes serve's bearer token (instead of --token)
   HERMES_DRAIN_CHECK_SEC   how often a worker counts the open runs of the older builds it serves (default 60)
 `;
 
@@ -156,6 +162,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   'install-temporal': installTemporal,
   doctor,
   'codec-server': codecServer,
+  serve,
 };
 
 export async function main(argv: string[]): Promise<number> {

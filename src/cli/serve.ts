@@ -1,0 +1,88 @@
+// `hermes serve`: the OpenAI-compatible HTTP API (src/serve/, docs/serve.md). Embedded (no TEMPORAL_ADDRESS) it
+// starts or reuses the dev server and runs a worker in this process, as `hermes run` does; against a cluster it
+// is only a client, and `hermes worker` processes do the work.
+import { parseArgs } from 'node:util';
+import { loadProfiles } from '../llm/profiles';
+import { DEFAULT_SERVE_PORT, startServe } from '../serve/server';
+import { checkedWorkspace, UsageError, withHermes } from './common';
+import { onStop, stopping } from './signals';
+
+const BUSY = ['queue', 'reject', 'interrupt'] as const;
+const APPROVAL = ['ask', 'deny', 'allow'] as const;
+
+export async function serve(args: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      host: { type: 'string' },
+      port: { type: 'string' },
+      token: { type: 'string' },
+      'interrupt-on-disconnect': { type: 'boolean', default: false },
+      'busy-policy': { type: 'string' },
+      'approval-mode': { type: 'string' },
+      workspace: { type: 'string' },
+      'max-concurrent': { type: 'string' },
+    },
+  });
+  const host = values.host ?? '127.0.0.1';
+  const port = values.port === undefined ? DEFAULT_SERVE_PORT : Number(values.port.trim() || NaN);
+  if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
+    throw new UsageError(`--port must be a port number (0 for any free one), got "${values.port}"`);
+  const token = values.token ?? (process.env.HERMES_SERVE_TOKEN || undefined);
+  if (!token && !isLoopback(host)) {
+    throw new UsageError(
+      `--host ${host} is reachable from other machines: a bearer token is required (--token T or HERMES_SERVE_TOKEN); ` +
+        'whoever can call this API runs the agent and its tools',
+    );
+  }
+  const busyPolicy = oneOf(values['busy-policy'], BUSY, '--busy-policy') ?? 'queue';
+  const approvalMode = oneOf(values['approval-mode'], APPROVAL, '--approval-mode');
+  const maxConcurrent = values['max-concurrent'] === undefined ? undefined : Number(values['max-concurrent']);
+  if (maxConcurrent !== undefined && !(Number.isInteger(maxConcurrent) && maxConcurrent > 0))
+    throw new UsageError('--max-concurrent must be a positive whole number');
+  const workspace = checkedWorkspace(values.workspace);
+  // Read once, before connecting: a broken config file is said now, not at the first request.
+  const set = loadProfiles();
+  const profiles = {
+    defaultName: set.defaultName,
+    names: Object.keys(set.profiles),
+    models: Object.fromEntries(Object.entries(set.profiles).map(([n, p]) => [n, p.model])),
+  };
+  return withHermes(
+    async (hermes) => {
+      const s = await startServe({
+        hermes,
+        host,
+        port,
+        ...(token ? { token } : {}),
+        profiles: () => profiles,
+        defaults: { busyPolicy, start: { ...(workspace ? { workspace } : {}), ...(approvalMode ? { approvalMode } : {}) } },
+        interruptOnDisconnect: values['interrupt-on-disconnect'],
+        ...(maxConcurrent ? { maxConcurrent } : {}),
+        log: (line) => void process.stderr.write(`hermes serve: ${line}\n`),
+      });
+      onStop((sig) => process.stderr.write(`\nhermes serve: ${sig}: stopped; conversations under way go on durably\n`));
+      process.stderr.write(
+        `hermes serve on ${s.url} (OpenAI-compatible: ${s.url}/v1; ${token ? 'bearer token required' : 'no token: loopback only'}; ` +
+          `${hermes.target?.embedded ? 'embedded server, worker in this process' : `Temporal at ${hermes.address ?? 'the cluster'}, task queue ${hermes.taskQueue}`})\n` +
+          `  models (profiles): ${profiles.names.join(', ')}; "hermes" = ${profiles.defaultName} · API description: ${s.url}/openapi.json\n`,
+      );
+      await stopping();
+      await s.close();
+      return 0;
+    },
+    { ...(workspace ? { workspace } : {}) },
+  );
+}
+
+/** 127.0.0.0/8, ::1 and localhost: reachable only from this machine. */
+export function isLoopback(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1';
+}
+
+function oneOf<T extends string>(v: string | undefined, allowed: readonly T[], flag: string): T | undefined {
+  if (v === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(v)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got "${v}"`);
+  return v as T;
+}

@@ -1,0 +1,202 @@
+// `POST /v1/chat/completions`: a request with a session id is the next turn of that session's durable chat
+// conversation; without one it is a task conversation of its own. Answered as the OpenAI API answers: a
+// `chat.completion`, or with `stream: true` server-sent `chat.completion.chunk`s and `data: [DONE]`.
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ConversationHandle, Hermes } from '../client';
+import type { ConversationResult, RunStatus, TurnResult, Usage } from '../shared/contract';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { ApiError, asApiError, badRequest, noWorker } from './errors';
+import { eventsCursor, liveEvents } from './live';
+import { isSessionId, parseChatRequest, taskPrompt, type ChatRequest, type ProfileNames } from './request';
+import { openSession, sendTurn, type SessionDefaults } from './sessions';
+import { SseWriter } from './sse';
+import { TurnStream, type ChunkDelta } from './turn-stream';
+
+export interface CompletionsContext {
+  hermes: Hermes;
+  profiles: () => ProfileNames;
+  defaults: SessionDefaults;
+  /** A client that disconnects before the answer interrupts the turn (default: it goes on). */
+  interruptOnDisconnect: boolean;
+  log: (line: string) => void;
+}
+
+/** What one request's turn ends with: a session turn's result, or a task conversation's. */
+type Outcome = Pick<TurnResult, 'status' | 'answer' | 'usage' | 'reason'> & { turn?: number; error?: string };
+
+/** How long a stream waits, once the turn's result is in, for the events still on their way (tool lines, the tail). */
+const DRAIN_MS = 1_500;
+
+export async function chatCompletions(ctx: CompletionsContext, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  const r = parseChatRequest(body, req.headers, ctx.profiles());
+  // Checked before anything is started: without a worker the conversation would wait, stored, with nobody to run it.
+  if (!(await ctx.hermes.workerPolling())) throw noWorker(ctx.hermes.taskQueue);
+  const idempotencyKey = headerOf(req, 'idempotency-key');
+  const { handle, sessionId, cursor, done } = await begin(ctx, r, idempotencyKey);
+  const meta = { id: `chatcmpl-${randomUUID().replace(/-/g, '')}`, created: Math.floor(Date.now() / 1000), model: r.model };
+  const headers = { 'X-Hermes-Conversation-Id': handle.id, ...(sessionId ? { 'X-Hermes-Session-Id': sessionId } : {}) };
+  watchDisconnect(ctx, req, res, handle);
+  if (!r.stream) {
+    const o = await done;
+    failedOutcome(o);
+    res.writeHead(200, { 'Content-Type': 'application/json', ...headers });
+    res.end(
+      JSON.stringify({
+        ...meta,
+        object: 'chat.completion',
+        choices: [
+          { index: 0, message: { role: 'assistant', content: o.answer, refusal: null }, logprobs: null, finish_reason: finishReason(o.status) },
+        ],
+        usage: usageOf(o.usage),
+        hermes: hermesFields(handle, sessionId, o),
+      }),
+    );
+    return;
+  }
+  await stream(ctx, res, headers, meta, r, { handle, sessionId, cursor, done });
+}
+
+async function begin(
+  ctx: CompletionsContext,
+  r: ChatRequest,
+  idempotencyKey: string | undefined,
+): Promise<{ handle: ConversationHandle; sessionId?: string; cursor: number | undefined; done: Promise<Outcome> }> {
+  if (r.sessionId) {
+    const { handle } = await openSession(ctx.hermes, { ...r, sessionId: r.sessionId }, ctx.defaults);
+    // Taken before the message is sent, so the stream holds exactly this turn (and any queued before it, skipped).
+    const cursor = await eventsCursor(handle);
+    const done = sendTurn(handle, r.last, idempotencyKey);
+    done.catch(() => undefined);
+    return { handle, sessionId: r.sessionId, cursor, done };
+  }
+  // With an Idempotency-Key, the task's workflow id is derived from it: a retried request finds its task.
+  const id = idempotencyKey && isSessionId(idempotencyKey) ? `hermes-request-${idempotencyKey}` : undefined;
+  const handle = await ctx.hermes
+    .start({
+      ...ctx.defaults.start,
+      prompt: taskPrompt(r),
+      ...(r.profile ? { model: r.profile } : {}),
+      ...(r.system ? { system: r.system } : {}),
+      ...(id ? { id } : {}),
+    })
+    .catch((err: unknown) => {
+      if (id && err instanceof WorkflowExecutionAlreadyStartedError) return ctx.hermes.get(id);
+      const m = (err as Error).message ?? '';
+      throw /^invalid start options|^the (prompt|conversation's input)/.test(m) ? badRequest('messages', m) : err;
+    });
+  const done = handle.result().then(taskOutcome);
+  done.catch(() => undefined);
+  return { handle, cursor: 0, done };
+}
+
+function taskOutcome(r: ConversationResult): Outcome {
+  return { status: r.status, answer: r.answer, usage: r.usage, ...(r.reason ? { reason: r.reason } : {}), ...(r.error ? { error: r.error } : {}) };
+}
+
+async function stream(
+  ctx: CompletionsContext,
+  res: ServerResponse,
+  headers: Record<string, string>,
+  meta: { id: string; created: number; model: string },
+  r: ChatRequest,
+  t: { handle: ConversationHandle; sessionId?: string; cursor: number | undefined; done: Promise<Outcome> },
+): Promise<void> {
+  const sse = new SseWriter(res, headers);
+  const withUsage = r.includeUsage ? { usage: null } : {};
+  const chunk = (delta: ChunkDelta, finish: string | null = null) => ({
+    ...meta,
+    object: 'chat.completion.chunk',
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+    ...withUsage,
+  });
+  sse.send(chunk({ role: 'assistant', content: '' }));
+  // A chat's events from the cursor may begin with turns queued before this one: the shaper skips to the
+  // turn.started of this text.
+  const shaper = new TurnStream(t.sessionId ? { sessionPath: `/v1/sessions/${t.sessionId}`, text: r.last } : {});
+  const stop = new AbortController();
+  res.once('close', () => stop.abort());
+  const following = (async () => {
+    for await (const e of liveEvents(t.handle, t.cursor, stop.signal)) {
+      for (const d of shaper.onEvent(e)) sse.send(chunk(d));
+      if (shaper.answered || !sse.open) break;
+    }
+  })().catch((err: unknown) => ctx.log(`events of ${t.handle.id}: ${(err as Error).message}`));
+  let o: Outcome;
+  try {
+    o = await t.done;
+  } catch (err) {
+    stop.abort();
+    const e = asApiError(err);
+    sse.send(e.body);
+    sse.done();
+    return;
+  }
+  await Promise.race([following, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
+  stop.abort();
+  for (const d of shaper.finish(o.answer, o.status)) sse.send(chunk(d));
+  const failed = failure(o);
+  if (failed) sse.send(failed.body);
+  sse.send(chunk({}, finishReason(o.status)));
+  if (r.includeUsage) sse.send({ ...meta, object: 'chat.completion.chunk', choices: [], usage: usageOf(o.usage) });
+  sse.done();
+}
+
+/** A disconnect: the conversation goes on (the answer waits in its history); with the option, the turn is interrupted. */
+function watchDisconnect(ctx: CompletionsContext, req: IncomingMessage, res: ServerResponse, handle: ConversationHandle): void {
+  res.once('close', () => {
+    if (res.writableFinished) return;
+    if (!ctx.interruptOnDisconnect) {
+      ctx.log(`client of ${handle.id} disconnected; the conversation goes on`);
+      return;
+    }
+    ctx.log(`client of ${handle.id} disconnected: interrupting the turn (--interrupt-on-disconnect)`);
+    handle.interrupt({ reason: 'the HTTP client disconnected' }).catch((err: Error) => ctx.log(`interrupt of ${handle.id} failed: ${err.message}`));
+  });
+  void req;
+}
+
+function failure(o: Outcome): ApiError | undefined {
+  if (o.status !== 'failed' && o.status !== 'cancelled') return undefined;
+  return new ApiError(
+    500,
+    `the conversation ${o.status}${o.reason ? ` (${o.reason})` : ''}${o.error ? `: ${o.error}` : ''}`,
+    'server_error',
+    null,
+    o.reason ?? o.status,
+  );
+}
+
+function failedOutcome(o: Outcome): void {
+  const f = failure(o);
+  if (f) throw f;
+}
+
+/** finish_reason as OpenAI names it: a budget used up is `length`; every other end of a turn is `stop`. */
+function finishReason(status: RunStatus): 'stop' | 'length' {
+  return status === 'budget_exhausted' ? 'length' : 'stop';
+}
+
+function usageOf(u: Usage) {
+  return {
+    prompt_tokens: u.promptTokens,
+    completion_tokens: u.completionTokens,
+    total_tokens: u.totalTokens,
+    ...(u.reasoningTokens ? { completion_tokens_details: { reasoning_tokens: u.reasoningTokens } } : {}),
+  };
+}
+
+function hermesFields(handle: ConversationHandle, sessionId: string | undefined, o: Outcome) {
+  return {
+    conversation_id: handle.id,
+    session_id: sessionId ?? null,
+    status: o.status,
+    ...(o.turn !== undefined ? { turn: o.turn } : {}),
+    ...(o.reason ? { reason: o.reason } : {}),
+  };
+}
+
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return Array.isArray(v) ? v[0] : v;
+}

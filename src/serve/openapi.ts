@@ -1,0 +1,328 @@
+// The OpenAPI 3.1 description of `hermes serve` (served at GET /openapi.json; docs/openapi.json is this
+// document, checked by test/serve-unit.test.ts).
+const error = { $ref: '#/components/responses/Error' };
+const json = (schema: object) => ({ content: { 'application/json': { schema } } });
+const sessionParam = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'The session id (letters, digits and . _ : -, 1 to 128, starting with a letter or digit).',
+  schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' },
+};
+
+export function openApiDocument() {
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'hermes serve',
+      version: '1',
+      description:
+        'An OpenAI-compatible API in front of durable Hermes conversations on Temporal (docs/serve.md). A request with a session id ' +
+        "(header X-Hermes-Session-Id, else metadata.session_id) is the next turn of that session's chat conversation; without one " +
+        'it is a task conversation of its own. Errors have the OpenAI shape {error: {message, type, param, code}}.',
+    },
+    servers: [{ url: 'http://127.0.0.1:8642' }],
+    security: [{ bearer: [] }],
+    paths: {
+      '/v1/chat/completions': {
+        post: {
+          summary: 'Create a chat completion (a turn of a session, or a task)',
+          parameters: [
+            {
+              name: 'X-Hermes-Session-Id',
+              in: 'header',
+              required: false,
+              schema: { type: 'string' },
+              description: 'The session (wins over metadata.session_id).',
+            },
+            {
+              name: 'Idempotency-Key',
+              in: 'header',
+              required: false,
+              schema: { type: 'string' },
+              description: 'A retried request with the same key gets the same turn instead of a new one.',
+            },
+          ],
+          requestBody: { required: true, ...json({ $ref: '#/components/schemas/ChatCompletionRequest' }) },
+          responses: {
+            200: {
+              description: 'A chat.completion, or with stream: true server-sent chat.completion.chunk events ending with data: [DONE].',
+              headers: {
+                'X-Hermes-Conversation-Id': { schema: { type: 'string' }, description: 'The workflow id of the conversation.' },
+                'X-Hermes-Session-Id': { schema: { type: 'string' } },
+              },
+              content: {
+                'application/json': { schema: { $ref: '#/components/schemas/ChatCompletion' } },
+                'text/event-stream': { schema: { type: 'string', description: 'data: <ChatCompletionChunk JSON> lines, then data: [DONE]' } },
+              },
+            },
+            400: error,
+            401: error,
+            409: error,
+            413: error,
+            429: error,
+            500: error,
+            503: error,
+          },
+        },
+      },
+      '/v1/models': {
+        get: {
+          summary: 'The model profiles',
+          responses: { 200: { description: 'A list of models (one per profile)', ...json({ $ref: '#/components/schemas/ModelList' }) }, 401: error },
+        },
+      },
+      '/v1/models/{model}': {
+        get: {
+          summary: 'One model profile',
+          parameters: [{ name: 'model', in: 'path', required: true, schema: { type: 'string' } }],
+          responses: { 200: { description: 'The model', ...json({ $ref: '#/components/schemas/Model' }) }, 401: error, 404: error },
+        },
+      },
+      '/v1/sessions/{id}': {
+        get: {
+          summary: "A session's state and last answer",
+          parameters: [
+            sessionParam,
+            {
+              name: 'wait',
+              in: 'query',
+              required: false,
+              schema: { type: 'number', minimum: 0, maximum: 600 },
+              description: 'Wait up to this many seconds for the turn under way to end.',
+            },
+          ],
+          responses: { 200: { description: 'The session', ...json({ $ref: '#/components/schemas/Session' }) }, 400: error, 401: error, 404: error },
+        },
+      },
+      '/v1/sessions/{id}/events': {
+        get: {
+          summary: "The conversation's events as server-sent events (for reconnecting)",
+          parameters: [
+            sessionParam,
+            {
+              name: 'from',
+              in: 'query',
+              required: false,
+              schema: { type: 'integer', minimum: 0 },
+              description: 'Offset of the first step event (default: the oldest kept). Last-Event-ID resumes after that offset.',
+            },
+          ],
+          responses: {
+            200: {
+              description: 'data: <ConversationEvent JSON> per event (step events with id: <offset>); data: [DONE] when the conversation closes',
+              content: { 'text/event-stream': { schema: { type: 'string' } } },
+            },
+            400: error,
+            401: error,
+            404: error,
+          },
+        },
+      },
+      '/v1/sessions/{id}/interrupt': {
+        post: {
+          summary: 'Stop the step in flight; with message, go on with it as the next user message',
+          parameters: [sessionParam],
+          requestBody: { required: false, ...json({ type: 'object', properties: { reason: { type: 'string' }, message: { type: 'string' } } }) },
+          responses: { 200: { description: 'Sent', ...json({ $ref: '#/components/schemas/Ok' }) }, 400: error, 401: error, 404: error, 409: error },
+        },
+      },
+      '/v1/sessions/{id}/answer': {
+        post: {
+          summary: 'Answer the pending clarify question',
+          parameters: [sessionParam],
+          requestBody: { required: true, ...json({ type: 'object', required: ['text'], properties: { text: { type: 'string' } } }) },
+          responses: {
+            200: { description: 'Answered', ...json({ $ref: '#/components/schemas/Ok' }) },
+            400: error,
+            401: error,
+            404: error,
+            409: error,
+            503: error,
+          },
+        },
+      },
+      '/v1/sessions/{id}/approve': {
+        post: {
+          summary: 'Approve or deny a pending tool call',
+          parameters: [sessionParam],
+          requestBody: {
+            required: true,
+            ...json({
+              type: 'object',
+              required: ['call_id'],
+              properties: {
+                call_id: { type: 'string' },
+                decision: { type: 'string', enum: ['approve', 'deny'], default: 'approve' },
+                remember: { type: 'boolean', description: 'Approve the same command pattern for the rest of the conversation.' },
+                workflow_id: { type: 'string', description: "The sub-agent's conversation, when two pending calls share an id." },
+              },
+            }),
+          },
+          responses: {
+            200: { description: 'Decided', ...json({ $ref: '#/components/schemas/Ok' }) },
+            400: error,
+            401: error,
+            404: error,
+            409: error,
+            503: error,
+          },
+        },
+      },
+      '/openapi.json': { get: { summary: 'This document', responses: { 200: { description: 'OpenAPI 3.1', ...json({ type: 'object' }) } } } },
+      '/health': {
+        get: { summary: 'Liveness', responses: { 200: { description: 'ok', ...json({ type: 'object', properties: { ok: { type: 'boolean' } } }) } } },
+      },
+    },
+    components: {
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'Required when the server was started with a token (always off loopback).' },
+      },
+      responses: { Error: { description: 'An error in the OpenAI shape', ...json({ $ref: '#/components/schemas/Error' }) } },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error'],
+          properties: {
+            error: {
+              type: 'object',
+              required: ['message', 'type', 'param', 'code'],
+              properties: {
+                message: { type: 'string' },
+                type: { type: 'string' },
+                param: { type: ['string', 'null'] },
+                code: { type: ['string', 'null'] },
+              },
+            },
+          },
+        },
+        Message: {
+          type: 'object',
+          required: ['role'],
+          properties: {
+            role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool', 'function'] },
+            content: {
+              oneOf: [
+                { type: 'string' },
+                { type: 'null' },
+                {
+                  type: 'array',
+                  items: { type: 'object', required: ['type', 'text'], properties: { type: { const: 'text' }, text: { type: 'string' } } },
+                },
+              ],
+            },
+          },
+        },
+        ChatCompletionRequest: {
+          type: 'object',
+          required: ['messages'],
+          properties: {
+            model: { type: 'string', description: 'A model profile (GET /v1/models); "hermes", "default" or empty: the default profile.' },
+            messages: {
+              type: 'array',
+              minItems: 1,
+              items: { $ref: '#/components/schemas/Message' },
+              description: "The last one must be the user's.",
+            },
+            stream: { type: 'boolean' },
+            stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } } },
+            n: { const: 1 },
+            metadata: { type: 'object', properties: { session_id: { type: 'string' } }, additionalProperties: { type: 'string' } },
+          },
+          additionalProperties: true,
+        },
+        Usage: {
+          type: 'object',
+          properties: {
+            prompt_tokens: { type: 'integer' },
+            completion_tokens: { type: 'integer' },
+            total_tokens: { type: 'integer' },
+            completion_tokens_details: { type: 'object', properties: { reasoning_tokens: { type: 'integer' } } },
+          },
+        },
+        ChatCompletion: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            object: { const: 'chat.completion' },
+            created: { type: 'integer' },
+            model: { type: 'string' },
+            choices: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  index: { type: 'integer' },
+                  message: { type: 'object', properties: { role: { const: 'assistant' }, content: { type: 'string' } } },
+                  finish_reason: { type: 'string', enum: ['stop', 'length'] },
+                },
+              },
+            },
+            usage: { $ref: '#/components/schemas/Usage' },
+            hermes: {
+              type: 'object',
+              properties: {
+                conversation_id: { type: 'string' },
+                session_id: { type: ['string', 'null'] },
+                status: { type: 'string' },
+                turn: { type: 'integer' },
+                reason: { type: 'string' },
+              },
+            },
+          },
+        },
+        ChatCompletionChunk: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            object: { const: 'chat.completion.chunk' },
+            created: { type: 'integer' },
+            model: { type: 'string' },
+            choices: {
+              type: 'array',
+              items: {
+                type: 'object',
+                properties: {
+                  index: { type: 'integer' },
+                  delta: {
+                    type: 'object',
+                    properties: {
+                      role: { const: 'assistant' },
+                      content: { type: 'string', description: 'Joined: the answer.' },
+                      reasoning_content: { type: 'string', description: 'Thinking, tool steps, waits, restarts.' },
+                    },
+                  },
+                  finish_reason: { type: ['string', 'null'] },
+                },
+              },
+            },
+            usage: { oneOf: [{ $ref: '#/components/schemas/Usage' }, { type: 'null' }] },
+          },
+        },
+        Model: {
+          type: 'object',
+          properties: { id: { type: 'string' }, object: { const: 'model' }, created: { type: 'integer' }, owned_by: { type: 'string' } },
+        },
+        ModelList: {
+          type: 'object',
+          properties: { object: { const: 'list' }, data: { type: 'array', items: { $ref: '#/components/schemas/Model' } } },
+        },
+        Session: {
+          type: 'object',
+          properties: {
+            id: { type: 'string' },
+            object: { const: 'hermes.session' },
+            conversation_id: { type: 'string' },
+            temporal_status: { type: 'string' },
+            state: { type: ['object', 'null'], description: "The conversation's state query (status, budgets, pendingQuestion, pendingApprovals…)" },
+            last_turn: {
+              type: ['object', 'null'],
+              properties: { turn: { type: 'integer' }, status: { type: 'string' }, answer: { type: 'string' }, usage: { type: 'object' } },
+            },
+          },
+        },
+        Ok: { type: 'object', properties: { ok: { const: true } }, additionalProperties: true },
+      },
+    },
+  };
+}

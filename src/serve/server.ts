@@ -1,0 +1,218 @@
+// `hermes serve`: an OpenAI-compatible HTTP API over node:http (docs/serve.md). Routing, the bearer token, the
+// body limit and the concurrency cap live here; each endpoint's work in its own file.
+import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Hermes } from '../client';
+import { chatCompletions, type CompletionsContext } from './chat-completions';
+import { ApiError, asApiError, badRequest, notFound, unauthorized } from './errors';
+import { openApiDocument } from './openapi';
+import { sessionIdOf, type ProfileNames } from './request';
+import { sessionEvents, sessionRoute } from './session-routes';
+import type { SessionDefaults } from './sessions';
+
+export const DEFAULT_SERVE_PORT = 8642;
+/** Temporal refuses payloads over 2 MiB; a body over this cannot become a conversation's input anyway. */
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+export interface ServeOptions {
+  hermes: Hermes;
+  /** 0 picks a free port. Default 8642. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** When set, every request needs `Authorization: Bearer <token>`. */
+  token?: string;
+  /** The model profiles (`GET /v1/models`, the `model` field); read per request, so a config edit shows. */
+  profiles: () => ProfileNames & { models?: Record<string, string> };
+  defaults?: Partial<SessionDefaults>;
+  interruptOnDisconnect?: boolean;
+  /** Requests handled at once; more get 429. Default 64. */
+  maxConcurrent?: number;
+  log?: (line: string) => void;
+}
+
+export interface RunningServe {
+  url: string;
+  port: number;
+  server: Server;
+  close(): Promise<void>;
+}
+
+export async function startServe(opts: ServeOptions): Promise<RunningServe> {
+  const log = opts.log ?? (() => undefined);
+  const expected = opts.token ? Buffer.from(`Bearer ${opts.token}`) : undefined;
+  const maxConcurrent = opts.maxConcurrent ?? 64;
+  const ctx: CompletionsContext = {
+    hermes: opts.hermes,
+    profiles: opts.profiles,
+    defaults: { busyPolicy: opts.defaults?.busyPolicy ?? 'queue', start: opts.defaults?.start ?? {} },
+    interruptOnDisconnect: opts.interruptOnDisconnect === true,
+    log,
+  };
+  let inFlight = 0;
+
+  const server = createServer((req, res) => {
+    inFlight++;
+    res.once('close', () => inFlight--);
+    route(req, res).catch((err: unknown) => {
+      const e = asApiError(err);
+      if (e.status >= 500) log(`${req.method} ${req.url}: ${e.status} ${e.message}`);
+      if (!res.headersSent) sendJson(res, e.status, e.body, e.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+      else res.end();
+    });
+  });
+
+  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (expected && !authorized(req.headers.authorization, expected)) {
+      req.resume();
+      throw unauthorized();
+    }
+    if (inFlight > maxConcurrent) {
+      req.resume();
+      throw new ApiError(429, `more than ${maxConcurrent} requests at once: try again shortly`, 'rate_limit_error', null, 'too_many_requests');
+    }
+    const url = new URL(req.url ?? '/', 'http://serve');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const method = req.method ?? 'GET';
+    if (path === '/v1/chat/completions') {
+      allow(method, 'POST');
+      return chatCompletions(ctx, req, res, await readJson(req));
+    }
+    if (path === '/v1/models') {
+      allow(method, 'GET');
+      return sendJson(res, 200, modelList(opts.profiles()));
+    }
+    if (path.startsWith('/v1/models/')) {
+      allow(method, 'GET');
+      const name = decodeURIComponent(path.slice('/v1/models/'.length));
+      const list = modelList(opts.profiles());
+      const m = list.data.find((d) => d.id === name);
+      if (!m) throw notFound(`no model profile "${name}"`, 'model_not_found');
+      return sendJson(res, 200, m);
+    }
+    if (path === '/openapi.json') {
+      allow(method, 'GET');
+      return sendJson(res, 200, openApiDocument());
+    }
+    if (path === '/health') {
+      allow(method, 'GET');
+      return sendJson(res, 200, { ok: true });
+    }
+    const session = /^\/v1\/sessions\/([^/]+)(?:\/(events|interrupt|answer|approve))?$/.exec(path);
+    if (session) {
+      const sessionId = sessionIdOf(safeDecode(session[1]!), 'session id (path)');
+      const action = session[2];
+      if (action === 'events') {
+        allow(method, 'GET');
+        return sessionEvents(ctx, req, res, sessionId, url.searchParams);
+      }
+      if (action) allow(method, 'POST');
+      else allow(method, 'GET');
+      const body = action ? await readJson(req, true) : undefined;
+      return sendJson(
+        res,
+        200,
+        await sessionRoute(ctx, sessionId, action as 'interrupt' | 'answer' | 'approve' | undefined, body, url.searchParams, req),
+      );
+    }
+    throw notFound(`no route ${method} ${path} (the API: GET /openapi.json)`, 'unknown_url');
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? DEFAULT_SERVE_PORT, opts.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function allow(method: string, expected: string): void {
+  if (method !== expected) throw new ApiError(405, `use ${expected}`, 'invalid_request_error', null, 'method_not_allowed');
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+function modelList(p: ProfileNames & { models?: Record<string, string> }) {
+  return {
+    object: 'list' as const,
+    data: p.names.map((id) => ({
+      id,
+      object: 'model' as const,
+      created: 0,
+      owned_by: 'hermes',
+      ...(p.models?.[id]
+        ? { hermes: { upstream_model: p.models[id], default: id === p.defaultName } }
+        : { hermes: { default: id === p.defaultName } }),
+    })),
+  };
+}
+
+function authorized(header: string | undefined, expected: Buffer): boolean {
+  const got = Buffer.from(header ?? '');
+  return got.length === expected.length && timingSafeEqual(got, expected);
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** The body as JSON; 413 past MAX_BODY_BYTES, 400 when it is not JSON. `optional`: an empty body is undefined. */
+async function readJson(req: IncomingMessage, optional = false): Promise<unknown> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > MAX_BODY_BYTES) {
+    req.resume();
+    throw tooLarge();
+  }
+  const text = await new Promise<string>((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY_BYTES) {
+        reject(tooLarge());
+        req.resume();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+  if (optional && !text.trim()) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest(null, 'the body is not JSON', 'invalid_json');
+  }
+}
+
+function tooLarge(): ApiError {
+  return new ApiError(
+    413,
+    `the body is larger than ${MAX_BODY_BYTES} bytes (Temporal's payload limit is 2 MiB)`,
+    'invalid_request_error',
+    null,
+    'request_too_large',
+  );
+}

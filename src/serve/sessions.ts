@@ -1,0 +1,194 @@
+// Sessions: one durable chat conversation per session id (workflow id `hermes-session-<id>`), opened by the
+// first chat completion that names it and sent each later request's new user message. Also the session
+// endpoints' work: its state and last turn, and the human-in-the-loop actions the OpenAI protocol cannot carry.
+import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
+import type { ConversationHandle, Hermes } from '../client';
+import type { BusyPolicy, ConversationState, StartOptions, TurnResult } from '../shared/contract';
+import { sendUpdate } from '../shared/messages';
+import { badRequest, conflict, notFound } from './errors';
+import { renderEarlier, sessionWorkflowId, type ChatRequest } from './request';
+
+/** The conversation's `system` option holds at most this much (contract.ts); older earlier messages are left out. */
+const MAX_SYSTEM_CHARS = 100_000;
+
+export interface SessionDefaults {
+  busyPolicy: BusyPolicy;
+  /** Start options every conversation this server starts gets (workspace, approval mode…). */
+  start: Partial<StartOptions>;
+}
+
+/** Whether a workflow with this id exists, and whether it runs (describe; no worker needed). */
+export async function describeConversation(hermes: Hermes, workflowId: string): Promise<'running' | 'closed' | 'none'> {
+  try {
+    const d = await hermes.get(workflowId).workflow.describe();
+    return d.status.name === 'RUNNING' ? 'running' : 'closed';
+  } catch (err) {
+    if ((err as Error).name === 'WorkflowNotFoundError') return 'none';
+    throw err;
+  }
+}
+
+/**
+ * The session's conversation, started when it has none running: a chat whose system prompt gets the request's
+ * system messages and, as context, its earlier messages (a session that a client opens with a history, or one
+ * whose conversation ended — idle timeout, ended — and starts again under the same workflow id).
+ */
+export async function openSession(
+  hermes: Hermes,
+  r: ChatRequest & { sessionId: string },
+  d: SessionDefaults,
+): Promise<{ handle: ConversationHandle; started: boolean }> {
+  const id = sessionWorkflowId(r.sessionId);
+  if ((await describeConversation(hermes, id)) === 'running') return { handle: hermes.get(id), started: false };
+  const system = sessionSystem(r);
+  try {
+    const handle = await hermes.start({
+      ...d.start,
+      mode: 'chat',
+      id,
+      busyPolicy: d.busyPolicy,
+      ...(r.profile ? { model: r.profile } : {}),
+      ...(system ? { system } : {}),
+      summary: `session ${r.sessionId}: ${r.last.trim().split('\n')[0]!.slice(0, 200)}`,
+    });
+    return { handle, started: true };
+  } catch (err) {
+    // Two first requests at once: the other one started it.
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return { handle: hermes.get(id), started: false };
+    throw err;
+  }
+}
+
+function sessionSystem(r: ChatRequest): string {
+  const base = r.system ?? '';
+  let earlier = r.earlier;
+  let context = renderEarlier(earlier);
+  while (earlier.length && base.length + context.length + 2 > MAX_SYSTEM_CHARS) {
+    earlier = earlier.slice(1);
+    context = renderEarlier(earlier);
+  }
+  return [base, context].filter((s) => s.trim()).join('\n\n');
+}
+
+/**
+ * Sends the user message as the `send` update; resolves with the turn's result. `updateId` (the request's
+ * Idempotency-Key) makes a retried request attach to the same turn instead of sending the message again:
+ * Temporal de-duplicates updates by id within a run.
+ */
+export async function sendTurn(handle: ConversationHandle, text: string, updateId?: string): Promise<TurnResult> {
+  try {
+    return await handle.workflow.executeUpdate(sendUpdate, { args: [{ text }], ...(updateId ? { updateId } : {}) });
+  } catch (err) {
+    throw updateRejection(err);
+  }
+}
+
+/** A rejected update (its validator) as the status a client understands; anything else unchanged. */
+export function updateRejection(err: unknown): unknown {
+  if (!(err instanceof WorkflowUpdateFailedError) || !err.cause) return err;
+  const m = err.cause.message;
+  if (/busyPolicy is reject/.test(m)) return conflict(`the session is busy: ${m}`, 'session_busy');
+  if (/has ended/.test(m))
+    return conflict(`the session's conversation ${m.replace(/^the conversation /, '')}: send again to start it anew`, 'session_ended');
+  if (/chat mode/.test(m)) return conflict(`not a chat session: ${m}`, 'not_a_chat');
+  if (/pending/.test(m)) return conflict(m, 'nothing_pending');
+  return badRequest(null, m, 'rejected');
+}
+
+/** The handle of an existing session's conversation; 404 when there is none. */
+export async function existingSession(hermes: Hermes, sessionId: string): Promise<{ handle: ConversationHandle; running: boolean }> {
+  const id = sessionWorkflowId(sessionId);
+  const s = await describeConversation(hermes, id);
+  if (s === 'none') throw notFound(`no session "${sessionId}" (no conversation ${id})`, 'session_not_found');
+  return { handle: hermes.get(id), running: s === 'running' };
+}
+
+export interface SessionView {
+  id: string;
+  object: 'hermes.session';
+  conversation_id: string;
+  /** The workflow's status on the server: RUNNING, COMPLETED, FAILED… */
+  temporal_status: string;
+  /** The conversation's live state (the `state` query); null when no worker answers it. */
+  state: ConversationState | null;
+  /** The latest finished turn of the current run: its answer, status and usage. */
+  last_turn: TurnResult | null;
+}
+
+export async function sessionView(hermes: Hermes, sessionId: string): Promise<SessionView> {
+  const { handle } = await existingSession(hermes, sessionId);
+  const [status, state, last] = await Promise.all([handle.temporalStatus(), handle.state().catch(() => null), lastTurn(handle).catch(() => null)]);
+  return { id: sessionId, object: 'hermes.session', conversation_id: handle.id, temporal_status: status, state, last_turn: last };
+}
+
+/** Waits (polling the state query) until no turn runs or waits, up to `seconds`; then the view. */
+export async function sessionViewWhenIdle(hermes: Hermes, sessionId: string, seconds: number, signal?: AbortSignal): Promise<SessionView> {
+  const end = Date.now() + seconds * 1000;
+  for (;;) {
+    const v = await sessionView(hermes, sessionId);
+    const busy =
+      v.temporal_status === 'RUNNING' &&
+      (!v.state || v.state.status === 'running' || (v.state.status === 'waiting' && v.state.waitingFor !== 'message'));
+    if (!busy || Date.now() >= end || signal?.aborted) return v;
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/**
+ * The latest `send` that completed in the conversation's current run, from its history: the update's result is
+ * recorded there, so it is there after any crash and with no worker running. Null before the first turn ends.
+ */
+export async function lastTurn(handle: ConversationHandle): Promise<TurnResult | null> {
+  const history = await handle.workflow.fetchHistory();
+  const sends = new Set<string>();
+  let last: Payload | undefined;
+  for (const e of history.events ?? []) {
+    const accepted = e.workflowExecutionUpdateAcceptedEventAttributes;
+    if (accepted?.acceptedRequest?.input?.name === 'send' && accepted.acceptedRequest.meta?.updateId)
+      sends.add(accepted.acceptedRequest.meta.updateId);
+    const completed = e.workflowExecutionUpdateCompletedEventAttributes;
+    const id = completed?.meta?.updateId;
+    const p = completed?.outcome?.success?.payloads?.[0];
+    if (id && sends.has(id) && p) last = p as Payload;
+  }
+  if (!last) return null;
+  const dc = handle.workflow.client.options.loadedDataConverter;
+  let payloads = [last];
+  for (const codec of [...dc.payloadCodecs].reverse()) payloads = await codec.decode(payloads);
+  return dc.payloadConverter.fromPayload<TurnResult>(payloads[0]!);
+}
+
+// --- the human-in-the-loop actions, with their bodies checked here (400 naming the field).
+
+export function interruptArgs(body: unknown): { reason?: string; message?: string } {
+  const b = objectBody(body);
+  for (const k of ['reason', 'message'] as const)
+    if (b[k] !== undefined && typeof b[k] !== 'string') throw badRequest(k, `${k} must be a string`, 'invalid_type');
+  return { ...(b.reason ? { reason: b.reason as string } : {}), ...(b.message ? { message: b.message as string } : {}) };
+}
+
+export function answerArgs(body: unknown): string {
+  const b = objectBody(body);
+  if (typeof b.text !== 'string' || !b.text.trim())
+    throw badRequest('text', 'text is required: {"text": "your answer"}', 'missing_required_parameter');
+  return b.text;
+}
+
+export function approveArgs(body: unknown): { callId: string; decision: 'approve' | 'deny'; remember: boolean; workflowId?: string } {
+  const b = objectBody(body);
+  if (typeof b.call_id !== 'string' || !b.call_id)
+    throw badRequest('call_id', "call_id is required (the pending approval's call id: GET /v1/sessions/ID)", 'missing_required_parameter');
+  const decision = b.decision ?? 'approve';
+  if (decision !== 'approve' && decision !== 'deny') throw badRequest('decision', 'decision must be "approve" or "deny"', 'invalid_value');
+  if (b.remember !== undefined && typeof b.remember !== 'boolean') throw badRequest('remember', 'remember must be a boolean', 'invalid_type');
+  if (b.workflow_id !== undefined && typeof b.workflow_id !== 'string')
+    throw badRequest('workflow_id', 'workflow_id must be a string', 'invalid_type');
+  return { callId: b.call_id, decision, remember: b.remember === true, ...(b.workflow_id ? { workflowId: b.workflow_id as string } : {}) };
+}
+
+function objectBody(body: unknown): Record<string, unknown> {
+  if (body === undefined || body === null) return {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw badRequest(null, 'the body must be a JSON object', 'invalid_json');
+  return body as Record<string, unknown>;
+}

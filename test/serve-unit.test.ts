@@ -1,0 +1,164 @@
+// hermes serve's pure parts: the request checks and what a streamed turn shows of the events (src/serve/).
+import { describe, expect, it } from 'vitest';
+import { isLoopback } from '../src/cli/serve';
+import { parseChatRequest, sessionWorkflowId, taskPrompt } from '../src/serve/request';
+import { TurnStream, type ChunkDelta } from '../src/serve/turn-stream';
+import type { ConversationEvent } from '../src/shared/events';
+
+const profiles = { defaultName: 'default', names: ['default', 'fast'] };
+const user = [{ role: 'user', content: 'hi' }];
+
+describe('parseChatRequest', () => {
+  it('maps hermes, default and no model to the default profile; a profile name to itself', () => {
+    expect(parseChatRequest({ messages: user }, {}, profiles)).toMatchObject({ model: 'default', last: 'hi' });
+    expect(parseChatRequest({ model: 'hermes', messages: user }, {}, profiles).profile).toBeUndefined();
+    expect(parseChatRequest({ model: 'fast', messages: user }, {}, profiles)).toMatchObject({ model: 'fast', profile: 'fast' });
+  });
+
+  it('takes the session from the header first, then metadata.session_id', () => {
+    expect(parseChatRequest({ messages: user, metadata: { session_id: 'body-1' } }, {}, profiles).sessionId).toBe('body-1');
+    expect(parseChatRequest({ messages: user, metadata: { session_id: 'body-1' } }, { 'x-hermes-session-id': 'head-1' }, profiles).sessionId).toBe(
+      'head-1',
+    );
+    expect(sessionWorkflowId('telegram:42')).toBe('hermes-session-telegram:42');
+    for (const bad of ['', '-x', 'a/b', 'a b', 'é', 'x'.repeat(129), '..']) {
+      expect(() => parseChatRequest({ messages: user }, { 'x-hermes-session-id': bad }, profiles), bad).toThrow(/not a session id/);
+    }
+  });
+
+  it('splits system messages, earlier messages and the last user message; text parts are joined', () => {
+    const r = parseChatRequest(
+      {
+        messages: [
+          { role: 'system', content: 'Be brief.' },
+          { role: 'user', content: 'one' },
+          { role: 'assistant', content: null },
+          { role: 'assistant', content: 'two' },
+          {
+            role: 'user',
+            content: [
+              { type: 'text', text: 'thr' },
+              { type: 'text', text: 'ee' },
+            ],
+          },
+        ],
+        stream: true,
+        stream_options: { include_usage: true },
+      },
+      {},
+      profiles,
+    );
+    expect(r).toMatchObject({ system: 'Be brief.', last: 'three', stream: true, includeUsage: true });
+    expect(r.earlier.map((m) => m.text)).toEqual(['one', '', 'two']);
+    expect(taskPrompt(r)).toBe(
+      'The conversation so far, before the current message:\n\nUser: one\n\nAssistant: two\n\nThe current message:\n\nthree',
+    );
+    expect(taskPrompt(parseChatRequest({ messages: user }, {}, profiles))).toBe('hi');
+  });
+
+  it('rejects image parts, naming the part', () => {
+    expect(() => parseChatRequest({ messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'x' } }] }] }, {}, profiles)).toThrow(
+      expect.objectContaining({ param: 'messages[0].content[0].type', status: 400 }),
+    );
+  });
+});
+
+describe('isLoopback', () => {
+  it('knows loopback binds from the others', () => {
+    for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(isLoopback(h), h).toBe(true);
+    for (const h of ['0.0.0.0', '::', '192.168.1.4', 'example.com', '']) expect(isLoopback(h), h).toBe(false);
+  });
+});
+
+const base = { conversationId: 'c', runId: 'r', offset: 0 };
+const ev = (e: Record<string, unknown>, at = 0): ConversationEvent => ({ ...base, at, ...e }) as unknown as ConversationEvent;
+const delta = (step: number, text: string, at = 0, attempt = 1) => ev({ type: 'delta', step, attempt, channel: 'answer', text }, at);
+const joined = (ds: ChunkDelta[], key: 'content' | 'reasoning_content') => ds.map((d) => d[key] ?? '').join('');
+
+function run(stream: TurnStream, events: ConversationEvent[], answer?: string): ChunkDelta[] {
+  const out = events.flatMap((e) => stream.onEvent(e));
+  return answer === undefined ? out : [...out, ...stream.finish(answer)];
+}
+
+describe('TurnStream', () => {
+  it('holds a step back, then streams it word by word once it has run long enough with no tool call: content = answer', () => {
+    const t = new TurnStream({ holdMs: 1000, holdChars: 200 });
+    const first = run(t, [delta(1, 'The ', 0), delta(1, 'answer ', 400)]);
+    expect(joined(first, 'content')).toBe('');
+    const more = run(t, [delta(1, 'is ', 1100), delta(1, '42.', 1300)]);
+    expect(more.map((d) => d.content)).toEqual(['The answer is ', '42.']);
+    const end = run(
+      t,
+      [
+        ev({ type: 'model.finished', step: 1, kind: 'answer', model: 'm', usage: {} }),
+        ev({ type: 'answer', text: 'The answer is 42.', status: 'completed' }),
+      ],
+      'The answer is 42.',
+    );
+    expect(joined([...first, ...more, ...end], 'content')).toBe('The answer is 42.');
+  });
+
+  it('sends the text of a step that calls tools to reasoning_content, never to content', () => {
+    const t = new TurnStream();
+    const out = run(
+      t,
+      [
+        delta(1, 'Let me look. ', 0),
+        ev({ type: 'tool_call.forming', step: 1, attempt: 1, index: 0, name: 'list_dir', arguments: '{' }),
+        ev({ type: 'model.finished', step: 1, kind: 'tools', model: 'm', usage: {} }),
+        ev({ type: 'tool.started', callId: 'a', name: 'list_dir', summary: '.' }),
+        ev({ type: 'tool.finished', callId: 'a', name: 'list_dir', summary: '.', outcome: 'ok', durationMs: 120 }),
+        delta(2, 'Empty.', 5000),
+        ev({ type: 'model.finished', step: 2, kind: 'answer', model: 'm', usage: {} }),
+      ],
+      'Empty.',
+    );
+    expect(joined(out, 'content')).toBe('Empty.');
+    expect(joined(out, 'reasoning_content')).toContain('Let me look. ');
+    expect(joined(out, 'reasoning_content')).toContain('[tool] list_dir ok in 0.1 s');
+  });
+
+  it('streams only what is new when a retried attempt writes the same text again', () => {
+    const t = new TurnStream({ holdChars: 5 });
+    const out = run(
+      t,
+      [
+        delta(1, 'Hello there', 0),
+        ev({ type: 'attempt.restarted', step: 1, attempt: 2, reason: 'worker lost' }),
+        delta(1, 'Hello', 10, 2),
+        delta(1, ' there, friend.', 20, 2),
+        ev({ type: 'model.finished', step: 1, kind: 'answer', model: 'm', usage: {} }),
+      ],
+      'Hello there, friend.',
+    );
+    expect(joined(out, 'content')).toBe('Hello there, friend.');
+    expect(joined(out, 'reasoning_content')).toContain('attempt 2 restarts model step 1');
+  });
+
+  it('drops what a failed attempt held back; a retry that writes something else after a release is said, and the answer follows', () => {
+    const held = new TurnStream({ holdChars: 100 });
+    const a = run(held, [delta(1, 'Draft', 0), ev({ type: 'attempt.restarted', step: 1, attempt: 2 }), delta(1, 'Final.', 10, 2)], 'Final.');
+    expect(joined(a, 'content')).toBe('Final.');
+    const released = new TurnStream({ holdChars: 3 });
+    const b = run(released, [delta(1, 'Draft', 0), ev({ type: 'attempt.restarted', step: 1, attempt: 2 }), delta(1, 'Other.', 10, 2)], 'Other.');
+    expect(joined(b, 'content')).toBe('Draft\n\nOther.');
+    expect(joined(b, 'reasoning_content')).toContain('different reply');
+  });
+
+  it("skips a chat's earlier turns: it starts at the turn.started of its own text", () => {
+    const t = new TurnStream({ text: 'mine', holdChars: 1 });
+    const out = run(
+      t,
+      [
+        ev({ type: 'turn.started', turn: 1, text: 'theirs' }),
+        ev({ type: 'delta', turn: 1, step: 1, attempt: 1, channel: 'answer', text: 'not mine' }),
+        ev({ type: 'answer', turn: 1, text: 'not mine', status: 'completed' }),
+        ev({ type: 'turn.started', turn: 2, text: 'mine' }),
+        ev({ type: 'delta', turn: 2, step: 2, attempt: 1, channel: 'answer', text: 'yes' }),
+      ],
+      'yes',
+    );
+    expect(joined(out, 'content')).toBe('yes');
+    expect(t.answered).toBe(false);
+  });
+});
