@@ -67,8 +67,8 @@ export function createModelActivities(deps: ModelDeps) {
     const { workflowId, runId } = exec;
     // Heartbeats let Temporal notice a dead worker long before startToClose, and deliver cancellation —
     // from the start: fetching the context (a cold query that replays the workflow) can take a while too. Their
-    // details (the Web UI's pending-activity card) say which step, on which model, how long and which try;
-    // never anything of the messages. They also carry the failures of the attempts before this one, so the one
+    // details (the Web UI's pending-activity card) say which step, on which model, how long and which try,
+    // and while the endpoint streams, the reply so far (redacted; watchers read it): nothing of the context. They also carry the failures of the attempts before this one, so the one
     // that succeeds can report them: Temporal keeps only the latest failure of a retried activity, the workflow none.
     const failures = earlierFailures(ctx.info.heartbeatDetails);
     const started = Date.now();

@@ -118,7 +118,13 @@ export interface SessionView {
 
 export async function sessionView(hermes: Hermes, sessionId: string): Promise<SessionView> {
   const { handle } = await existingSession(hermes, sessionId);
-  const [status, state, last] = await Promise.all([handle.temporalStatus(), handle.state().catch(() => null), lastTurn(handle).catch(() => null)]);
+  const [status, state, last] = await Promise.all([
+    handle.temporalStatus(),
+    handle.state().catch(() => null),
+    lastTurn(handle).catch(
+      (e: unknown) => (process.stderr.write(`hermes serve: the last turn of ${handle.id} could not be read from its history: ${String(e)}\n`), null),
+    ),
+  ]);
   return { id: sessionId, object: 'hermes.session', conversation_id: handle.id, temporal_status: status, state, last_turn: last };
 }
 
