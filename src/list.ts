@@ -46,7 +46,11 @@ export interface ListOptions {
 const STATUS_WORD = /^[a-z_]+$/;
 
 export function listQuery(taskQueue: string, o: Pick<ListOptions, 'status' | 'query'>): string {
-  const parts = ['WorkflowType = "conversationWorkflow"', `TaskQueue = "${taskQueue.replace(/["\\]/g, '\\$&')}"`, 'ExecutionStatus != "ContinuedAsNew"'];
+  const parts = [
+    'WorkflowType = "conversationWorkflow"',
+    `TaskQueue = "${taskQueue.replace(/["\\]/g, '\\$&')}"`,
+    'ExecutionStatus != "ContinuedAsNew"',
+  ];
   if (o.status?.length) {
     const bad = o.status.find((s) => !STATUS_WORD.test(s));
     if (bad) throw new Error(`--status "${bad}": a status such as running, waiting, idle, completed, failed`);
@@ -72,7 +76,11 @@ async function rowOf(hermes: Hermes, w: WorkflowExecutionInfo, now: number): Pro
   const running = w.status.name === 'RUNNING';
   const [prompt, result] = await Promise.all([
     firstPromptLine(hermes, w).catch(() => null),
-    running ? undefined : new ConversationHandle(hermes.client.workflow.getHandle(w.workflowId, w.runId)).result({ maxOutageMs: 0, onUnreachable: () => undefined }).catch(() => undefined),
+    running
+      ? undefined
+      : new ConversationHandle(hermes.client.workflow.getHandle(w.workflowId, w.runId))
+          .result({ maxOutageMs: 0, onUnreachable: () => undefined })
+          .catch(() => undefined),
   ]);
   const published = sa.get(HermesStatus) ?? null;
   // A result with runs 0 is one whose totals could not be read (terminated, timed out): unknown, not zero.
@@ -86,7 +94,7 @@ async function rowOf(hermes: Hermes, w: WorkflowExecutionInfo, now: number): Pro
     iterations: known?.iterations ?? sa.get(HermesIterations) ?? null,
     tokens: known ? known.usage.totalTokens : null,
     costUsd: known ? known.usage.costUsd : null,
-    waitingFor: running ? (sa.get(HermesWaitingFor) || null) : null,
+    waitingFor: running ? sa.get(HermesWaitingFor) || null : null,
     startedAt: w.startTime.toISOString(),
     closedAt: w.closeTime?.toISOString() ?? null,
     ageSec: Math.max(0, Math.round((now - w.startTime.getTime()) / 1000)),

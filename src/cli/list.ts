@@ -16,7 +16,8 @@ export async function list(args: string[]): Promise<number> {
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  if (status?.some((s) => !/^[a-z_]+$/.test(s))) throw new UsageError('--status takes statuses such as running, waiting, idle, completed, failed (comma-separated)');
+  if (status?.some((s) => !/^[a-z_]+$/.test(s)))
+    throw new UsageError('--status takes statuses such as running, waiting, idle, completed, failed (comma-separated)');
   return withHermes(async (hermes) => {
     const rows = await listConversations(hermes, { limit, ...(status?.length ? { status } : {}), ...(values.query ? { query: values.query } : {}) });
     if (values.json) process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);

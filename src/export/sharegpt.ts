@@ -72,7 +72,8 @@ export function conversationsOf(messages: ChatMessage[], tools: ToolDefinition[]
       continue;
     }
     let value = text ? `${text}\n` : '';
-    for (const c of m.tool_calls) value += `<tool_call>\n${pyJson({ name: c.function.name, arguments: parseArgs(c.function.arguments) })}\n</tool_call>\n`;
+    for (const c of m.tool_calls)
+      value += `<tool_call>\n${pyJson({ name: c.function.name, arguments: parseArgs(c.function.arguments) })}\n</tool_call>\n`;
     out.push({ from: 'gpt', value: `<think>\n</think>\n${value}`.trimEnd() });
     const responses: string[] = [];
     while (messages[i + 1]?.role === 'tool') {
@@ -116,5 +117,5 @@ export function pyJson(v: unknown): string {
       .map(([k, x]) => `${JSON.stringify(k)}: ${pyJson(x)}`)
       .join(', ')}}`;
   }
-  return JSON.stringify(String(v));
+  return 'null'; // functions, symbols, bigints: not JSON
 }

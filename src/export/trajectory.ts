@@ -43,7 +43,15 @@ export interface TrajectoryRecord {
   closedAt: string;
   durationMs: number;
   /** Per model and tool call: when it started, how long it took, attempts (from the history). */
-  steps: Array<{ step: number; kind: 'model' | 'tool'; name: string; status: string; startedAt: string; durationMs: number | null; attempts: number }>;
+  steps: Array<{
+    step: number;
+    kind: 'model' | 'tool';
+    name: string;
+    status: string;
+    startedAt: string;
+    durationMs: number | null;
+    attempts: number;
+  }>;
   /** Workflow ids of the sub-agents it started (delegate_task), in order. */
   subagents: string[];
   /** The conversation that started this one, when it is a sub-agent. */
@@ -89,7 +97,11 @@ export async function buildTrajectory(hermes: Hermes, id: string, o: BuildOption
     const reply = replies.get(models[i]!.step);
     earlier.push({ contextVersion: version, messages: [...v.messages, ...(reply ? [reply] : [])] });
   }
-  const offered = [...usable].reverse().map((i) => inputs[i]!.tools).find((t) => t.length) ?? [];
+  const offered =
+    [...usable]
+      .reverse()
+      .map((i) => inputs[i]!.tools)
+      .find((t) => t.length) ?? [];
   const tools = toolDefinitions(offered);
   const unknown = offered.filter((n) => !tools.some((t) => t.function.name === n));
   const startedAt = millis(runs[0]?.[0]);
@@ -113,7 +125,15 @@ export async function buildTrajectory(hermes: Hermes, id: string, o: BuildOption
     startedAt: new Date(startedAt).toISOString(),
     closedAt: new Date(closedAt).toISOString(),
     durationMs: closedAt - startedAt,
-    steps: rows.map((r) => ({ step: r.step, kind: r.kind, name: r.name, status: r.status, startedAt: r.startedAt, durationMs: r.durationMs, attempts: r.attempts })),
+    steps: rows.map((r) => ({
+      step: r.step,
+      kind: r.kind,
+      name: r.name,
+      status: r.status,
+      startedAt: r.startedAt,
+      durationMs: r.durationMs,
+      attempts: r.attempts,
+    })),
     subagents: subagentIds(runs),
     ...(d.raw.workflowExecutionInfo?.parentExecution?.workflowId ? { parentId: d.raw.workflowExecutionInfo.parentExecution.workflowId } : {}),
   };
