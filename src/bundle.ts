@@ -22,13 +22,23 @@ function sourcePath(name: string): string {
   return existsSync(ts) ? ts : path.join(__dirname, 'workflows', `${name}.js`);
 }
 
-/** Options every workflow bundle is built with (worker, tests, benchmarks): zod is shared, see preload.ts. */
-export function bundleOptions(entry: string = workflowsPath()) {
+/** The traced bundle's interceptors (src/observe/workflow-interceptors.ts). */
+export function tracingInterceptorsPath(): string {
+  const ts = path.join(__dirname, 'observe', 'workflow-interceptors.ts');
+  return existsSync(ts) ? ts : path.join(__dirname, 'observe', 'workflow-interceptors.js');
+}
+
+/**
+ * Options every workflow bundle is built with (worker, tests, benchmarks): zod is shared, see preload.ts.
+ * `tracing`: with the OpenTelemetry workflow interceptors (a worker with OTEL_EXPORTER_OTLP_ENDPOINT set runs it).
+ */
+export function bundleOptions(entry: string = workflowsPath(), opts: { tracing?: boolean } = {}) {
   return {
     workflowsPath: entry,
     preloadModules: [sourcePath('preload')],
     // Undecodable payloads become values the contract rejects, instead of failing every workflow task.
     payloadConverterPath: sourcePath('payload-converter'),
+    ...(opts.tracing ? { workflowInterceptorModules: [tracingInterceptorsPath()] } : {}),
     logger: quiet,
   };
 }
@@ -48,14 +58,15 @@ export function buildId(): string {
 
 /**
  * The cached bundle. `probe` is the replay-only variant with src/replay-query/probe.ts as a workflow interceptor
- * (answers a finished run's queries without a worker); workers never run it.
+ * (answers a finished run's queries without a worker); workers never run it. `traced` has the OpenTelemetry
+ * interceptors; it replays the same histories as the plain one (test/replay.test.ts runs the corpus with it).
  */
-export async function cachedWorkflowBundle(variant?: 'probe', build: string = buildId()): Promise<{ codePath: string }> {
+export async function cachedWorkflowBundle(variant?: 'probe' | 'traced', build: string = buildId()): Promise<{ codePath: string }> {
   const dir = path.join(hermesHome(), 'bundles');
   const file = path.join(dir, `workflows-${variant ? `${variant}-` : ''}${build}.js`);
   if (!existsSync(file)) {
-    const options = bundleOptions();
-    const { code } = await bundleWorkflowCode(variant ? { ...options, workflowInterceptorModules: [probePath()] } : options);
+    const options = bundleOptions(undefined, { tracing: variant === 'traced' });
+    const { code } = await bundleWorkflowCode(variant === 'probe' ? { ...options, workflowInterceptorModules: [probePath()] } : options);
     mkdirSync(dir, { recursive: true });
     // Write then rename: a concurrent process never reads a half-written bundle.
     const tmp = `${file}.${process.pid}.tmp`;

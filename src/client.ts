@@ -49,6 +49,7 @@ import { resolveTools } from './tools/registry';
 import type { conversationWorkflow } from './workflows';
 import type { HermesWorkerOptions } from './worker';
 import type { ExportOptions, ExportRecord } from './export';
+import { clientTracingInterceptors, flushTracing } from './observe/tracing';
 
 export type { ConversationInput, ConversationResult, ConversationState, StartOptions } from './shared/contract';
 export type { InFlightCall } from './in-flight';
@@ -157,7 +158,14 @@ export class Hermes {
     const converter = dataConverter();
     const target = await resolveTemporal();
     const connection = await connectClient(target);
-    const client = new Client({ connection, namespace: target.namespace, ...(converter ? { dataConverter: converter } : {}) });
+    // With OTEL_EXPORTER_OTLP_ENDPOINT set, starts and signals are traced and the workflow continues the trace.
+    const tracing = clientTracingInterceptors();
+    const client = new Client({
+      connection,
+      namespace: target.namespace,
+      ...(converter ? { dataConverter: converter } : {}),
+      ...(tracing.length ? { interceptors: { workflow: tracing } } : {}),
+    });
     const hermes = new Hermes(client, taskQueue, { connection, target });
     if (opts.worker) await hermes.startWorker(opts.worker === true ? {} : opts.worker);
     return hermes;
@@ -313,6 +321,7 @@ export class Hermes {
   /** Stops the in-process worker, closes the connection, and stops an embedded dev server this started. */
   async close(): Promise<void> {
     await this.worker?.stop();
+    await flushTracing();
     await this.owned?.connection.close();
     await this.owned?.target.embedded?.stop();
   }

@@ -4,11 +4,14 @@
 // Every line passes through the redactor (src/security/redact.ts) on its way out, whatever wrote it (Hermes, the
 // SDK's worker and workflow loggers, core): the worker's secret-named variables and credential shapes never reach
 // a log file. createHermesWorker adds its configured patterns and values with setLogRedactor.
-import { DefaultLogger, Runtime, type LogLevel, type LogMetadata } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type LogLevel, type LogMetadata, type MetricsExporterConfig } from '@temporalio/worker';
 import { mkdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
+import { prettyLine } from './observe/pretty-log';
 import { Redactor } from './security/redact';
+
+const LEVELS: LogLevel[] = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR'];
 
 let redactor: Redactor | undefined;
 
@@ -71,8 +74,10 @@ export function createLogger(
  */
 const sink = {
   dest: pino.destination(2) as pino.DestinationStream,
+  // HERMES_LOG_FORMAT=json|pretty; default: pretty on a terminal, JSON otherwise (a file, a pipe, a collector).
+  pretty: process.env.HERMES_LOG_FORMAT ? process.env.HERMES_LOG_FORMAT === 'pretty' : Boolean(process.stderr.isTTY),
   write(line: string) {
-    this.dest.write(line);
+    this.dest.write(this.pretty ? prettyLine(line) : line);
   },
 };
 
@@ -102,6 +107,7 @@ export function logToFile(file: string, onFirstWarning?: (path: string) => void)
   }
   // Synchronous appends: a line is in the file even when the CLI exits right after writing it.
   sink.dest = pino.destination({ dest: abs, append: true, sync: true });
+  sink.pretty = process.env.HERMES_LOG_FORMAT === 'pretty';
   toFile = { path: abs, onFirstWarning, warned: false };
   return abs;
 }
@@ -115,20 +121,29 @@ let installed = false;
  */
 export function installRuntimeLogger(
   level: LogLevel = (process.env.HERMES_SDK_LOG_LEVEL as LogLevel) ?? 'WARN',
-  opts: { signals?: boolean } = {},
+  opts: { signals?: boolean; metrics?: MetricsExporterConfig } = {},
 ): void {
   if (installed) return;
   installed = true;
-  const bridge = new DefaultLogger(level, ({ level: l, message, meta }) => {
-    const fn = l === 'ERROR' ? 'error' : l === 'WARN' ? 'warn' : l === 'INFO' ? 'info' : 'debug';
+  const sdkRank = LEVELS.indexOf(level);
+  // Lines of our workflow and activity code (the SDK's `workflow` and `activity` components: the SDK itself never
+  // uses them) follow HERMES_LOG_LEVEL, as Hermes's own lines do; the SDK's and core's follow `level`.
+  const bridge = new DefaultLogger('TRACE', ({ level: l, message, meta }) => {
+    const fn = l === 'ERROR' ? 'error' : l === 'WARN' ? 'warn' : l === 'INFO' ? 'info' : l === 'TRACE' ? 'trace' : 'debug';
+    const m = (meta ?? {}) as LogMetadata;
+    const ours = m.sdkComponent === 'workflow' || m.sdkComponent === 'activity';
+    if (ours ? !logger.isLevelEnabled(fn) : LEVELS.indexOf(l) < sdkRank) return;
     // An activity's task token lets whoever holds it complete the activity: it has no place in a log.
-    const { taskToken: _token, ...rest } = (meta ?? {}) as LogMetadata;
+    const { taskToken: _token, ...rest } = m;
     logger[fn](rest, message);
   });
   try {
     Runtime.install({
       logger: bridge,
-      telemetryOptions: { logging: { filter: { core: level, other: 'WARN' }, forward: {} } },
+      telemetryOptions: {
+        logging: { filter: { core: level, other: 'WARN' }, forward: {} },
+        ...(opts.metrics ? { metrics: opts.metrics } : {}),
+      },
       ...(opts.signals === false ? { shutdownSignals: [] } : {}),
     });
   } catch {

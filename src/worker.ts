@@ -9,6 +9,7 @@ import { cachedWorkflowBundle, workflowsPath } from './bundle';
 import { workerDataConverter } from './codec';
 import { loadProfiles, loadSecurityConfig, loadWebConfig, type ProfileSet } from './llm/profiles';
 import { logger, setLogRedactor } from './logger';
+import { flushTracing, setTraceRedactor, workerTracingOptions } from './observe/tracing';
 import { Redactor, type RedactConfig } from './security/redact';
 import { TASK_QUEUE } from './shared/defaults';
 import type { MemoryLimits } from './shared/memory';
@@ -114,6 +115,7 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
   if (!opts.webhookPolicy) loadWebhookPolicy(); // and a bad HERMES_WEBHOOK_ALLOW_HOSTS, not every delivery
   const redactor = new Redactor({ env: process.env, ...security.redact });
   setLogRedactor(redactor);
+  setTraceRedactor(redactor);
   const catalog = opts.catalog ?? (await loadCatalog());
   // What this worker started, it stops when it stops: MCP servers of a catalog it loaded itself, and the file
   // its HTTP tools' circuit states are published in for `hermes tools` (another process).
@@ -123,6 +125,7 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
   ];
   const releaseAll = async () => {
     for (const r of release.splice(0)) await r();
+    await flushTracing(); // the last spans go out before the process may exit
   };
   try {
     const worker = await createWorker(opts, { catalog, converter, processDir, sandbox, passEnv: security.passEnv, redactor });
@@ -171,12 +174,16 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
     ...(opts.memoryLimits ? { memoryLimits: opts.memoryLimits } : {}),
     ...(opts.webhookPolicy ? { webhookPolicy: opts.webhookPolicy } : {}),
   });
+  // OTEL_EXPORTER_OTLP_ENDPOINT set: activity interceptors, the workflow spans' sink and the traced bundle
+  // (src/observe/tracing.ts); unset: none of it.
+  const tracing = workerTracingOptions();
   return Worker.create({
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? process.env.HERMES_TASK_QUEUE ?? TASK_QUEUE,
-    workflowBundle: opts.workflowBundle ?? (await cachedWorkflowBundle()),
+    workflowBundle: opts.workflowBundle ?? (await cachedWorkflowBundle(tracing.sinks ? 'traced' : undefined)),
     activities,
+    ...tracing,
     maxConcurrentActivityTaskExecutions: 100,
     // Cancellation (an interrupt) reaches a running tool or model call in the response to its next
     // heartbeat, so heartbeats go out every 250 ms instead of the default 30-60 s throttle: a tool's

@@ -5,10 +5,11 @@
 // survives refactors of src/workflows (test/fixtures/changed-workflow/), and each must fail the corpus: which
 // histories it must break is read from the histories themselves (test/replay/corpus.ts), so re-recording the
 // corpus (`npm run record-histories`) needs no change here. `hermes replay` on live conversations: replay-cli.test.ts.
-import { bundleWorkflowCode } from '@temporalio/worker';
+import { bundleWorkflowCode, type InjectedSinks } from '@temporalio/worker';
+import type { Sinks } from '@temporalio/workflow';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bundleOptions } from '../src/bundle';
+import { bundleOptions, tracingInterceptorsPath } from '../src/bundle';
 import { installRuntimeLogger } from '../src/logger';
 import { TOOL_SPECS } from '../src/tools/registry';
 import { replayChecked, type ReplayCheck } from './replay/commands';
@@ -25,12 +26,14 @@ const build = (entry?: string, interceptors: string[] = []) =>
   bundleWorkflowCode({ ...bundleOptions(entry), workflowInterceptorModules: [CAPTURE, ...interceptors] });
 
 let current: { code: string };
+let traced: { code: string };
 let addedTimer: { code: string };
 let addedDefaultTool: { code: string };
 let reorderedToolCalls: { code: string };
 beforeAll(async () => {
-  [current, addedTimer, addedDefaultTool, reorderedToolCalls] = await Promise.all([
+  [current, traced, addedTimer, addedDefaultTool, reorderedToolCalls] = await Promise.all([
     build(),
+    build(undefined, [tracingInterceptorsPath()]),
     build(path.join(CONTROLS, 'added-timer.ts')),
     build(path.join(CONTROLS, 'added-default-tool.ts')),
     build(undefined, [path.join(CONTROLS, 'reordered-tool-calls.ts')]),
@@ -44,8 +47,8 @@ interface Outcome {
   why?: string;
 }
 
-async function replay(code: string): Promise<Outcome[]> {
-  const checks = await replayChecked({ workflowBundle: { code } }, corpus);
+async function replay(code: string, sinks?: InjectedSinks<Sinks>): Promise<Outcome[]> {
+  const checks = await replayChecked({ workflowBundle: { code }, ...(sinks ? { sinks } : {}) }, corpus);
   expect(checks).toHaveLength(corpus.length);
   return checks.map((check) => {
     const entry = corpus.find((e) => e.history.events?.[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId === check.runId)!;
@@ -98,6 +101,20 @@ describe('replay corpus', () => {
     for (const o of outcomes) {
       for (const d of known[o.entry.file] ?? []) expect(o.check.differences, `${o.entry.file}: stale known difference`).toContain(d);
     }
+  });
+});
+
+describe('replay with the OpenTelemetry interceptors (a worker with OTEL_EXPORTER_OTLP_ENDPOINT set)', () => {
+  it('replays every recorded history as the plain bundle does, and exports no span while replaying', async () => {
+    const exported: unknown[] = [];
+    const sinks = { exporter: { export: { fn: (_info: unknown, spans: unknown[]) => void exported.push(...spans) } } };
+    const [plain, withTracing] = [await replay(current.code), await replay(traced.code, sinks as InjectedSinks<Sinks>)];
+    expect(withTracing.map((o) => `${o.entry.file}: ${o.why ?? 'ok'}`)).toEqual(plain.map((o) => `${o.entry.file}: ${o.why ?? 'ok'}`));
+    expect(withTracing.filter((o) => o.why)).toEqual([]);
+    expect(exported).toEqual([]);
+    // The interceptors are in that bundle and not in the plain one (the check would pass vacuously without them).
+    expect(traced.code.includes('OpenTelemetryInboundInterceptor'), 'the traced bundle has the interceptors').toBe(true);
+    expect(current.code.includes('OpenTelemetryInboundInterceptor'), 'the plain bundle has none').toBe(false);
   });
 });
 

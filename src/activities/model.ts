@@ -16,6 +16,7 @@ import { TOO_LARGE_MARKER } from '../shared/wire';
 import type { ModelAttemptFailure, ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
 import { toolsQuery } from '../shared/messages';
 import type { ToolCatalog } from '../tools/external';
+import { observeModelCall } from '../observe/step';
 import { toolDefinitions } from '../tools/registry';
 import type { Redactor } from '../security/redact';
 import type { ContextCache } from './context';
@@ -86,67 +87,88 @@ export function createModelActivities(deps: ModelDeps) {
       live = liveReply(p, input, ctx.info.attempt, deps.redactor);
     };
     const beat = setInterval(() => ctx.heartbeat(details()), deps.heartbeatMs ?? 200);
-    try {
-      const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
-      ctx.cancellationSignal.throwIfAborted();
-      // Built-ins from the bundle, catalog tools from the recorded list: the same in native and text mode.
-      const tools = input.tools.length ? await definitions(input, ctx.client, workflowId, runId) : [];
-      const send = (mode: WireMode) => {
-        live = undefined;
-        return completion(
-          clientFor(profile),
-          profile.name,
-          profile.stream,
-          {
-            model: profile.model,
-            messages: (mode === 'text' ? toTextMode(messages, tools) : messages) as OpenAI.Chat.ChatCompletionMessageParam[],
-            tools: mode === 'native' && tools.length ? tools : undefined,
-            temperature: profile.temperature,
-            ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
-          },
-          ctx.cancellationSignal,
-          progress,
-        );
-      };
-      let mode = modes.modeOf(profile);
-      let res: OpenAI.Chat.ChatCompletion;
+    const info = {
+      workflowId,
+      runId,
+      step: input.step,
+      attempt: ctx.info.attempt,
+      profile: profile.name,
+      model: profile.model,
+      baseURL: profile.baseURL,
+      purpose: input.purpose,
+      redactor: deps.redactor,
+    };
+    // The span, the metrics and the step's log line (src/observe/step.ts).
+    return observeModelCall(info, async (obs) => {
       try {
-        res = await send(mode);
+        const messages = await deps.contextCache.get(ctx.client, workflowId, runId, input.context);
+        obs.request(messages);
+        ctx.cancellationSignal.throwIfAborted();
+        // Built-ins from the bundle, catalog tools from the recorded list: the same in native and text mode.
+        const tools = input.tools.length ? await definitions(input, ctx.client, workflowId, runId) : [];
+        const send = (mode: WireMode) => {
+          live = undefined;
+          return completion(
+            clientFor(profile),
+            profile.name,
+            profile.stream,
+            {
+              model: profile.model,
+              messages: (mode === 'text' ? toTextMode(messages, tools) : messages) as OpenAI.Chat.ChatCompletionMessageParam[],
+              tools: mode === 'native' && tools.length ? tools : undefined,
+              temperature: profile.temperature,
+              ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
+            },
+            ctx.cancellationSignal,
+            progress,
+          );
+        };
+        let mode = modes.modeOf(profile);
+        let res: OpenAI.Chat.ChatCompletion;
+        try {
+          res = await send(mode);
+        } catch (err) {
+          // auto: a server without tool support answers the same request in text mode, at once and from now on.
+          if (mode !== 'native' || !input.tools.length || ctx.cancellationSignal.aborted || !rejectsTools(err) || !modes.rejected(profile)) throw err;
+          ctx.log.info('model endpoint rejected tools: text tool-call mode from now on', { profile: profile.name, error: (err as Error).message });
+          mode = 'text';
+          res = await send(mode);
+        }
+        obs.response({
+          id: res.id,
+          model: res.model,
+          finishReason: res.choices?.[0]?.finish_reason,
+          cachedTokens: res.usage?.prompt_tokens_details?.cached_tokens,
+        });
+        const raw = toResult(res, profile, input, mode);
+        if (
+          mode === 'native' &&
+          input.tools.length &&
+          modes.observe(profile, Boolean(raw.message.tool_calls?.length && !raw.fromText), Boolean(raw.fromText))
+        ) {
+          ctx.log.info('model writes its tool calls as text and never natively: text tool-call mode from now on', { profile: profile.name });
+        }
+        // Redacted before the cache sees it: the cache must hold exactly what the workflow records.
+        const result = deps.redactor ? redactResult(raw, deps.redactor) : raw;
+        deps.contextCache.noteAssistant(workflowId, result);
+        // Asked once per profile: the workflow compresses its context against this window (src/workflows/compress.ts).
+        const retried = ctx.info.attempt > 1 ? { attempt: ctx.info.attempt, failures } : {};
+        return input.window ? { ...result, ...retried, contextWindow: profile.contextWindow } : { ...result, ...retried };
       } catch (err) {
-        // auto: a server without tool support answers the same request in text mode, at once and from now on.
-        if (mode !== 'native' || !input.tools.length || ctx.cancellationSignal.aborted || !rejectsTools(err) || !modes.rejected(profile)) throw err;
-        ctx.log.info('model endpoint rejected tools: text tool-call mode from now on', { profile: profile.name, error: (err as Error).message });
-        mode = 'text';
-        res = await send(mode);
+        // Cancelled (interrupt, workflow cancel): let Temporal see the cancellation, not a model failure.
+        if (ctx.cancellationSignal.aborted) throw err;
+        const classified = classifyModelError(err, profile.baseURL);
+        // An endpoint's error text can quote what it was sent; the failure is recorded in history.
+        const failure = deps.redactor ? deps.redactor.error(classified) : classified;
+        // The next attempt reads this from its heartbeat details (see earlierFailures). Without the text so far:
+        // the next attempt starts it again, and a watcher sees the restart by the attempt number.
+        live = undefined;
+        ctx.heartbeat({ ...details(), failures: [...failures, failureNote(failure)].slice(-MAX_FAILURES_KEPT) });
+        throw failure;
+      } finally {
+        clearInterval(beat);
       }
-      const raw = toResult(res, profile, input, mode);
-      if (
-        mode === 'native' &&
-        input.tools.length &&
-        modes.observe(profile, Boolean(raw.message.tool_calls?.length && !raw.fromText), Boolean(raw.fromText))
-      ) {
-        ctx.log.info('model writes its tool calls as text and never natively: text tool-call mode from now on', { profile: profile.name });
-      }
-      // Redacted before the cache sees it: the cache must hold exactly what the workflow records.
-      const result = deps.redactor ? redactResult(raw, deps.redactor) : raw;
-      deps.contextCache.noteAssistant(workflowId, result);
-      // Asked once per profile: the workflow compresses its context against this window (src/workflows/compress.ts).
-      const retried = ctx.info.attempt > 1 ? { attempt: ctx.info.attempt, failures } : {};
-      return input.window ? { ...result, ...retried, contextWindow: profile.contextWindow } : { ...result, ...retried };
-    } catch (err) {
-      // Cancelled (interrupt, workflow cancel): let Temporal see the cancellation, not a model failure.
-      if (ctx.cancellationSignal.aborted) throw err;
-      const classified = classifyModelError(err, profile.baseURL);
-      // An endpoint's error text can quote what it was sent; the failure is recorded in history.
-      const failure = deps.redactor ? deps.redactor.error(classified) : classified;
-      // The next attempt reads this from its heartbeat details (see earlierFailures). Without the text so far:
-      // the next attempt starts it again, and a watcher sees the restart by the attempt number.
-      live = undefined;
-      ctx.heartbeat({ ...details(), failures: [...failures, failureNote(failure)].slice(-MAX_FAILURES_KEPT) });
-      throw failure;
-    } finally {
-      clearInterval(beat);
-    }
+    });
   }
 
   /** Built-in definitions from the bundle's specs; catalog tools from the list the conversation recorded. */

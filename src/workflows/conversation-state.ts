@@ -23,6 +23,7 @@ import { CARRIED_VERSION } from './carried';
 import { ChatState } from './chat-state';
 import { CompressionState } from './compression-state';
 import { EventLog } from './event-log';
+import { logEvent } from './observe';
 import { HumanGate } from './human-gate';
 import { Meter } from './meter';
 import { ModelChoice } from './model-choice';
@@ -171,6 +172,13 @@ export class Conversation {
     this.publish({ type: 'status', status, ...outcome });
     this.board.end(status, outcome);
     const { usage, modelCalls, toolCalls, runs, iteration } = this.meter;
+    logEvent('end', `conversation ended: ${status}${reason ? ` (${reason})` : ''}`, {
+      status,
+      ...outcome,
+      modelCalls,
+      toolCalls,
+      tokens: usage.totalTokens,
+    });
     return { status, answer, ...outcome, usage, iterations: iteration, modelCalls, toolCalls, runs };
   }
 
@@ -188,8 +196,10 @@ export class Conversation {
     this.events.publish(ev, { turn: this.meter.turn, ...(step !== undefined ? { step } : {}) });
   }
 
+  /** A note in the state's steps, and a line in the worker's log (interrupts, approvals, compressions…). */
   note(name: string, summary: string): void {
     this.record({ kind: 'note', name, summary, ok: true });
+    logEvent('note', summary, { note: name, modelStep: this.meter.modelCalls });
   }
 
   /** Names the call in flight in the details until `done` settles; a stop that cuts it is named by the interrupt's trace. */

@@ -12,6 +12,7 @@ import { Conversation, type RunConfig } from './conversation-state';
 import { deliverResult, webhookOf } from './delivery';
 import { describeFailure } from './failures';
 import { registerHandlers } from './handlers';
+import { logEvent } from './observe';
 import { buildSystemPrompt } from './prompt-step';
 import { isRecord, offeredTools, readStart, type Start } from './start';
 import { fetchToolList, wantsCatalog } from './tool-list';
@@ -27,6 +28,11 @@ export async function conversationWorkflow(input: unknown, carried?: unknown): P
   if ('error' in start) return ended(badInput(input, start.error));
   const c = new Conversation(start.config, start.carried);
   registerHandlers(c);
+  logEvent('start', start.carried ? 'conversation continued in a new run' : 'conversation started', {
+    mode: c.input.mode ?? 'run',
+    ...(c.input.model ? { profile: c.input.model } : {}),
+    ...(c.input.parent ? { parent: c.input.parent.workflowId } : {}),
+  });
   let result: ConversationResult;
   try {
     result = await run(c, start);

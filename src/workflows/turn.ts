@@ -12,10 +12,22 @@ import { EMPTY_NUDGE, finalSummaryRequest, interruptedAnswer, loopWarning } from
 import { runToolCalls } from './run-tools';
 import type { StepResult } from './step-result';
 import { evaluateStop, type StopVerdict } from './stop-conditions';
+import { inTurnSpan, logEvent } from './observe';
 import { traceOutcome } from './trace';
 
-/** One turn: model and tool steps until the model answers or something stops it. */
-export async function runTurn(c: Conversation): Promise<TurnOutcome> {
+/** One turn: model and tool steps until the model answers or something stops it (in its span, when traced). */
+export function runTurn(c: Conversation): Promise<TurnOutcome> {
+  const turn = c.meter.turn;
+  logEvent('turn', `turn ${turn} started`, { turn, modelCalls: c.meter.modelCalls });
+  const agent = c.input.parent ? 'hermes-subagent' : 'hermes';
+  const outcome = (o: TurnOutcome) => ({ 'hermes.status': o.status, ...(o.reason ? { 'error.type': o.reason } : {}) });
+  return inTurnSpan(c, { turn, agent }, () => turnSteps(c), outcome).then((o) => {
+    logEvent('turn', `turn ${turn} ended: ${o.status}`, { turn, status: o.status, ...(o.reason ? { reason: o.reason } : {}) });
+    return o;
+  });
+}
+
+async function turnSteps(c: Conversation): Promise<TurnOutcome> {
   c.chat.turnStarted();
   c.setStatus('running');
   try {

@@ -7,12 +7,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { Hermes } from '../../src/client';
-import { installRuntimeLogger } from '../../src/logger';
+import { installRuntimeLogger, logger } from '../../src/logger';
 import { defineProfile, type ProfileSet } from '../../src/llm/profiles';
 import { createHermesWorker, type HermesWorkerOptions } from '../../src/worker';
 import { MockModel, type Reply } from './mock-model';
 
 installRuntimeLogger('ERROR');
+// The per-step lines (info) of every test's worker would bury the output; HERMES_LOG_LEVEL=info shows them.
+if (!process.env.HERMES_LOG_LEVEL) logger.level = 'warn';
 
 let counter = 0;
 

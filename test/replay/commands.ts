@@ -54,7 +54,7 @@ export async function replayChecked(
   };
   const byRun = new Map(histories.map((h) => [h.history.events?.[0]?.workflowExecutionStartedEventAttributes?.originalExecutionRunId, h.history]));
   const out: ReplayCheck[] = [];
-  for await (const r of Worker.runReplayHistories({ ...options, sinks }, histories)) {
+  for await (const r of Worker.runReplayHistories({ ...options, sinks: { ...options.sinks, ...sinks } }, histories)) {
     const history = byRun.get(r.runId);
     out.push({
       workflowId: r.workflowId,
