@@ -4,6 +4,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import path from 'node:path';
 import { createActivities } from './activities';
+import { faultsFromEnv, withFaults, type FaultConfig } from './activities/faults';
 import type { ContextCache } from './activities/context';
 import { cachedWorkflowBundle, workflowsPath } from './bundle';
 import { workerDataConverter } from './codec';
@@ -75,6 +76,8 @@ export interface HermesWorkerOptions {
    * unversioned. `hermes worker` sets it (src/versioning/fleet.ts); so can library code that deploys versions itself.
    */
   deploymentVersion?: WorkerDeploymentVersion;
+  /** Fail this share of model and tool attempts on purpose (evals: src/activities/faults.ts); default HERMES_FAULTS / HERMES_FAULTS_SEED. */
+  faults?: FaultConfig;
 }
 
 /** The worker's catalog from the config file, loaded: a bad module fails the start with the file named. */
@@ -176,7 +179,7 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? process.env.HERMES_TASK_QUEUE ?? TASK_QUEUE,
     workflowBundle: opts.workflowBundle ?? (await cachedWorkflowBundle()),
-    activities,
+    activities: withFaults(activities, opts.faults ?? faultsFromEnv()),
     maxConcurrentActivityTaskExecutions: 100,
     // Cancellation (an interrupt) reaches a running tool or model call in the response to its next
     // heartbeat, so heartbeats go out every 250 ms instead of the default 30-60 s throttle: a tool's
