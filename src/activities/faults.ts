@@ -15,6 +15,8 @@ export interface FaultConfig {
   rate: number;
   /** Makes the choice a function of (seed, workflow id, activity id, attempt) instead of Math.random(). */
   seed?: number;
+  /** Hears every fault injected (tests count them). */
+  onInject?: (fault: { activity: 'callModel' | 'runTool'; type: string; workflowId?: string }) => void;
 }
 
 /** HERMES_FAULTS=RATE (0–1), HERMES_FAULTS_SEED=N; unset or 0: none. A bad value stops the worker at start. */
@@ -59,6 +61,12 @@ export function withFaults<A extends Record<string, AnyActivity>>(activities: A,
     const p = config.seed === undefined ? Math.random() : draw(`${key}|${salt}`);
     return p < config.rate ? (config.seed === undefined ? Math.random() : draw(`${key}|kind`)) : undefined;
   };
+  const injectedHere = (activity: 'callModel' | 'runTool', type: string) => {
+    const ctx = Context.current();
+    const workflowId = ctx.info.workflowExecution?.workflowId;
+    ctx.log.info('injected fault', { activity, type, attempt: ctx.info.attempt });
+    config.onInject?.({ activity, type, ...(workflowId ? { workflowId } : {}) });
+  };
   const out: Record<string, AnyActivity> = { ...activities };
   const callModel = activities.callModel;
   if (callModel) {
@@ -70,6 +78,7 @@ export function withFaults<A extends Record<string, AnyActivity>>(activities: A,
       // As the model activity does before it throws: the attempt that succeeds reports the earlier failures in its
       // result (and the Web UI's pending-activity card shows them), so the eval can count them exactly.
       const ctx = Context.current();
+      injectedHere('callModel', fault.type);
       const earlier = (ctx.info.heartbeatDetails as { failures?: unknown } | undefined)?.failures;
       const failures = [...(Array.isArray(earlier) ? (earlier as unknown[]) : []), { type: fault.type, message }].slice(-MAX_FAILURES_KEPT);
       ctx.heartbeat({ step: (args[0] as { step?: number } | undefined)?.step, attempt: ctx.info.attempt, failures });
@@ -85,6 +94,7 @@ export function withFaults<A extends Record<string, AnyActivity>>(activities: A,
     out.runTool = async (...args: never[]) => {
       if (roll('tool') === undefined) return runTool(...args);
       const name = (args[0] as { name?: string } | undefined)?.name ?? 'tool';
+      injectedHere('runTool', INJECTED_TOOL_FAILURE);
       throw ApplicationFailure.create({ message: `${INJECTED_PREFIX} ${name} failed before it ran`, type: INJECTED_TOOL_FAILURE });
     };
   }
