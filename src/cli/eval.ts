@@ -102,6 +102,7 @@ function exportLine(r: RunRecord) {
     status: r.status,
     pass: r.pass,
     ...(r.reason ? { reason: r.reason } : {}),
+    ...(r.error ? { error: r.error } : {}),
     answer: r.answer,
     usage: r.usage,
     iterations: r.iterations,

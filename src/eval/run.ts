@@ -41,6 +41,8 @@ export interface RunRecord {
   status: RunOutcome;
   /** Why it did not pass: the first failed check, or the status with its failure type. */
   reason?: string;
+  /** The conversation's error message, when it failed. */
+  error?: string;
   checks: CheckResult[];
   answer: string;
   iterations: number;
@@ -136,6 +138,7 @@ async function runOne(hermes: Hermes, task: EvalTask, repeat: number, o: { id: s
     pass,
     status: r.status,
     ...(reason ? { reason } : {}),
+    ...(r.error ? { error: r.error } : {}),
     checks,
     answer: r.answer,
     iterations: r.iterations,
