@@ -48,11 +48,13 @@ import { webhookProblem } from './schedules/webhook-policy';
 import { resolveTools } from './tools/registry';
 import type { conversationWorkflow } from './workflows';
 import type { HermesWorkerOptions } from './worker';
+import type { ExportOptions, ExportRecord } from './export';
 
 export type { ConversationInput, ConversationResult, ConversationState, StartOptions } from './shared/contract';
 export type { InFlightCall } from './in-flight';
 export type { ConversationEvent, StepEventRecord, EventsPage } from './shared/events';
 export type { EventsOptions } from './events/client';
+export type { ExportOptions, ExportRecord, ShareGptRecord, TrajectoryRecord } from './export';
 export { PayloadKeyMismatchError, isPayloadKeyMismatch } from './codec/explain';
 export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
 export { defineTool, ToolResultError, type ToolDefinition, type ExternalToolContext } from './tools/define';
@@ -284,6 +286,19 @@ export class Hermes {
    */
   memory(scope = 'default', opts: { limits?: Partial<MemoryLimits> } = {}): MemoryClient {
     return MemoryClient.checked(this.client, scope, { taskQueue: this.taskQueue, ...opts });
+  }
+
+  /**
+   * Trajectories: one record per finished conversation (the ids given, or those `query`/`since` select on this
+   * task queue), rebuilt from its history as `hermes inspect` rebuilds a step — the tools offered, every message
+   * the model saw and sent, usage, status, timings, sub-agents (src/export/). `format: 'sharegpt'` gives the
+   * upstream agent's trajectory shape.
+   */
+  async *export(options: ExportOptions = {}): AsyncGenerator<ExportRecord> {
+    // Loaded here: the export reads histories and may replay them (the worker package), which starting a
+    // conversation never needs.
+    const { exportConversations } = await import('./export');
+    yield* exportConversations(this, options);
   }
 
   /** Web UI address when running against the embedded dev server. */

@@ -13,7 +13,7 @@ import type { ChatMessage, ContextQueryArgs, ContextSlice, ModelCallInput, Model
 import { toolDefinitions } from './tools/registry';
 
 type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
-type HistoryEvent = NonNullable<History['events']>[number];
+export type HistoryEvent = NonNullable<History['events']>[number];
 
 export interface StepRow {
   /** Model calls are numbered 1..n; a tool row carries the number of the model step that asked for it. */
@@ -249,9 +249,16 @@ export interface ModelView {
 /** Asks the `context` query of a run (undefined: the latest): by default the server, which needs a worker. */
 export type ContextAsker = (runId: string | undefined, args: ContextQueryArgs) => Promise<ContextSlice>;
 
-export async function modelViewAt(client: Client, workflowId: string, step: number, ask?: ContextAsker): Promise<ModelView> {
+export async function modelViewAt(
+  client: Client,
+  workflowId: string,
+  step: number,
+  ask?: ContextAsker,
+  /** The runs' events from fetchRuns, when the caller has them already (hermes export reads them once). */
+  fetched?: HistoryEvent[][],
+): Promise<ModelView> {
   const query: ContextAsker = ask ?? ((runId, args) => client.workflow.getHandle(workflowId, runId).query(contextQuery, args));
-  const runs = await fetchRuns(client, workflowId);
+  const runs = fetched ?? (await fetchRuns(client, workflowId));
   const rows = stepRows(runs);
   const models = rows.filter((r) => r.kind === 'model');
   const index = models.findIndex((r) => r.step === step);

@@ -6,7 +6,9 @@ import { codecServer } from './codec';
 import { UsageError } from './common';
 import { doctor } from './doctor';
 import { evalCommand } from './eval';
+import { exportCommand } from './export';
 import { inspect, replay } from './inspect';
+import { list } from './list';
 import { memory } from './memory';
 import { run } from './run';
 import { schedule } from './schedule';
@@ -37,6 +39,11 @@ Usage:
                                     the reply word by word, what it waits for; --json: one event a line
   hermes status <id> [--json]       show a conversation's live state (budgets, todo, pending questions,
                                     the model or tool call in flight)
+  hermes list [--status S] [--query Q] [--limit N] [--json]
+                                    conversations on the task queue, newest first (default 50): status,
+                                    model, iterations, tokens, waiting-for, age, first line of the prompt;
+                                    from visibility, nothing replayed; ? where it is not known (tokens
+                                    while running); --status waiting (or a,b), --query any visibility filter
   hermes interrupt <id> [--message M] [--reason R]
                                     stop the step in flight; with --message, go on with that message
   hermes answer <id> "<text>"       answer the pending clarify question
@@ -50,6 +57,12 @@ Usage:
   hermes replay <id>... | --query Q [--limit N] [--json]
                                     replay recorded conversations against this version's workflow code
                                     (all runs; --query is a visibility filter, "" for all, newest 100)
+  hermes export [ID...] [--query Q] [--since T] [--format openai|sharegpt] [--subagents] > runs.jsonl
+                                    trajectories: one JSON line per finished conversation (all runs of
+                                    it), rebuilt from the history as inspect does: the tools offered,
+                                    every message the model saw and sent, usage, status, timings,
+                                    sub-agents' ids (--subagents: their own lines too); --since 7d or an
+                                    ISO time; sharegpt: the upstream Python agent's trajectory shape
   hermes schedule add NAME --cron WHEN [options] "<prompt>"
                                     register a scheduled task (a Temporal Schedule); prints its next runs
   hermes schedule list | show NAME | runs NAME [--limit N]
@@ -164,12 +177,14 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   chat,
   watch,
   status,
+  list,
   interrupt,
   answer,
   approve,
   cancel,
   inspect,
   replay,
+  export: exportCommand,
   schedule,
   memory,
   init,

@@ -2,14 +2,12 @@
 // against this version's workflow code).
 import { parseArgs } from 'node:util';
 import { Hermes } from '../client';
-import { fetchRuns, modelViewAt, stepRows, type ContextAsker } from '../inspect';
+import { contextAsker } from '../context-asker';
+import { fetchRuns, modelViewAt, stepRows } from '../inspect';
 import { formatModelView, formatRows } from '../inspect-format';
 import { installRuntimeLogger } from '../logger';
 import { historiesMatching, historiesOf, replayAll } from '../replay';
-import { replayRun, type ReplayedRun } from '../replay-query';
 import { UsageError, withHermes } from './common';
-import { closedRunQuery } from './pollers';
-import { contextQuery } from '../shared/messages';
 
 export async function inspect(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -23,7 +21,7 @@ export async function inspect(args: string[]): Promise<number> {
   if (step !== undefined && !(Number.isInteger(step) && step > 0)) throw new UsageError('--step must be a positive whole number');
   return withHermes(async (hermes) => {
     if (step !== undefined) {
-      const view = await modelViewAt(hermes.client, id, step, await contextAsker(hermes, id));
+      const view = await modelViewAt(hermes.client, id, step, await contextAsker(hermes, id, (line) => process.stderr.write(`${line}\n`)));
       if (values.json) process.stdout.write(`${JSON.stringify(view, null, 2)}\n`);
       else process.stdout.write(formatModelView(view));
       return 0;
@@ -46,41 +44,6 @@ export async function inspect(args: string[]): Promise<number> {
     else process.stdout.write(formatRows(rows));
     return 0;
   });
-}
-
-/**
- * The context query of each run: a running one's from the server; a finished one's (every run before the last
- * continue-as-new, or the last when closed) from a worker replaying it, and when none answers, from a replay of
- * its history here (once per run).
- */
-async function contextAsker(hermes: Hermes, id: string): Promise<ContextAsker> {
-  const handle = hermes.get(id);
-  const d = await handle.workflow.describe();
-  const replays = new Map<string, Promise<{ run?: ReplayedRun; why: string }>>();
-  let said = false;
-  return async (runId, args) => {
-    const server = () => hermes.client.workflow.getHandle(id, runId).query(contextQuery, args);
-    if (runId === undefined && d.status.name === 'RUNNING') return server();
-    let missing: Error;
-    try {
-      return await closedRunQuery(hermes, handle, d.taskQueue, server);
-    } catch (e) {
-      missing = e as Error;
-    }
-    const key = runId ?? '';
-    if (!replays.has(key)) {
-      let why = '';
-      replays.set(
-        key,
-        replayRun(hermes.client, id, runId, (w) => (why = w)).then((run) => ({ ...(run ? { run } : {}), why })),
-      );
-    }
-    const { run, why } = await replays.get(key)!;
-    if (!run) throw new Error(`${missing.message} to replay ${id}, and it cannot be replayed here: ${why}`);
-    if (!said) process.stderr.write(`(${missing.message}: answered by replaying the history here)\n`);
-    said = true;
-    return run.context(args);
-  };
 }
 
 export async function replay(args: string[]): Promise<number> {
