@@ -129,11 +129,18 @@ describe('hermes eval (cluster mode, the worker in this process)', () => {
       .split('\n')
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(20);
-    const renamed = lines.find((l) => l.task === 'rename-variable')!;
-    expect(renamed).toMatchObject({ status: 'completed', pass: false, answer: 'Renamed.' });
-    expect(String(renamed.reason)).toContain('calc.py');
+    type Line = { id: string; status: string; messages: Array<{ role: string; content?: unknown }>; tools: unknown[]; eval: Record<string, unknown> };
+    const renamed = lines.find((l) => (l as Line).eval.task === 'rename-variable') as Line;
+    expect(renamed.eval).toMatchObject({ status: 'completed', pass: false, answer: 'Renamed.' });
+    expect(String(renamed.eval.reason)).toContain('calc.py');
     expect(renamed.id).toMatch(/^eval-example-/);
-    expect((renamed.usage as { totalTokens: number }).totalTokens).toBeGreaterThan(0);
+    expect((renamed.eval.usage as { totalTokens: number }).totalTokens).toBeGreaterThan(0);
+    // The trajectory, as hermes export writes it: what the model saw and sent, the tools offered.
+    expect(renamed.status).toBe('completed');
+    expect(renamed.messages.find((m) => m.role === 'user')?.content).toBe(prompts['rename-variable']);
+    expect(renamed.messages.at(-1)).toMatchObject({ role: 'assistant', content: 'Renamed.' });
+    expect(renamed.messages.filter((m) => m.role === 'tool')).toHaveLength(1);
+    expect(renamed.tools.length).toBeGreaterThan(0);
 
     // --json: the same runs, a one-task suite via the CLI again (the report's shape).
     const json = await h.run(() => spawnHermes([...args.slice(0, 2), '--json', '--workdir', workdir, '--quiet'], { env, timeoutMs: 180_000 }), {

@@ -3,7 +3,9 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Hermes } from '../client';
 import { clusterConfigured } from '../connection';
+import { exportConversations } from '../export';
 import { buildReport, formatReport } from '../eval/report';
 import { runSuite, type RunRecord } from '../eval/run';
 import { loadSuite } from '../eval/suite';
@@ -19,6 +21,7 @@ export async function evalCommand(args: string[]): Promise<number> {
       faults: { type: 'string' },
       json: { type: 'boolean', default: false },
       export: { type: 'string' },
+      'export-format': { type: 'string' },
       model: { type: 'string' },
       workdir: { type: 'string' },
       name: { type: 'string' },
@@ -35,6 +38,8 @@ export async function evalCommand(args: string[]): Promise<number> {
   if (values.name !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(values.name)) {
     throw new UsageError('--name: letters, digits and . _ - (up to 64, starting with a letter or digit)');
   }
+  const exportFormat = values['export-format'] ?? 'openai';
+  if (exportFormat !== 'openai' && exportFormat !== 'sharegpt') throw new UsageError('--export-format must be openai or sharegpt');
   let suite;
   try {
     suite = loadSuite(positionals[0]!);
@@ -72,7 +77,7 @@ export async function evalCommand(args: string[]): Promise<number> {
         concurrency,
         ...(faultRate !== undefined ? { faultRate } : {}),
       });
-      if (values.export) writeFileSync(values.export, runs.map((r) => `${JSON.stringify(exportLine(r))}\n`).join(''));
+      if (values.export) await writeExport(hermes, runs, values.export, exportFormat, say);
       process.stdout.write(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${formatReport(report)}\n`);
       return report.summary.passes === report.summary.runs ? 0 : 1;
     },
@@ -93,10 +98,36 @@ function progressLine(r: RunRecord, done: number, total: number): string {
   return `[${done}/${total}] ${r.task} #${r.repeat} ${verdict.split('\n')[0]!.slice(0, 160)} (${(r.wallMs / 1000).toFixed(1)} s${faults})${r.workflowId ? ` ${r.workflowId}` : ''}`;
 }
 
-/** One line of --export: the run's outcome (the full trajectory is `hermes export ID`'s, by the id given here). */
-function exportLine(r: RunRecord) {
+/**
+ * --export: one line per run, the conversation's trajectory as `hermes export` writes it (messages, tools, usage,
+ * timings; `format` openai or sharegpt) with the eval's verdict beside it under `eval`. A run without a conversation
+ * (its setup failed) or one the export skips has the `eval` part alone.
+ */
+async function writeExport(
+  hermes: Hermes,
+  runs: RunRecord[],
+  file: string,
+  format: 'openai' | 'sharegpt',
+  say?: (line: string) => void,
+): Promise<void> {
+  const lines: string[] = [];
+  for (const r of runs) {
+    let trajectory: object = { id: r.workflowId ?? null };
+    if (r.workflowId) {
+      try {
+        for await (const rec of exportConversations(hermes, { ids: [r.workflowId], format, onSkip: (id, why) => say?.(`--export: ${id}: ${why}`) }))
+          trajectory = rec;
+      } catch (e) {
+        say?.(`--export: ${r.workflowId}: ${(e as Error).message}`);
+      }
+    }
+    lines.push(`${JSON.stringify({ ...trajectory, eval: evalFields(r) })}\n`);
+  }
+  writeFileSync(file, lines.join(''));
+}
+
+function evalFields(r: RunRecord) {
   return {
-    id: r.workflowId,
     task: r.task,
     repeat: r.repeat,
     status: r.status,

@@ -141,7 +141,9 @@ Options for eval (the suite's format: README "Evals"):
                        cluster, a folder the workers see at the same path, inside their workspace roots
   --name NAME          names the eval in workflow ids (eval-SUITE-NAME-TASK-rK; default a fresh stamp)
   --json               the report as JSON (every run: status, checks, answer, usage, faults)
-  --export FILE        one JSON line per run (id, task, status, pass, answer, usage, checks, faults)
+  --export FILE        one JSON line per run: its trajectory as hermes export writes it, with the
+                       eval's verdict under "eval" (task, status, pass, reason, checks, usage, faults)
+  --export-format F    openai (default) or sharegpt, as hermes export --format
   --quiet              no line per finished run on stderr
 
 Signals:
