@@ -9,7 +9,7 @@ import { faultsFromEnv, INJECTED_PREFIX } from '../src/activities/faults';
 import { runChecks } from '../src/eval/checks';
 import { countInjectedFaults } from '../src/eval/fault-count';
 import { buildReport, formatReport, stat } from '../src/eval/report';
-import type { RunRecord } from '../src/eval/run';
+import { resultWithin, type RunRecord } from '../src/eval/run';
 import { loadSuite, parseSuite } from '../src/eval/suite';
 
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'hermes-eval-unit-'));
@@ -112,6 +112,20 @@ const run = (o: Partial<RunRecord>): RunRecord => ({
   faults: { total: 0, byType: {} },
   workspace: '/w',
   ...o,
+});
+
+describe('a run that does not end in time', () => {
+  it('is cancelled, with what it had used by then from the state query', async () => {
+    const calls: string[] = [];
+    const handle = {
+      result: () => new Promise(() => undefined),
+      state: async () => (calls.push('state'), { iteration: 3, modelCalls: 4, toolCalls: 2, usage: { totalTokens: 99 } }),
+      cancel: async () => void calls.push('cancel'),
+    };
+    const out = await resultWithin(handle as any, 20);
+    expect(out).toMatchObject({ timedOut: true, error: 'no result within 0 s: cancelled', state: { modelCalls: 4 } });
+    expect(calls).toEqual(['state', 'cancel']);
+  });
 });
 
 describe('the report', () => {

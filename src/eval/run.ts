@@ -125,7 +125,19 @@ async function runOne(hermes: Hermes, task: EvalTask, repeat: number, o: { id: s
   const wallMs = Date.now() - started;
   const faults = await faultsOf(hermes.client, handle.id).catch(() => base.faults);
   if ('error' in outcome) {
-    return { ...base, workflowId: handle.id, pass: false, status: outcome.timedOut ? 'timeout' : 'error', reason: outcome.error, wallMs, faults };
+    const used = outcome.state
+      ? { iterations: outcome.state.iteration, modelCalls: outcome.state.modelCalls, toolCalls: outcome.state.toolCalls, usage: outcome.state.usage }
+      : {};
+    return {
+      ...base,
+      ...used,
+      workflowId: handle.id,
+      pass: false,
+      status: outcome.timedOut ? 'timeout' : 'error',
+      reason: outcome.error,
+      wallMs,
+      faults,
+    };
   }
   const r = outcome.result;
   const checks = await runChecks(task.checks, o.workspace, r.answer);
@@ -150,10 +162,12 @@ async function runOne(hermes: Hermes, task: EvalTask, repeat: number, o: { id: s
   };
 }
 
-type Outcome = { result: Awaited<ReturnType<ConversationHandle['result']>> } | { error: string; timedOut: boolean };
+export type Outcome =
+  | { result: Awaited<ReturnType<ConversationHandle['result']>> }
+  | { error: string; timedOut: boolean; state?: Awaited<ReturnType<ConversationHandle['state']>> };
 
 /** The result, or after `ms` a cancellation (and the result it leads to, if it comes within 30 s). */
-async function resultWithin(handle: ConversationHandle, ms: number): Promise<Outcome> {
+export async function resultWithin(handle: ConversationHandle, ms: number): Promise<Outcome> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
   const result = handle.result({ onUnreachable: () => undefined });
@@ -166,6 +180,8 @@ async function resultWithin(handle: ConversationHandle, ms: number): Promise<Out
   } finally {
     clearTimeout(timer);
   }
+  // What it had used by then (the state query), before the cancellation ends it.
+  const state = await handle.state().catch(() => undefined);
   await handle.cancel().catch(() => undefined);
-  return { error: `no result within ${Math.round(ms / 1000)} s: cancelled`, timedOut: true };
+  return { error: `no result within ${Math.round(ms / 1000)} s: cancelled`, timedOut: true, ...(state ? { state } : {}) };
 }
