@@ -305,7 +305,7 @@ export class Hermes {
   async *export(options: ExportOptions = {}): AsyncGenerator<ExportRecord> {
     // Loaded here: the export reads histories and may replay them (the worker package), which starting a
     // conversation never needs.
-    const { exportConversations } = await import('./export');
+    const { exportConversations } = await import('./export/index');
     yield* exportConversations(this, options);
   }
 

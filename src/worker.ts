@@ -4,6 +4,7 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import path from 'node:path';
 import { createActivities } from './activities';
+import { faultsFromEnv, withFaults, type FaultConfig } from './activities/faults';
 import type { ContextCache } from './activities/context';
 import { cachedWorkflowBundle, workflowsPath } from './bundle';
 import { workerDataConverter } from './codec';
@@ -76,6 +77,8 @@ export interface HermesWorkerOptions {
    * unversioned. `hermes worker` sets it (src/versioning/fleet.ts); so can library code that deploys versions itself.
    */
   deploymentVersion?: WorkerDeploymentVersion;
+  /** Fail this share of model and tool attempts on purpose (evals: src/activities/faults.ts); default HERMES_FAULTS / HERMES_FAULTS_SEED. */
+  faults?: FaultConfig;
 }
 
 /** The worker's catalog from the config file, loaded: a bad module fails the start with the file named. */
@@ -182,7 +185,7 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
     namespace: opts.namespace ?? 'default',
     taskQueue: opts.taskQueue ?? process.env.HERMES_TASK_QUEUE ?? TASK_QUEUE,
     workflowBundle: opts.workflowBundle ?? (await cachedWorkflowBundle(tracing.sinks ? 'traced' : undefined)),
-    activities,
+    activities: withFaults(activities, opts.faults ?? faultsFromEnv()),
     ...tracing,
     maxConcurrentActivityTaskExecutions: 100,
     // Cancellation (an interrupt) reaches a running tool or model call in the response to its next

@@ -5,6 +5,7 @@ import { chat } from './chat';
 import { codecServer } from './codec';
 import { UsageError } from './common';
 import { doctor } from './doctor';
+import { evalCommand } from './eval';
 import { exportCommand } from './export';
 import { inspect, replay } from './inspect';
 import { list } from './list';
@@ -76,6 +77,9 @@ Usage:
   hermes memory clear [--scope S] [--store notes|user]
                                     empty one store or both (a scope nothing was written to: said so,
                                     exit 1, nothing created)
+  hermes eval SUITE [options]       run a suite of tasks (JSON or YAML) as conversations and report the
+                                    success rate per task (spread over repeats), steps, time, tokens, cost,
+                                    injected faults and failure reasons; exit 1 when a run did not pass
   hermes init                       write a commented hermes.config.mjs and an example tool (tools/word_count.mjs)
   hermes tools [--json]             every tool a worker started here offers (built-in, modules, HTTP, MCP):
                                     toolset, source, read-only, schema; HTTP tools' circuits per worker
@@ -127,6 +131,21 @@ Options for schedule add (every schedule command takes --json):
   --description TEXT   shown by list and show
   --replace            replace the task of that name (otherwise an existing name is an error)
   --pause-on-failure   pause the task when a firing fails (a failed conversation is a FAILED workflow)
+
+Options for eval (the suite's format: README "Evals"):
+  --concurrency N      runs at a time (default 4); each run is a conversation any worker may take
+  --repeat K           run every task K times (default 1)
+  --faults RATE        the in-process worker fails this share (0-1) of model calls (500, 429, timeout)
+                       and tool calls; a cluster's workers do when started with HERMES_FAULTS=RATE
+  --model P            model profile for every task
+  --workdir DIR        where the fresh workspaces are made (default: the temp dir's hermes-eval); with a
+                       cluster, a folder the workers see at the same path, inside their workspace roots
+  --name NAME          names the eval in workflow ids (eval-SUITE-NAME-TASK-rK; default a fresh stamp)
+  --json               the report as JSON (every run: status, checks, answer, usage, faults)
+  --export FILE        one JSON line per run: its trajectory as hermes export writes it, with the
+                       eval's verdict under "eval" (task, status, pass, reason, checks, usage, faults)
+  --export-format F    openai (default) or sharegpt, as hermes export --format
+  --quiet              no line per finished run on stderr
 
 Signals:
   Ctrl-C               run: interrupts the conversation; a second one detaches (exit 130); chat: interrupts
@@ -180,6 +199,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   server,
   'install-temporal': installTemporal,
   doctor,
+  eval: evalCommand,
   'codec-server': codecServer,
   serve,
 };
