@@ -30,14 +30,13 @@ const stepLine = (out: string, step = 1) => out.search(new RegExp(`model mock-mo
 
 describe('streamed display', () => {
   it('a terminal gets the answer word by word, before the step is over, and once', async () => {
-    // A todo step first: by the time the answer streams, the display is surely following (its step line is out).
+    // A todo step first: by the time the answer streams, the display is surely following.
     h = await createHarness([
       toolCall('todo', { todos: [{ id: '1', content: 'count', status: 'in_progress' }] }),
       { content: ANSWER, wordDelayMs: 300 },
     ]);
     const out = await h.run(() => onTerminal(['run', 'count to ten'], clusterEnv(h!.taskQueue)));
     expect(stepLine(out, 2), out).toBeGreaterThan(0);
-    expect(out.indexOf('one two three')).toBeGreaterThan(stepLine(out, 1));
     // The words were on the screen before the step line, which comes once the model call has returned.
     expect(out.indexOf('one two three'), out).toBeGreaterThanOrEqual(0);
     expect(out.indexOf('one two three')).toBeLessThan(stepLine(out, 2));
