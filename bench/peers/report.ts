@@ -34,7 +34,6 @@ interface Input {
   peers: Peer[];
   skipped: Array<{ key: PeerKey; skipped: string }>;
   results: Measured[];
-  reps: number;
 }
 
 const git = (cmd: string) => {
@@ -47,6 +46,18 @@ const git = (cmd: string) => {
   }
 };
 
+/** "10 ×3", "1000 (3 runs)", "terminated at step 122 (50.1 MiB, 860 events)": how far each conversation got. */
+function reached(ms: Measured[]): string {
+  const one = (m: Measured) =>
+    m.terminatedAt
+      ? `terminated at step ${m.terminatedAt} (${(m.historyBytes / 1024 ** 2).toFixed(1)} MiB, ${m.events} events)`
+      : m.error
+        ? `failed: ${m.error.slice(0, 80)}`
+        : `${m.steps}${m.runs > 1 ? ` (${m.runs} runs)` : ''}`;
+  const all = ms.map(one);
+  return all.every((e) => e === all[0]) && all.length > 1 ? `${all[0]} ×${all.length}` : all.join(', ');
+}
+
 /** Per-step figures divide by the steps the conversation reached (the terminating one included). */
 function cell(ms: Measured[]) {
   const per = (f: (m: Measured) => number) => median(ms.map((m) => f(m) / Math.max(1, m.terminatedAt ?? m.steps)));
@@ -55,13 +66,7 @@ function cell(ms: Measured[]) {
     wall: per((m) => m.wallMs),
     first: median(ms.map((m) => m.firstCallMs)),
     cpu: per((m) => m.cpuMs),
-    end: ms.map((m) =>
-      m.terminatedAt
-        ? `terminated at step ${m.terminatedAt}`
-        : m.error
-          ? `failed: ${m.error.slice(0, 80)}`
-          : `${m.steps} (${m.runs} run${m.runs > 1 ? 's' : ''})`,
-    ),
+    end: reached(ms),
   };
 }
 
@@ -83,7 +88,7 @@ export function peersReport(r: Input): string {
     '',
     'One dev server configured as the product starts it, with the default history limits (50 MiB / 51,200 events); ' +
       'the scripted model of test/helpers/mock-model.ts over HTTP; every worker in a child process of its own ' +
-      `(CPU = its utime + stime). Medians over the conversations of a cell (${r.reps > 1 ? 'several below N = 200, see "steps reached"' : 'one each'}). ` +
+      `(CPU = its utime + stime). Medians over the conversations of a cell (×k in "steps reached"). ` +
       'History = server `historySizeBytes` summed over the runs of the chain. Per-step figures divide by the steps ' +
       'reached (a terminated run by the step it died at). First call = start request → first model request.',
     '',
@@ -98,7 +103,7 @@ export function peersReport(r: Input): string {
       for (const k of keys.filter((k) => k !== 'ours')) {
         const c = cell(r.results.filter((m) => m.n === n && m.peer === k));
         L.push(
-          `| ${n} | ${LABELS[k]} | ${x(c.bytes, ours.bytes)} | ${x(c.wall, ours.wall)} | ${x(c.first, ours.first)} | ${x(c.cpu, ours.cpu)} | ${c.end.join(', ')} / ${ours.end.join(', ')} |`,
+          `| ${n} | ${LABELS[k]} | ${x(c.bytes, ours.bytes)} | ${x(c.wall, ours.wall)} | ${x(c.first, ours.first)} | ${x(c.cpu, ours.cpu)} | ${c.end} / ${ours.end} |`,
         );
       }
     }
@@ -111,7 +116,7 @@ export function peersReport(r: Input): string {
     for (const k of keys) {
       const c = cell(r.results.filter((m) => m.n === n && m.peer === k));
       L.push(
-        `| ${n} | ${LABELS[k]} | ${(c.bytes / 1024).toFixed(2)} KiB | ${c.wall.toFixed(1)} ms | ${c.first.toFixed(0)} ms | ${c.cpu.toFixed(1)} ms | ${c.end.join(', ')} |`,
+        `| ${n} | ${LABELS[k]} | ${(c.bytes / 1024).toFixed(2)} KiB | ${c.wall.toFixed(1)} ms | ${c.first.toFixed(0)} ms | ${c.cpu.toFixed(1)} ms | ${c.end} |`,
       );
     }
   }

@@ -104,7 +104,6 @@ export async function runPeers(): Promise<void> {
   const sizes = (arg('--peers-n') ?? '10,50,200,1000').split(',').map(Number);
   // Short conversations are noisy: three of each below N = 200 unless told otherwise.
   const repsFor = (n: number) => Number(arg('--peers-reps') ?? (n < 200 ? 3 : 1));
-  const reps = Math.max(...sizes.map(repsFor));
   const load0 = loadavg();
   const say = (line: string) => console.log(`   ${line}`);
   console.log(`peers bench: N = ${sizes.map((n) => `${n} (×${repsFor(n)})`).join(', ')}; load ${load0}`);
@@ -158,7 +157,7 @@ export async function runPeers(): Promise<void> {
       ...(arg('--peers-n') ? [`--peers-n ${arg('--peers-n')}`] : []),
       ...(arg('--peers-reps') ? [`--peers-reps ${arg('--peers-reps')}`] : []),
     ];
-    const out = peersReport({ command: cmd.join(' '), tookMs: Date.now() - started, load0, load1: loadavg(), peers, skipped, results, reps });
+    const out = peersReport({ command: cmd.join(' '), tookMs: Date.now() - started, load0, load1: loadavg(), peers, skipped, results });
     writeResults(out, path.join(__dirname, '..', 'RESULTS.md'), 'peers');
     console.log(`\n${out}`);
   } finally {
