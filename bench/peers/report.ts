@@ -27,6 +27,7 @@ export interface Measured {
 }
 
 interface Input {
+  commit: string;
   command: string;
   tookMs: number;
   load0: string;
@@ -35,6 +36,8 @@ interface Input {
   skipped: Array<{ key: PeerKey; skipped: string }>;
   results: Measured[];
 }
+
+export const gitCommit = () => git('rev-parse --short HEAD') + (git('status --porcelain') ? ' (+ uncommitted changes)' : '');
 
 const git = (cmd: string) => {
   try {
@@ -73,12 +76,11 @@ function cell(ms: Measured[]) {
 const x = (a: number, b: number) => (Number.isFinite(a / b) ? `${(a / b).toFixed(2)}×` : '–');
 
 export function peersReport(r: Input): string {
-  const commit = git('rev-parse --short HEAD') + (git('status --porcelain') ? ' (+ uncommitted changes)' : '');
   const when = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   const keys = r.peers.map((p) => p.key);
   const L: string[] = [];
   L.push(
-    `### Peers run of ${when} on ${commit} (\`${r.command}\`, ${(r.tookMs / 60_000).toFixed(1)} min; ` +
+    `### Peers run of ${when} on ${r.commit} (\`${r.command}\`, ${(r.tookMs / 60_000).toFixed(1)} min; ` +
       `${os.availableParallelism()} × ${os.cpus()[0]?.model ?? '?'}, node ${process.version}; load ${r.load0} → ${r.load1})`,
     '',
   );

@@ -16,7 +16,7 @@ import { MockModel, type RecordedRequest } from '../../test/helpers/mock-model';
 import { PAGE_LINES, route } from '../harness';
 import { cpuMsOf, loadavg } from '../meter';
 import { writeResults } from '../report';
-import { peersReport, type Measured } from './report';
+import { gitCommit, peersReport, type Measured } from './report';
 import { startPeer, type Peer, type PeerKey } from './workers';
 
 const arg = (name: string) => {
@@ -101,6 +101,7 @@ async function runOne(env: TestWorkflowEnvironment, hermes: Hermes, peer: Peer, 
 
 export async function runPeers(): Promise<void> {
   const started = Date.now();
+  const commit = gitCommit(); // before the run: the report names the code that ran
   const sizes = (arg('--peers-n') ?? '10,50,200,1000').split(',').map(Number);
   // Short conversations are noisy: three of each below N = 200 unless told otherwise.
   const repsFor = (n: number) => Number(arg('--peers-reps') ?? (n < 200 ? 3 : 1));
@@ -157,7 +158,7 @@ export async function runPeers(): Promise<void> {
       ...(arg('--peers-n') ? [`--peers-n ${arg('--peers-n')}`] : []),
       ...(arg('--peers-reps') ? [`--peers-reps ${arg('--peers-reps')}`] : []),
     ];
-    const out = peersReport({ command: cmd.join(' '), tookMs: Date.now() - started, load0, load1: loadavg(), peers, skipped, results });
+    const out = peersReport({ commit, command: cmd.join(' '), tookMs: Date.now() - started, load0, load1: loadavg(), peers, skipped, results });
     writeResults(out, path.join(__dirname, '..', 'RESULTS.md'), 'peers');
     console.log(`\n${out}`);
   } finally {
