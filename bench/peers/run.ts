@@ -2,7 +2,7 @@
 // integrations, each the smallest faithful agent doing what ours does in the bench (a model call, one read_file of
 // ~2 KB, N times, then an answer), each run by its own worker process against one dev server (configured as the
 // product starts it, default history limits: 50 MiB / 51,200 events) and the same scripted model over HTTP,
-// interleaved per N. Rewrites the peers block of bench/RESULTS.md. Files: workers.ts (install and start each
+// interleaved per N. Rewrites the peers block of bench/RESULTS.md (not with --peers-n: that only prints). Files: workers.ts (install and start each
 // peer), ours-worker.ts, ai-sdk/ (package folder), openai-agents/ (venv), report.ts (the table).
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -159,7 +159,8 @@ export async function runPeers(): Promise<void> {
       ...(arg('--peers-reps') ? [`--peers-reps ${arg('--peers-reps')}`] : []),
     ];
     const out = peersReport({ commit, command: cmd.join(' '), tookMs: Date.now() - started, load0, load1: loadavg(), peers, skipped, results });
-    writeResults(out, path.join(__dirname, '..', 'RESULTS.md'), 'peers');
+    // A run with other sizes is a smoke run: it does not replace the recorded table.
+    if (!arg('--peers-n')) writeResults(out, path.join(__dirname, '..', 'RESULTS.md'), 'peers');
     console.log(`\n${out}`);
   } finally {
     await Promise.all(peers.map((p) => p.stop()));
