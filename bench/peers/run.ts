@@ -1,9 +1,10 @@
-// `npm run bench -- --peers [--peers-n 10,50] [--peers-reps 3]` (default: 3 conversations per cell below N = 200, else 1): ours next to the two Temporal agent
-// integrations, each the smallest faithful agent doing what ours does in the bench (a model call, one read_file of
-// ~2 KB, N times, then an answer), each run by its own worker process against one dev server (configured as the
-// product starts it, default history limits: 50 MiB / 51,200 events) and the same scripted model over HTTP,
-// interleaved per N. Rewrites the peers block of bench/RESULTS.md (not with --peers-n: that only prints). Files: workers.ts (install and start each
-// peer), ours-worker.ts, ai-sdk/ (package folder), openai-agents/ (venv), report.ts (the table).
+// `npm run bench -- --peers [--peers-n 10,50] [--peers-reps 3]`: ours next to the two Temporal agent integrations,
+// each the smallest faithful agent doing what ours does in the bench (a model call, one read_file of ~2 KB, N times,
+// then an answer), each run by its own worker process against one dev server (configured as the product starts it,
+// default history limits: 50 MiB / 51,200 events) and the same scripted model over HTTP, interleaved per N; 3
+// conversations per cell below N = 200, else 1. Rewrites the peers block of bench/RESULTS.md (not with --peers-n: that
+// only prints). Files: workers.ts (install and start each peer), ours-worker.ts, ai-sdk/ (package folder),
+// openai-agents/ (venv), report.ts (the table).
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
