@@ -98,7 +98,7 @@ const transcriptAppendBan = {
 
 export default defineConfig(
   {
-    ignores: ['dist/', '.hermes/', '.hermes-output/', 'coverage/', 'node_modules/', 'test/fixtures/'],
+    ignores: ['dist/', '.hermes/', '.hermes-output/', 'coverage/', 'node_modules/', 'test/fixtures/', 'bench/peers/*/.venv/'],
   },
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },

@@ -39,7 +39,7 @@ function rssOf(pid: number): number {
 const TICK_MS = 10; // USER_HZ = 100 on Linux
 
 /** CPU time (ms) of a process from /proc (utime + stime). */
-function cpuMsOf(pid: number): number {
+export function cpuMsOf(pid: number): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

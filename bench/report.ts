@@ -277,19 +277,17 @@ export function report(r: Results): string {
   return L.join('\n');
 }
 
-const START = '<!-- bench:results:start -->';
-const END = '<!-- bench:results:end -->';
-
-export function writeResults(body: string, file = path.join(__dirname, 'RESULTS.md')) {
+/** Rewrites the block between `<!-- bench:<name>:start -->` and `:end -->` (appended when the file has none). */
+export function writeResults(body: string, file = path.join(__dirname, 'RESULTS.md'), name = 'results') {
+  const START = `<!-- bench:${name}:start -->`;
+  const END = `<!-- bench:${name}:end -->`;
   const block = `${START}\n${body}\n${END}`;
   if (existsSync(file)) {
     const text = readFileSync(file, 'utf8');
     const a = text.indexOf(START);
     const b = text.indexOf(END);
-    if (a >= 0 && b > a) {
-      writeFileSync(file, text.slice(0, a) + block + text.slice(b + END.length));
-      return;
-    }
+    writeFileSync(file, a >= 0 && b > a ? text.slice(0, a) + block + text.slice(b + END.length) : `${text.trimEnd()}\n\n${block}\n`);
+    return;
   }
   writeFileSync(file, `# Benchmark results\n\n${block}\n`);
 }

@@ -4,6 +4,7 @@
 //   npm run bench                  full run; rewrites the results block of bench/RESULTS.md
 //   npm run bench -- --quick       smaller smoke run that only prints
 //   npm run bench -- --no-stock    skip the stock dev server
+//   npm run bench -- --peers       ours next to @temporalio/ai-sdk and the OpenAI Agents SDK on Temporal (bench/peers/run.ts)
 // Files: harness.ts (server, workers, mock model), overhead.ts, growth.ts, throughput.ts (the scenarios),
 // report.ts (the results block), meter.ts (CPU and RSS), history.ts (reading histories).
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -21,6 +22,7 @@ import { scenarioInstrumented, scenarioOverhead } from './overhead';
 import { f1, f2, kb, mb, report, writeResults, type Machine, type Results } from './report';
 import { scenarioMemory } from './memory';
 import { scenarioThroughput } from './throughput';
+import { runPeers } from './peers/run';
 
 installRuntimeLogger('ERROR');
 
@@ -115,7 +117,7 @@ async function main() {
   console.log(`\n${out}`);
 }
 
-main().catch((err) => {
+(process.argv.includes('--peers') ? runPeers() : main()).catch((err) => {
   console.error(err);
   process.exit(1);
 });
