@@ -13,6 +13,7 @@ import { ensureSearchAttributes, startDevServer } from '../server/dev-server';
 import { requireTemporalCli } from '../server/temporal-cli';
 import { startWorkerFleet, type WorkerFleet } from '../versioning/fleet';
 import { startHealthServer } from '../observe/health';
+import { SHUTDOWN_FORCE_AFTER_SEC, SHUTDOWN_GRACE_SEC } from '../shared/defaults';
 
 export async function worker(args: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -61,7 +62,7 @@ export async function worker(args: string[]): Promise<number> {
     // On SIGTERM the Workers stop polling at once; running activities get the grace period to finish, then the
     // SDK cancels them (tools stop their processes; a model call fails its attempt and is retried elsewhere).
     // The force time is the backstop for an activity that ignores cancellation.
-    tuning: { shutdownGraceTime: graceSec * 1000, shutdownForceTime: (graceSec + FORCE_AFTER_GRACE_SEC) * 1000 },
+    tuning: { shutdownGraceTime: graceSec * 1000, shutdownForceTime: (graceSec + SHUTDOWN_FORCE_AFTER_SEC) * 1000 },
   });
   process.stderr.write(
     `hermes worker on ${target.connectionOptions.address} (namespace ${target.namespace}, task queue ${hermes.taskQueue}; ${fleet.summary})\n`,
@@ -93,11 +94,7 @@ export async function worker(args: string[]): Promise<number> {
   return 0;
 }
 
-/** Seconds past the grace period after which the SDK gives up on a graceful shutdown. */
-const FORCE_AFTER_GRACE_SEC = 15;
 const EXIT_FORCED = 130;
-/** Default grace period of `hermes worker` for running tools on SIGTERM. */
-export const DEFAULT_GRACE_SEC = 10;
 
 function portOption(flag: string, raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined;
@@ -107,7 +104,7 @@ function portOption(flag: string, raw: string | undefined): number | undefined {
 }
 
 function graceOption(raw: string | undefined): number {
-  if (raw === undefined || raw === '') return DEFAULT_GRACE_SEC;
+  if (raw === undefined || raw === '') return SHUTDOWN_GRACE_SEC;
   const n = Number(raw);
   if (!raw.trim() || !Number.isFinite(n) || n < 0 || n > 3_600) throw new UsageError(`--grace must be seconds from 0 to 3600, got "${raw}"`);
   return n;
