@@ -3,7 +3,7 @@
 // grace period (--grace), then stops it and exits; the conversation goes on on the other worker without
 // repeating the steps that had completed. Compare test/crash.test.ts (SIGKILL: nothing can be cleaned up).
 import { Client, Connection } from '@temporalio/client';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -74,7 +74,8 @@ describe('graceful shutdown (SIGTERM to hermes worker)', () => {
 
     const first = worker(['--grace', String(GRACE_SEC), '--health-port', String(healthPort)]);
     await first.ready;
-    expect(first.output()).toMatch(new RegExp(`health on http://0\\.0\\.0\\.0:${healthPort}/healthz`));
+    // Said right after the start line.
+    await waitFor('the health line', () => new RegExp(`health on http://0\\.0\\.0\\.0:${healthPort}/healthz`).test(first.output()));
     expect(await probe(healthPort, '/healthz')).toMatchObject({ status: 200, body: { status: 'ok', pid: first.pid } });
     const ready = await waitFor('the first worker to be ready', async () => {
       const r = await probe(healthPort, '/readyz');
@@ -139,6 +140,52 @@ describe('graceful shutdown (SIGTERM to hermes worker)', () => {
     const third = mock.requests[2]!.messages;
     expect(toolResult(third, 'c1')).toMatch(/exit code: 0/);
     expect(toolResult(third, 'c2')).toMatch(/^Error: terminal was stopped before it finished: the worker running it shut down/);
+    mock.assertDone();
+  }, 90_000);
+
+  it('lets a tool that finishes within the grace period finish: its result is recorded as usual', async () => {
+    const { mock, hermes, workspace, worker } = await setup([
+      {
+        toolCalls: [
+          {
+            id: 'c1',
+            name: 'terminal',
+            arguments: {
+              command: 'echo start >> side.txt; for i in $(seq 600); do [ -f go ] && break; sleep 0.1; done; echo done >> side.txt; echo finished',
+            },
+          },
+        ],
+      },
+      answer('the command finished'),
+    ]);
+    const read = () => (existsSync(path.join(workspace, 'side.txt')) ? readFileSync(path.join(workspace, 'side.txt'), 'utf8') : '');
+    const first = worker(['--grace', '20']);
+    await first.ready;
+    const handle = await hermes.start({ prompt: 'run it', workspace });
+    await waitFor('the tool to start', () => /^start$/m.test(read()));
+    const second = worker();
+    await second.ready;
+    const tTerm = Date.now();
+    first.child.kill('SIGTERM');
+    await waitFor('the shutdown to begin', () => /SIGTERM: stopped polling/.test(first.output()));
+    // The worker waits for the running command: still there a second later, the command not stopped.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(first.child.exitCode).toBeNull();
+    expect(read()).toBe('start\n');
+    const tGo = Date.now();
+    writeFileSync(path.join(workspace, 'go'), '');
+    const exit = await first.exited;
+    const tExit = Date.now();
+    const result = await handle.result();
+    console.log(
+      `[shutdown: tool finished in time] the command was let go ${sec(tGo - tTerm)} after SIGTERM; the worker exited ${sec(tExit - tGo)} later (grace 20 s)`,
+    );
+    expect(exit).toEqual({ code: 0, signal: null });
+    expect(read()).toBe('start\ndone\n');
+    expect(tExit).toBeGreaterThan(tGo);
+    expect(result.status, JSON.stringify(result)).toBe('completed');
+    expect(mock.requests).toHaveLength(2);
+    expect(toolResult(mock.requests[1]!.messages, 'c1')).toMatch(/^finished\nexit code: 0$/);
     mock.assertDone();
   }, 90_000);
 });
