@@ -196,7 +196,10 @@ describe('hermes usage errors', () => {
   it('run --max-iterations abc exits 2', async () => {
     const r = await usage(['run', '--max-iterations', 'abc', 'do something']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--max-iterations must be a positive whole number, got "abc"');
+    expect(r.stderr).toContain('--max-iterations must be a whole number from 0 (no step cap) to 1000000, got "abc"');
+    const over = await usage(['run', '--max-iterations', '1000001', 'do something']);
+    expect(over.code).toBe(2);
+    expect(over.stderr).toContain('got "1000001"');
   });
 
   it('checks --workspace and --max-iterations of run and chat before connecting', async () => {
@@ -206,7 +209,7 @@ describe('hermes usage errors', () => {
     expect(noDir.stderr).toMatch(/--workspace no\/such\/dir: no such directory/);
     const empty = await spawnHermes(['run', '--max-iterations', '', 'go'], { env });
     expect(empty.code).toBe(2);
-    expect(empty.stderr).toMatch(/--max-iterations must be a positive whole number, got ""/);
+    expect(empty.stderr).toMatch(/--max-iterations must be a whole number from 0 \(no step cap\) to 1000000, got ""/);
   });
 
   it('an unknown option or command exits 2', async () => {

@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
 import { answerUpdate } from '../src/shared/messages';
-import { conversationInputSchema, conversationResultSchema, conversationStateSchema } from '../src/shared/contract';
+import { conversationInputSchema, conversationResultSchema, conversationStateSchema, issuesText } from '../src/shared/contract';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import { stateWhen } from './helpers/wait';
 
@@ -124,7 +124,7 @@ describe('the workflow input contract', () => {
         await schedule.delete();
       }
     };
-    const [bad, good] = await h.run(() => Promise.all([fire([{ prompt: 'x', limits: { maxIterations: 0 } }]), fire(['what is scheduled?'])]));
+    const [bad, good] = await h.run(() => Promise.all([fire([{ prompt: 'x', limits: { maxIterations: -1 } }]), fire(['what is scheduled?'])]));
     expect(bad).toMatchObject({ status: 'failed', reason: 'BadInput', error: expect.stringMatching(/limits\.maxIterations: Too small/) });
     expect(good).toMatchObject({ status: 'completed', answer: 'scheduled answer' });
   });
@@ -145,6 +145,16 @@ describe('the workflow input contract', () => {
     });
     expect(result.status).toBe('completed');
     expect(h.mock.requests[1]!.messages.find((m) => m.role === 'tool')?.content).toBe('the second one');
+  });
+
+  it('takes a step cap up to 1,000,000, and 0 for none; 1,000,001 is refused with the field named', () => {
+    const limits = (maxIterations: number) => conversationInputSchema().safeParse({ prompt: 'x', limits: { maxIterations } });
+    expect(limits(1_000_000).success).toBe(true);
+    expect(limits(0).success).toBe(true);
+    const over = limits(1_000_001);
+    expect(over.success).toBe(false);
+    expect(issuesText(over.error!)).toMatch(/^limits\.maxIterations: Too big: expected number to be <=1000000$/);
+    expect(issuesText(limits(-1).error!)).toMatch(/^limits\.maxIterations: Too small: expected number to be >=0$/);
   });
 
   it('accepts what the client sends, and the schema derives the types the client uses', () => {

@@ -326,6 +326,33 @@ describe('budgets and live state', () => {
     expect(String(h.mock.requests[4]!.messages.at(-1)!.content)).toMatch(/tokens: 60 of 50/);
   });
 
+  it('without a step cap (maxIterations 0) goes past the default 90 steps and stops on its token budget', async () => {
+    // 15 tokens a reply: the budget of 1,500 is used up by the 100th call; then one summary call. Distinct todo
+    // lists, so the repetition guard has nothing to stop.
+    const steps = Array.from({ length: 100 }, (_, i) => toolCall('todo', { todos: [{ id: '1', content: `step ${i + 1}`, status: 'in_progress' }] }));
+    h = await createHarness([...steps, answer('Summary: 100 steps.')]);
+    const { result, state } = await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'go on until the budget says stop', maxIterations: 0, maxTokens: 1_500 });
+      return { result: await handle.result(), state: await handle.state() };
+    });
+    expect(result.status).toBe('budget_exhausted');
+    expect(result.answer).toBe('Summary: 100 steps.');
+    expect(result.iterations).toBe(100);
+    expect(result.usage.totalTokens).toBe(101 * 15);
+    expect(h.mock.requests).toHaveLength(101);
+    expect(String(h.mock.requests[100]!.messages.at(-1)!.content)).toMatch(/tokens: 1500 of 1500/);
+    // One budget notice, about tokens (none about iterations: there is no cap to warn about).
+    const notices = h.mock.requests[100]!.messages.filter((m) => /Budget notice/.test(String(m.content))).map((m) => String(m.content));
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatch(/of your tokens budget/);
+    expect(state).toMatchObject({
+      maxIterations: 0,
+      iterationsLeft: null,
+      budgets: { iterations: null, tokens: { used: 1515, limit: 1500, left: 0 } },
+    });
+    h.mock.assertDone();
+  }, 60_000);
+
   it('stops at the cost budget using the profile prices', async () => {
     const { defineProfile } = await import('../src/llm/profiles');
     h = await createHarness([toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), answer('cost summary')], (baseURL) => ({

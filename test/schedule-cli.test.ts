@@ -247,7 +247,11 @@ describe('hermes schedule', () => {
       [taskName('bad4'), ['--cron', 'garbage'], /"garbage" is not a schedule: a cron expression has 5 fields/],
       [taskName('bad5'), ['--cron', '0 9 * * *', '--tz', 'Mars/Base'], /unknown timezone "Mars\/Base"/],
       [taskName('bad6'), ['--cron', '@daily', '--tools', 'files,no_such_tool'], /unknown tools or toolsets: no_such_tool/],
-      [taskName('bad7'), ['--cron', '@daily', '--max-iterations', '0'], /--max-iterations must be a positive whole number/],
+      [
+        taskName('bad7'),
+        ['--cron', '@daily', '--max-iterations', '1000001'],
+        /--max-iterations must be a whole number from 0 \(no step cap\) to 1000000/,
+      ],
       [taskName('bad8'), [], /needs --cron/],
       ['not-a-name!', ['--cron', '@daily'], /task name "not-a-name!": use 1-63 lowercase letters/],
     ];

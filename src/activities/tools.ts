@@ -42,6 +42,19 @@ export interface ToolDeps {
   memoryLimits?: Partial<MemoryLimits>;
 }
 
+/** The worker cancelled this attempt because it is shutting down (Worker.shutdown past its shutdownGraceTime). */
+function workerShuttingDown(ctx: Context): boolean {
+  const reason: unknown = ctx.cancellationSignal.reason;
+  return ctx.cancellationDetails?.workerShutdown === true || (reason instanceof Error && reason.message === 'WORKER_SHUTDOWN');
+}
+
+export function stoppedByShutdown(tool: string): string {
+  return (
+    `Error: ${tool} was stopped before it finished: the worker running it shut down and its grace period for running ` +
+    'tools ran out. It may have partly run. Check the current state before running it again.'
+  );
+}
+
 export function createToolActivities(deps: ToolDeps) {
   const handlers = deps.handlers ?? BUILTIN_HANDLERS;
   const processDir = deps.processDir ?? defaultProcessDir();
@@ -144,7 +157,14 @@ export function createToolActivities(deps: ToolDeps) {
             : {}),
         });
     } catch (err) {
-      if (ctx.cancellationSignal.aborted) throw err;
+      if (ctx.cancellationSignal.aborted) {
+        // The worker is shutting down and the grace period for running tools ran out (SIGTERM, `hermes worker
+        // --grace`): the handler has stopped the tool. One that is not retried ends with a result that says so,
+        // recorded like any other, and the conversation goes on on another worker at once. Others fail the
+        // attempt, and the server retries them there.
+        if (external || spec!.idempotent || !workerShuttingDown(ctx)) throw err;
+        return plain(false, stoppedByShutdown(input.name));
+      }
       // A catalog tool's failure other than ToolResultError is an outage Temporal retries (the failure is recorded: redacted).
       if (external) throw deps.redactor && err instanceof Error ? deps.redactor.error(err) : err;
       ok = false;

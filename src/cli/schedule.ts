@@ -71,7 +71,7 @@ async function add(args: string[]): Promise<number> {
     ...(values.model ? { model: values.model } : {}),
     ...(workspace ? { workspace } : {}),
     ...(tools ? { tools } : {}),
-    ...(maxIterations ? { limits: { maxIterations } } : {}),
+    ...(maxIterations !== undefined ? { limits: { maxIterations } } : {}),
   };
   let def: TaskDefinition = {
     name,

@@ -11,51 +11,102 @@ import { UsageError } from './common';
 import { hermesHome } from '../paths';
 import { ensureSearchAttributes, startDevServer } from '../server/dev-server';
 import { requireTemporalCli } from '../server/temporal-cli';
-import { startWorkerFleet } from '../versioning/fleet';
+import { startWorkerFleet, type WorkerFleet } from '../versioning/fleet';
+import { startHealthServer } from '../observe/health';
+import { SHUTDOWN_FORCE_AFTER_SEC, SHUTDOWN_GRACE_SEC } from '../shared/defaults';
 
 export async function worker(args: string[]): Promise<number> {
   const { values } = parseArgs({
     args,
-    options: { 'task-queue': { type: 'string' }, workspace: { type: 'string' }, 'metrics-port': { type: 'string' } },
+    options: {
+      'task-queue': { type: 'string' },
+      workspace: { type: 'string' },
+      'metrics-port': { type: 'string' },
+      'health-port': { type: 'string' },
+      grace: { type: 'string' },
+    },
   });
-  const metricsPort = portOption(values['metrics-port'] ?? process.env.HERMES_METRICS_PORT);
+  const metricsPort = portOption('--metrics-port', values['metrics-port'] ?? process.env.HERMES_METRICS_PORT);
+  const healthPort = portOption('--health-port', values['health-port'] ?? process.env.HERMES_HEALTH_PORT);
+  const graceSec = graceOption(values.grace ?? process.env.HERMES_SHUTDOWN_GRACE_SEC);
   // Prometheus at :N/metrics: the runtime's exporter serves the SDK's worker metrics and ours (src/observe/metrics.ts).
   installRuntimeLogger('INFO', metricsPort ? { metrics: prometheusOptions(metricsPort) } : {});
-  const hermes = await Hermes.connect({ taskQueue: values['task-queue'] });
+  const say = (line: string) => void process.stderr.write(`hermes worker: ${line}\n`);
+  // Liveness from the start (bundling the workflow code takes seconds); readiness once the Workers poll.
+  let fleet: WorkerFleet | undefined;
+  let hermes: Hermes | undefined;
+  const health = healthPort
+    ? await startHealthServer({
+        port: healthPort,
+        host: process.env.HERMES_HEALTH_HOST,
+        source: () =>
+          fleet && hermes ? { states: () => fleet!.states(), ping: () => hermes!.client.connection.workflowService.getSystemInfo({}) } : undefined,
+      })
+    : undefined;
+  hermes = await Hermes.connect({ taskQueue: values['task-queue'] });
   const stopWatching = metricsPort ? watchConversations(hermes.client, visibilityMs()) : undefined;
   const target = hermes.target!;
   const connection = await connectWorker(target);
   // Workers of a cluster register the attributes the workflow upserts (no-op when present).
   await ensureSearchAttributes(hermes.client.connection as Connection, target.namespace);
-  const say = (line: string) => void process.stderr.write(`hermes worker: ${line}\n`);
   // A version of the task queue's Worker Deployment, made current when it is the newest build; older builds'
   // pinned conversations are served from their kept bundles (docs/versioning.md). Said once it is settled, so a
   // conversation started after this line starts on this build.
-  const fleet = await startWorkerFleet({
+  fleet = await startWorkerFleet({
     connection,
     client: hermes.client,
     namespace: target.namespace,
     taskQueue: hermes.taskQueue,
     workspace: values.workspace,
     say,
+    // On SIGTERM the Workers stop polling at once; running activities get the grace period to finish, then the
+    // SDK cancels them (tools stop their processes; a model call fails its attempt and is retried elsewhere).
+    // The force time is the backstop for an activity that ignores cancellation.
+    tuning: { shutdownGraceTime: graceSec * 1000, shutdownForceTime: (graceSec + SHUTDOWN_FORCE_AFTER_SEC) * 1000 },
   });
   process.stderr.write(
     `hermes worker on ${target.connectionOptions.address} (namespace ${target.namespace}, task queue ${hermes.taskQueue}; ${fleet.summary})\n`,
   );
   if (metricsPort) say(`metrics on http://${process.env.HERMES_METRICS_HOST ?? '0.0.0.0'}:${metricsPort}/metrics`);
+  if (health) say(`health on ${health.url}/healthz (liveness) and ${health.url}/readyz (readiness)`);
   if (tracingConfigured()) say('tracing to the OTLP endpoint of OTEL_EXPORTER_OTLP_ENDPOINT');
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => fleet.shutdown());
-  await fleet.done;
-  stopWatching?.();
-  await connection.close();
-  await hermes.close();
+  let stopping = false;
+  const stop = (sig: NodeJS.Signals) => {
+    if (stopping) {
+      // A second signal: out now. Terminal commands still running are killed by the next worker on this host.
+      say(`${sig} again: exiting without waiting for running tools`);
+      process.exit(EXIT_FORCED);
+    }
+    stopping = true;
+    say(`${sig}: stopped polling; running tools get ${graceSec} s to finish, then they are stopped (${sig} again to exit at once)`);
+    fleet!.shutdown();
+  };
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, stop);
+  try {
+    await fleet.done;
+  } finally {
+    stopWatching?.();
+    await health?.close();
+    await connection.close();
+    await hermes.close();
+  }
+  if (stopping) say('stopped');
   return 0;
 }
 
-function portOption(raw: string | undefined): number | undefined {
+const EXIT_FORCED = 130;
+
+function portOption(flag: string, raw: string | undefined): number | undefined {
   if (raw === undefined || raw === '') return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new UsageError(`--metrics-port must be a port number (1-65535), got "${raw}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 65535) throw new UsageError(`${flag} must be a port number (1-65535), got "${raw}"`);
+  return n;
+}
+
+function graceOption(raw: string | undefined): number {
+  if (raw === undefined || raw === '') return SHUTDOWN_GRACE_SEC;
+  const n = Number(raw);
+  if (!raw.trim() || !Number.isFinite(n) || n < 0 || n > 3_600) throw new UsageError(`--grace must be seconds from 0 to 3600, got "${raw}"`);
   return n;
 }
 

@@ -67,17 +67,17 @@ export async function status(args: string[]): Promise<number> {
       return 1;
     }
     process.stdout.write(
-      `${id}: ${s.status}${closed ? ` (Temporal: ${temporalStatus})` : ''} · iteration ${s.iteration}/${s.maxIterations} · ` +
+      `${id}: ${s.status}${closed ? ` (Temporal: ${temporalStatus})` : ''} · iteration ${s.iteration}${s.maxIterations > 0 ? `/${s.maxIterations}` : ' (no step cap)'} · ` +
         `tokens ${s.usage.totalTokens} · tool calls ${s.toolCalls} · runs ${s.runs}\n`,
     );
     const b = s.budgets;
     const left = [
-      `iterations left ${b.iterations.left}`,
+      b.iterations ? `iterations left ${b.iterations.left}` : '',
       b.tokens ? `tokens left ${b.tokens.left}` : '',
       b.costUsd ? `cost left $${b.costUsd.left.toFixed(4)}` : '',
       b.seconds ? `time left ${b.seconds.left} s` : '',
     ].filter(Boolean);
-    process.stdout.write(`budgets: ${left.join(' · ')}\n`);
+    process.stdout.write(`budgets: ${left.length ? left.join(' · ') : 'none (no step cap, no token, cost or time limit)'}\n`);
     if (s.status === 'failed' || s.error) process.stdout.write(`${s.reason ?? 'error'}${s.error ? `: ${s.error}` : ''}\n`);
     if (s.children?.length) {
       const running = s.children.filter((c) => c.status === 'running' || c.status === 'waiting' || c.status === 'queued').length;

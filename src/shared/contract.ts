@@ -12,11 +12,16 @@ import { webhookForm } from './webhook-form';
 
 const int = (min: number, max: number) => z.number().int().min(min).max(max);
 const YEAR_SEC = 365 * 24 * 3600;
+/** The largest step cap a conversation may ask for (`maxIterations: 0` asks for none). */
+export const MAX_ITERATIONS_CAP = 1_000_000;
 
 export function limitsSchema() {
   return z.strictObject({
-    /** Model calls with tools per turn. */
-    maxIterations: int(1, 10_000),
+    /**
+     * Model calls with tools per turn, up to 1,000,000; 0 = no step cap (a long-lived agent: stop it with
+     * maxTokens, maxCostUsd or maxDurationSec instead, or not at all).
+     */
+    maxIterations: int(0, MAX_ITERATIONS_CAP),
     /** Characters of one tool result that enter the history; the rest is saved to the workspace. */
     toolOutputLimit: int(1_000, 200_000),
     /** Default timeout of the terminal tool, in seconds. */
@@ -226,7 +231,7 @@ export function sharedInputSchema(): ReturnType<typeof conversationInputSchema> 
   return (inputSchema ??= conversationInputSchema());
 }
 
-/** One line per problem, each naming its field: "limits.maxIterations: Too small: expected number to be >=1". */
+/** One line per problem, each naming its field: "limits.maxIterations: Too small: expected number to be >=0". */
 export function issuesText(err: z.ZodError): string {
   return err.issues.map((i) => `${i.path.length ? i.path.join('.') : '(input)'}: ${i.message}`).join('; ');
 }
@@ -387,8 +392,10 @@ export function conversationStateSchema() {
     status: z.enum(RUN_STATUSES),
     ...accountFields(),
     iteration: z.number().int(),
+    /** 0: no step cap. */
     maxIterations: z.number().int(),
-    iterationsLeft: z.number().int(),
+    /** null: no step cap. */
+    iterationsLeft: z.number().int().nullable(),
     messages: z.number().int(),
     contextVersion: z.number().int(),
     /** Secrets replaced by the redactor so far (tool outputs and model replies). */
@@ -398,7 +405,7 @@ export function conversationStateSchema() {
     profile: z.string().optional(),
     turn: z.number().int(),
     waitingFor: z.enum(['clarify', 'approval', 'message']).nullable(),
-    budgets: z.object({ iterations: budget, tokens: budget.nullable(), costUsd: budget.nullable(), seconds: budget.nullable() }),
+    budgets: z.object({ iterations: budget.nullable(), tokens: budget.nullable(), costUsd: budget.nullable(), seconds: budget.nullable() }),
     todo: z.array(todoItemSchema()),
     pendingQuestion: pendingQuestionSchema().nullable(),
     pendingApprovals: z.array(pendingApprovalSchema()),

@@ -28,3 +28,8 @@ export const DEFAULT_DELEGATION = { maxConcurrent: 3, maxDepth: 2, childApproval
 
 /** A sub-agent's iteration budget unless the parent has less left. */
 export const CHILD_MAX_ITERATIONS = 50;
+
+/** `hermes worker --grace`: seconds running tools get to finish after SIGTERM, before the SDK cancels them. */
+export const SHUTDOWN_GRACE_SEC = 10;
+/** Seconds past the grace period after which the SDK gives up a graceful shutdown (shutdownForceTime). */
+export const SHUTDOWN_FORCE_AFTER_SEC = 15;

@@ -51,6 +51,8 @@ export interface WorkerFleet {
   readonly summary: string;
   /** Older builds served here now (their pinned runs). */
   servedBuilds(): string[];
+  /** Each Worker's state by build ('' when unversioned): RUNNING while it polls; readiness reads it. */
+  states(): Record<string, string>;
   /** Settles when every Worker has stopped: after shutdown(), or rejected when one of them failed. */
   readonly done: Promise<void>;
   shutdown(): void;
@@ -189,6 +191,10 @@ class Fleet implements WorkerFleet {
 
   servedBuilds(): string[] {
     return [...this.workers.keys()].filter((b) => b && b !== this.version?.buildId);
+  }
+
+  states(): Record<string, string> {
+    return Object.fromEntries([...this.workers].map(([build, { worker }]) => [build, worker.getState()]));
   }
 
   add(build: string, worker: Worker): void {

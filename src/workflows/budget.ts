@@ -23,9 +23,9 @@ function views(b: BudgetInput): Record<BudgetKind, BudgetView | null> {
   };
 }
 
-export function budgetViews(b: BudgetInput) {
-  const all = views(b);
-  return { iterations: all.iterations!, tokens: all.tokens, costUsd: all.costUsd, seconds: all.seconds };
+/** Each budget's use; null where there is no limit (`maxIterations: 0` is no step cap). */
+export function budgetViews(b: BudgetInput): Record<BudgetKind, BudgetView | null> {
+  return views(b);
 }
 
 /** The first budget that is used up, described for the final summary request; undefined while all have room. */

@@ -1,7 +1,7 @@
 // One tool call: through the approval gate, then the tool activity (or, for the tools that live in the workflow —
 // todo, clarify, delegate_task — their code here). The outcome is data: its content for the model and what kind of
 // outcome it was, never judged from the text.
-import { ActivityCancellationType, isCancellation } from '@temporalio/workflow';
+import { ActivityCancellationType, CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { ToolCallResult } from '../shared/wire';
 import { approvalVerdict, DELEGATE_TASK, toolSpec } from '../tools/registry';
 import { onceToolOptions, retryingToolOptions, toolActivities } from './activities';
@@ -71,10 +71,14 @@ export async function executeTool(c: Conversation, r: RunCall): Promise<ToolOutc
       c.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → cancelled`, ok: false });
       return { content: cancelledRunning(c.stop.cause()), kind: 'cut' };
     }
-    if (isCancellation(err)) throw err;
+    // A cancellation this conversation asked for goes up; one it did not is the worker's: it shut down and stopped
+    // the tool when its grace period ran out (a tool that reports this as its result does not get here).
+    const shutDown = isCancellation(err) && !CancellationScope.current().consideredCancelled;
+    if (isCancellation(err) && !shutDown) throw err;
     const f = describeFailure(err);
-    const content =
-      f.timedOut && !r.spec.idempotent
+    const content = shutDown
+      ? unknownOutcome(r.name, 'the worker running it shut down before it finished')
+      : f.timedOut && !r.spec.idempotent
         ? unknownOutcome(r.name, 'the worker running it stopped responding')
         : `Error: ${r.name} could not run: ${f.message}`;
     c.record({ kind: 'tool', name: r.name, summary: content.split('\n')[0]!, ok: false });

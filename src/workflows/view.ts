@@ -16,7 +16,7 @@ export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationSt
     ...board.outcome,
     iteration: meter.iteration,
     maxIterations: c.limits.maxIterations,
-    iterationsLeft: Math.max(0, c.limits.maxIterations - meter.turnIterations),
+    iterationsLeft: c.limits.maxIterations > 0 ? Math.max(0, c.limits.maxIterations - meter.turnIterations) : null,
     usage: meter.usage,
     modelCalls: meter.modelCalls,
     toolCalls: meter.toolCalls,

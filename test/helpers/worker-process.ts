@@ -19,10 +19,19 @@ export interface WorkerProcess {
 
 const live = new Set<WorkerProcess>();
 
-/** `bin`: another copy of bin/hermes.js (another build of the worker, test/versioning.test.ts). */
-export function startWorkerProcess(env: Record<string, string>, cwd: string, readyTimeoutMs = 30_000, bin = HERMES_BIN): WorkerProcess {
+/**
+ * `bin`: another copy of bin/hermes.js (another build of the worker, test/versioning.test.ts); `args`: options of
+ * `hermes worker` (`--grace 3`, `--health-port N`).
+ */
+export function startWorkerProcess(
+  env: Record<string, string>,
+  cwd: string,
+  readyTimeoutMs = 30_000,
+  bin = HERMES_BIN,
+  args: string[] = [],
+): WorkerProcess {
   const t0 = Date.now();
-  const child = spawn(process.execPath, [bin, 'worker'], {
+  const child = spawn(process.execPath, [bin, 'worker', ...args], {
     cwd,
     env: cleanEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

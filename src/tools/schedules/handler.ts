@@ -3,6 +3,7 @@
 // conversation allowed every command.
 import type { z } from 'zod';
 import type { ConversationInput } from '../../shared/contract';
+import { DEFAULT_LIMITS } from '../../shared/defaults';
 import {
   checkTask,
   deleteTask,
@@ -58,7 +59,15 @@ function runConfig(conversation: ConversationInput | undefined, args: RegisterAr
     // Nobody watches a scheduled run: approvals are denied unless this conversation allowed every command.
     approvalMode: c.approvalMode === 'allow' ? 'allow' : 'deny',
     ...(c.searchAttributes === false ? { searchAttributes: false } : {}),
-    limits: { ...c.limits, ...(args.max_iterations ? { maxIterations: args.max_iterations } : {}) },
+    // An unattended firing never inherits "no step cap" (maxIterations 0) from a long-lived chat: it gets the default.
+    limits: {
+      ...c.limits,
+      ...(args.max_iterations
+        ? { maxIterations: args.max_iterations }
+        : c.limits?.maxIterations === 0
+          ? { maxIterations: DEFAULT_LIMITS.maxIterations }
+          : {}),
+    },
   };
 }
 

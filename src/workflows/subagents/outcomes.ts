@@ -22,7 +22,8 @@ const SUMMARY_CAP = 4_000;
 /** A child's limits: the parent's, with budgets capped by what the parent has left now. */
 export function childLimits(c: Conversation): Limits {
   const l = c.limits;
-  const iterationsLeft = l.maxIterations - c.meter.turnIterations;
+  // No step cap on the parent (maxIterations 0): a child still gets the usual sub-agent cap.
+  const iterationsLeft = l.maxIterations > 0 ? l.maxIterations - c.meter.turnIterations : CHILD_MAX_ITERATIONS;
   const secondsLeft = l.maxDurationSec > 0 ? l.maxDurationSec - (Date.now() - c.meter.startedAtMs) / 1000 : 0;
   return {
     ...l,
