@@ -94,7 +94,8 @@ export async function assemble(
         p.toolCalls.push(call);
       }
       if (tc.id) call.id = tc.id;
-      if (tc.function?.name) call.name += tc.function.name;
+      // The name comes once (OpenAI, vLLM, llama.cpp); a server that repeats it whole in every delta must not double it.
+      if (tc.function?.name && call.name !== tc.function.name) call.name += tc.function.name;
       if (tc.function?.arguments) call.arguments += tc.function.arguments;
       changed = true;
     }
