@@ -1,5 +1,6 @@
 // Plain-text rendering for `hermes inspect`.
 import type { ModelView, StepRow } from './inspect';
+import { textTable } from './shared/text-table';
 
 export function formatRows(rows: StepRow[]): string {
   const head = ['step', 'run', 'kind', 'name', 'status', 'tries', 'ms', 'bytes in', 'bytes out'];
@@ -14,15 +15,9 @@ export function formatRows(rows: StepRow[]): string {
     String(r.bytesIn),
     String(r.bytesOut),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
   const totalIn = rows.reduce((a, r) => a + r.bytesIn, 0);
   const totalOut = rows.reduce((a, r) => a + r.bytesOut, 0);
-  return [line(head), ...body.map(line), '', `${rows.length} activities · ${totalIn} bytes in · ${totalOut} bytes out`, ''].join('\n');
+  return [textTable(head, body), '', `${rows.length} activities · ${totalIn} bytes in · ${totalOut} bytes out`, ''].join('\n');
 }
 
 export function formatModelView(v: ModelView): string {

@@ -3,6 +3,7 @@
 // queried: per row, the run's first history event gives the prompt, and a closed run's close event its totals.
 // What neither tells is null — tokens of a running conversation (no search attribute carries them), anything of a
 // conversation started with searchAttributes off — rather than a guess.
+import { textTable } from './shared/text-table';
 import { type WorkflowExecutionInfo } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { ConversationHandle, type Hermes } from './client';
@@ -150,13 +151,7 @@ export function formatList(rows: ConversationRow[]): string {
     age(r.ageSec),
     r.prompt === null ? '(unreadable)' : r.prompt.slice(0, 60),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
-  const line = (cells: string[]) =>
-    cells
-      .map((c, i) => c.padEnd(widths[i]!))
-      .join('  ')
-      .trimEnd();
-  return `${[line(head), ...body.map(line)].join('\n')}\n`;
+  return `${textTable(head, body)}\n`;
 }
 
 function age(sec: number): string {

@@ -8,9 +8,8 @@
 // that is not allowed gets 403. Errors are JSON `{ "error": "…" }`: 400 for a bad body or a payload that does
 // not decode (unknown key, wrong key), as the protocol asks.
 import type { Payload, PayloadCodec } from '@temporalio/common';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { authorized, listen, type RunningHttpServer } from '../shared/http-server';
 import { PayloadDecryptError } from './aes';
 
 export const DEFAULT_CODEC_PORT = 8888;
@@ -35,12 +34,7 @@ export interface CodecServerOptions {
   onError?: (message: string) => void;
 }
 
-export interface RunningCodecServer {
-  url: string;
-  port: number;
-  server: Server;
-  close(): Promise<void>;
-}
+export type RunningCodecServer = RunningHttpServer;
 
 interface JsonPayload {
   metadata?: Record<string, string> | null;
@@ -111,30 +105,7 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<Runnin
     send(res, 200, { payloads: output.map((p, i) => (p === payloads[i] ? input[i] : toJson(p))) });
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? DEFAULT_CODEC_PORT, opts.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port, address } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
-}
-
-function authorized(header: string | undefined, expected: Buffer): boolean {
-  const got = Buffer.from(header ?? '');
-  return got.length === expected.length && timingSafeEqual(got, expected);
+  return listen(server, opts.port ?? DEFAULT_CODEC_PORT, opts.host ?? '127.0.0.1');
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {

@@ -1,9 +1,8 @@
 // `hermes serve`: an OpenAI-compatible HTTP API over node:http (docs/serve.md). Routing, the bearer token, the
 // body limit and the concurrency cap live here; each endpoint's work in its own file.
-import { timingSafeEqual } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Hermes } from '../client';
+import { authorized, listen, type RunningHttpServer } from '../shared/http-server';
 import { chatCompletions, type CompletionsContext } from './chat-completions';
 import { ApiError, asApiError, badRequest, notFound, unauthorized } from './errors';
 import { openApiDocument } from './openapi';
@@ -32,12 +31,7 @@ export interface ServeOptions {
   log?: (line: string) => void;
 }
 
-export interface RunningServe {
-  url: string;
-  port: number;
-  server: Server;
-  close(): Promise<void>;
-}
+export type RunningServe = RunningHttpServer;
 
 export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   const log = opts.log ?? (() => undefined);
@@ -119,25 +113,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     throw notFound(`no route ${method} ${path} (the API: GET /openapi.json)`, 'unknown_url');
   }
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? DEFAULT_SERVE_PORT, opts.host ?? '127.0.0.1', () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const { port, address } = server.address() as AddressInfo;
-  const host = address.includes(':') ? `[${address}]` : address;
-  return {
-    url: `http://${host}:${port}`,
-    port,
-    server,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  return listen(server, opts.port ?? DEFAULT_SERVE_PORT, opts.host ?? '127.0.0.1');
 }
 
 function allow(method: string, expected: string): void {
@@ -165,11 +141,6 @@ function modelList(p: ProfileNames & { models?: Record<string, string> }) {
         : { hermes: { default: id === p.defaultName } }),
     })),
   };
-}
-
-function authorized(header: string | undefined, expected: Buffer): boolean {
-  const got = Buffer.from(header ?? '');
-  return got.length === expected.length && timingSafeEqual(got, expected);
 }
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
