@@ -29,6 +29,8 @@ COPY src ./src
 RUN mkdir -p /workspace && chown node:node /workspace
 # Kept bundles of earlier builds (docs/versioning.md); a volume mounted here starts out owned by node.
 RUN mkdir -p /home/node/.hermes/builds && chown -R node:node /home/node/.hermes
+# The payload store's mount point (docker-compose.yml): a named volume copies this owner on first use.
+RUN mkdir -p /var/lib/hermes/payloads && chown -R node:node /var/lib/hermes
 ENV HERMES_WORKSPACE=/workspace \
     HERMES_HOME=/home/node/.hermes \
     TEMPORAL_ADDRESS=temporal:7233 \

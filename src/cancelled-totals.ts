@@ -10,6 +10,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { fetchRunHistories } from './inspect';
+import { decodeStoredValue } from './storage/decode';
 import type { ConversationResult } from './shared/contract';
 import { stateQuery } from './shared/messages';
 import type { ModelCallInput, ModelCallResult } from './shared/wire';
@@ -44,12 +45,7 @@ async function stateTotals(workflow: WorkflowHandle): Promise<Totals | undefined
 async function historyTotals(workflow: WorkflowHandle): Promise<Totals> {
   const client = workflow.client;
   const converter = client.options.loadedDataConverter;
-  const decode = async (p: Payload | null | undefined): Promise<unknown> => {
-    if (!p) return undefined;
-    let payloads = [p];
-    for (const codec of [...converter.payloadCodecs].reverse()) payloads = await codec.decode(payloads);
-    return converter.payloadConverter.fromPayload(payloads[0]!);
-  };
+  const decode = (p: Payload | null | undefined) => decodeStoredValue(converter, p);
   const runs = await fetchRunHistories({ workflow: client }, workflow.workflowId);
   const events = runs.at(-1)?.events ?? [];
   // The totals of the runs before this one, as the continue-as-new carried them (the workflow's second argument).

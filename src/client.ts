@@ -10,7 +10,8 @@ import {
   WorkflowUpdateFailedError,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import type { Payload } from '@temporalio/common';
+import { decodeStoredValue } from './storage/decode';
 import { temporal } from '@temporalio/proto';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -444,12 +445,8 @@ export class ConversationHandle {
     const key = (c: InFlightCall) => `${d.runId}/${c.activityId}`;
     const unnamed = calls.filter((c) => !this.callNames.has(key(c)));
     if (unnamed.length) {
-      const codecs = this.workflow.client.options.loadedDataConverter.payloadCodecs;
-      const decode = async (p: Payload) => {
-        let payloads = [p];
-        for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
-        return defaultPayloadConverter.fromPayload(payloads[0]!);
-      };
+      const converter = this.workflow.client.options.loadedDataConverter;
+      const decode = (p: Payload) => decodeStoredValue(converter, p);
       const names = await fetchRunHistories({ workflow: this.workflow.client }, this.id)
         .then((runs) =>
           callNames(

@@ -4,7 +4,8 @@
 // history by inspect-rebuild.ts) and the tool definitions from the registry. The digest proves the result.
 import { answerSchema } from './shared/contract';
 import type { Client } from '@temporalio/client';
-import { defaultPayloadConverter, WorkflowNotFoundError, type Payload, type PayloadCodec } from '@temporalio/common';
+import { defaultPayloadConverter, WorkflowNotFoundError, type LoadedDataConverter, type Payload } from '@temporalio/common';
+import { decodeStoredPayloads } from './storage/decode';
 import { isEncrypted } from './codec/aes';
 import { contextQuery } from './shared/messages';
 import { rebuildContext } from './inspect-rebuild';
@@ -66,11 +67,12 @@ export async function fetchRunHistories(client: Pick<Client, 'workflow'>, workfl
  */
 export async function fetchRuns(client: Client, workflowId: string, onGone?: (runId: string) => void): Promise<HistoryEvent[][]> {
   const runs = (await fetchRunHistories(client, workflowId, onGone)).map((h) => h.events ?? []);
-  await decodePayloads(runs, client.options.loadedDataConverter.payloadCodecs, workflowId);
+  await decodePayloads(runs, client.options.loadedDataConverter, workflowId);
   return runs;
 }
 
-async function decodePayloads(runs: HistoryEvent[][], codecs: PayloadCodec[], workflowId: string): Promise<void> {
+async function decodePayloads(runs: HistoryEvent[][], converter: LoadedDataConverter, workflowId: string): Promise<void> {
+  const codecs = converter.payloadCodecs;
   for (const e of runs.flat()) {
     for (const holder of [
       e.activityTaskScheduledEventAttributes?.input,
@@ -78,7 +80,7 @@ async function decodePayloads(runs: HistoryEvent[][], codecs: PayloadCodec[], wo
       e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args,
     ]) {
       if (!holder?.payloads?.length) continue;
-      if (!codecs.length) {
+      if (!codecs.length && !converter.externalStorage) {
         if (holder.payloads.some(isEncrypted)) {
           throw new Error(
             `the history of ${workflowId} is encrypted (binary/encrypted payloads): set HERMES_PAYLOAD_KEY (or ` +
@@ -87,9 +89,7 @@ async function decodePayloads(runs: HistoryEvent[][], codecs: PayloadCodec[], wo
         }
         continue;
       }
-      let payloads: Payload[] = holder.payloads;
-      for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
-      holder.payloads = payloads;
+      holder.payloads = await decodeStoredPayloads(converter, holder.payloads as Payload[]);
     }
   }
 }

@@ -5,7 +5,8 @@
 // conversation started with searchAttributes off — rather than a guess.
 import { textTable } from './shared/text-table';
 import { type WorkflowExecutionInfo } from '@temporalio/client';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import type { Payload } from '@temporalio/common';
+import { decodeStoredValue } from './storage/decode';
 import { ConversationHandle, type Hermes } from './client';
 import { HermesIterations, HermesModel, HermesStatus, HermesWaitingFor } from './shared/search-attributes';
 
@@ -118,9 +119,7 @@ async function firstPromptLine(hermes: Hermes, w: WorkflowExecutionInfo): Promis
   const started = res.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
   const payload = started?.input?.payloads?.[0];
   if (!payload) return null;
-  let payloads: Payload[] = [payload];
-  for (const codec of [...hermes.client.options.loadedDataConverter.payloadCodecs].reverse()) payloads = await codec.decode(payloads);
-  const input = defaultPayloadConverter.fromPayload<unknown>(payloads[0]!);
+  const input = await decodeStoredValue(hermes.client.options.loadedDataConverter, payload as Payload);
   const record = typeof input === 'object' && input !== null ? (input as { prompt?: unknown; mode?: unknown }) : undefined;
   const prompt = typeof input === 'string' ? input : typeof record?.prompt === 'string' ? record.prompt : '';
   const first = prompt.trim().split('\n')[0]!.slice(0, 200);

@@ -176,6 +176,7 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
     ...(opts.workspaceRoots ? { workspaceRoots: opts.workspaceRoots } : {}),
     ...(opts.memoryLimits ? { memoryLimits: opts.memoryLimits } : {}),
     ...(opts.webhookPolicy ? { webhookPolicy: opts.webhookPolicy } : {}),
+    payloadStore: Boolean((opts.tuning?.dataConverter ?? converter)?.externalStorage),
   });
   // OTEL_EXPORTER_OTLP_ENDPOINT set: activity interceptors, the workflow spans' sink and the traced bundle
   // (src/observe/tracing.ts); unset: none of it.

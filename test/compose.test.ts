@@ -211,6 +211,9 @@ describe('docker-compose.yml', () => {
     const home = dockerEnv.get('HERMES_HOME')!;
     expect(path.dirname(buildsDir('hermes', home))).toBe(path.join(home, 'builds'));
     expect(mounts.get(path.join(home, 'builds'))).toBe('hermes-builds');
+    // The payload store is a volume every replica shares (a local folder per container would strand references).
+    const store = env(svc('hermes-worker')).get('HERMES_PAYLOAD_STORE')!;
+    expect(mounts.get(store)).toBe('hermes-payloads');
   });
 });
 

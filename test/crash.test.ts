@@ -9,12 +9,16 @@
 //    the dead worker's sticky queue (the SDK's default stickyQueueScheduleToStartTimeout);
 //  - model call: the model activity's heartbeat timeout (modelHeartbeatSec: 2) plus its 1 s retry interval.
 import { Client, Connection } from '@temporalio/client';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import type { Payload } from '@temporalio/common';
+import { isReferencePayload } from '@temporalio/common/lib/internal-non-workflow';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { Hermes } from '../src/client';
-import { answer, toolResult } from './helpers/harness';
+import { dataConverter } from '../src/codec';
+import { fetchRunHistories } from '../src/inspect';
+import { answer, toolCall, toolResult } from './helpers/harness';
 import { MockModel, type Reply } from './helpers/mock-model';
 import { cleanupsAfterEach, startWorkerProcess, workerEnv, type WorkerProcess } from './helpers/worker-process';
 import { alive, waitFor } from './helpers/wait';
@@ -31,13 +35,14 @@ const killGroup = (pid: number) => {
 };
 
 /** A mock model, a client, a temp workspace and a unique task queue; `worker()` starts a worker process. */
-async function setup(script: Reply[]) {
+async function setup(script: Reply[], extraEnv: Record<string, string> = {}) {
   const mock = await MockModel.start(script);
   cleanups.push(() => mock.close());
   const address = inject('temporalAddress');
   const connection = await Connection.connect({ address });
   cleanups.push(() => connection.close());
-  const client = new Client({ connection });
+  const converter = dataConverter(extraEnv); // the payload store when the test sets one
+  const client = new Client({ connection, ...(converter ? { dataConverter: converter } : {}) });
   const taskQueue = `crash-${process.pid}-${++counter}-${Date.now().toString(36)}`;
   const hermes = await Hermes.connect({ client, taskQueue });
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-crash-'));
@@ -53,10 +58,11 @@ async function setup(script: Reply[]) {
       // dies with its worker anyway (terminal-isolation.test.ts).
       HERMES_SANDBOX: 'none',
       HERMES_UNSHARE_PATH: '/nonexistent/unshare',
+      ...extraEnv,
     },
   );
   const worker = (): WorkerProcess => startWorkerProcess(env, workspace);
-  return { mock, hermes, workspace, worker };
+  return { mock, hermes, client, workspace, worker };
 }
 
 /** Milliseconds as seconds, for the timing log. */
@@ -173,4 +179,62 @@ describe('crash recovery (worker process SIGKILLed mid-step)', () => {
     expect(toolResult(mock.requests[2]!.messages, 'lost')).toBeUndefined();
     mock.assertDone();
   }, 60_000);
+
+  it('SIGKILL right after a continue-as-new: the next worker carries on with the whole context, read from the payload store', async () => {
+    const pages = 6;
+    const store = mkdtempSync(path.join(os.tmpdir(), 'hermes-crash-store-'));
+    cleanups.push(() => rmSync(store, { recursive: true, force: true }));
+    // One reply for whichever request comes (the retried one included): read the next page until all are read.
+    const next: Reply = (req) => {
+      const read = req.messages.filter((m: { role: string }) => m.role === 'tool').length;
+      const reply = read < pages ? toolCall('read_file', { path: `page${read}.txt` }, `p${read}`) : answer('all pages read');
+      return { ...(reply as object), delayMs: 700 };
+    };
+    const { mock, hermes, client, workspace, worker } = await setup(
+      Array.from({ length: pages + 4 }, () => next),
+      // A small threshold, so this short conversation's carry goes to the store as a long one's would.
+      { HERMES_PAYLOAD_STORE: store, HERMES_PAYLOAD_STORE_THRESHOLD: '4096' },
+    );
+    for (let i = 0; i < pages; i++) writeFileSync(path.join(workspace, `page${i}.txt`), `page ${i}: ${'abcdefgh'.repeat(500)}\n`);
+
+    const first = worker();
+    await first.ready;
+    const handle = await hermes.start({ prompt: 'read the pages', workspace, maxHistoryEvents: 40, modelHeartbeatSec: 2 });
+    const firstRun = (await handle.workflow.describe()).runId;
+    const secondRun = await waitFor(
+      'a continue-as-new',
+      async () => {
+        const d = await client.workflow.getHandle(handle.id).describe();
+        return d.runId !== firstRun && d.runId;
+      },
+      30_000,
+    );
+    first.child.kill('SIGKILL');
+    const exit = await first.exited;
+    const tExit = Date.now();
+    const killedAt = mock.requests.length;
+    const second = worker();
+    await second.ready;
+    const result = await handle.result();
+
+    expect(exit.signal).toBe('SIGKILL');
+    expect(result.status, JSON.stringify(result)).toBe('completed');
+    expect(result.answer).toBe('all pages read');
+    // The new run starts from a reference, not the inline state…
+    const [run2] = await fetchRunHistories({ workflow: client.workflow }, handle.id).then((runs) => runs.slice(1));
+    expect(run2!.events![0]!.workflowExecutionStartedEventAttributes!.originalExecutionRunId).toBeDefined();
+    const carry = run2!.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![1]! as Payload;
+    expect(isReferencePayload(carry)).toBe(true);
+    expect(readdirSync(store).length).toBeGreaterThan(0);
+    // …and what the new worker sent the model is the whole context: every request extends the one before it
+    // (the retried call equals the cut one), and the first request after the kill has every page read so far.
+    const reqs = mock.requests;
+    const after = reqs.filter((r) => r.at > tExit);
+    expect(after.length).toBeGreaterThan(0);
+    for (let i = 1; i < reqs.length; i++) expect(reqs[i]!.messages.slice(0, reqs[i - 1]!.messages.length)).toEqual(reqs[i - 1]!.messages);
+    const firstAfter = after[0]!.messages.filter((m: { role: string }) => m.role === 'tool').length;
+    expect(firstAfter).toBeGreaterThanOrEqual(killedAt - 1);
+    for (let i = 0; i < firstAfter; i++) expect(toolResult(after[0]!.messages, `p${i}`)).toContain(`page ${i}: abcdefgh`);
+    console.log(`[crash: after continue-as-new] killed in run ${secondRun} at request ${killedAt}; ${after.length} requests after the kill`);
+  }, 90_000);
 });

@@ -18,6 +18,8 @@ export interface ActivityDeps extends ToolDeps {
   redact?: RedactConfig;
   /** Non-public addresses webhooks may be delivered to (default: HERMES_WEBHOOK_ALLOW_* and the config file). */
   webhookPolicy?: WebPolicy;
+  /** The worker's data converter offloads large payloads (src/storage): a carried state has no 2 MiB limit. */
+  payloadStore?: boolean;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -36,5 +38,12 @@ export function createActivities(deps: ActivityDeps) {
      * Web UI's compact view and in `temporal workflow show` (src/workflows/trace.ts).
      */
     async outcome(): Promise<void> {},
+    /**
+     * Whether this worker keeps large payloads in the payload store, asked (as a local activity, so the answer is
+     * recorded) only when a continue-as-new would carry more than one payload may hold inline.
+     */
+    async payloadStore(): Promise<{ stored: boolean }> {
+      return { stored: deps.payloadStore === true };
+    },
   };
 }

@@ -1,7 +1,8 @@
 // Encrypted payloads, opt-in: with HERMES_PAYLOAD_KEY (or HERMES_PAYLOAD_KEY_FILE) set, the client, the worker,
 // `hermes replay` and `hermes inspect` all use the AES-256-GCM codec (aes.ts); without it nothing changes — no
-// codec, no data converter, no overhead.
+// codec. The payload store (src/storage) joins the same data converter.
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
+import { externalStorage } from '../storage';
 import { AesGcmCodec, loadPayloadKeys, type AesGcmCodecOptions } from './aes';
 
 export {
@@ -23,10 +24,12 @@ export function payloadCodec(env: NodeJS.ProcessEnv = process.env, opts: AesGcmC
   return keys ? new AesGcmCodec(keys, opts) : undefined;
 }
 
-/** The client's data converter (`dataConverter.payloadCodecs`), or undefined without a key. */
+/**
+ * The client's data converter: the codec (with a key) and the payload store (src/storage, on by default with a
+ * local server), or undefined when neither is configured.
+ */
 export function dataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
-  const codec = payloadCodec(env);
-  return codec ? codecDataConverter(codec) : undefined;
+  return withStore(payloadCodec(env), env);
 }
 
 /**
@@ -35,8 +38,13 @@ export function dataConverter(env: NodeJS.ProcessEnv = process.env): DataConvert
  * so a client with another key gets a failed conversation at once instead of a workflow task failing forever.
  */
 export function workerDataConverter(env: NodeJS.ProcessEnv = process.env): DataConverter | undefined {
-  const codec = payloadCodec(env, { markUndecodable: true });
-  return codec ? codecDataConverter(codec) : undefined;
+  return withStore(payloadCodec(env, { markUndecodable: true }), env);
+}
+
+function withStore(codec: PayloadCodec | undefined, env: NodeJS.ProcessEnv): DataConverter | undefined {
+  const store = externalStorage(env);
+  if (!codec && !store) return undefined;
+  return { ...(codec ? { payloadCodecs: [codec] } : {}), ...(store ? { externalStorage: store } : {}) };
 }
 
 export function codecDataConverter(codec: PayloadCodec): DataConverter {

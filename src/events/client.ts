@@ -5,7 +5,8 @@
 // to the latest run; offsets keep counting), rides out a worker restart (the query waits for a worker; the
 // retried model call is a new attempt, shown as `attempt.restarted`), and ends when the conversation closes.
 import type { WorkflowClient } from '@temporalio/client';
-import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import type { Payload } from '@temporalio/common';
+import { decodeStoredValue } from '../storage/decode';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunStatus } from '../shared/contract';
 import type { ConversationEvent, EventBase, EventsPage, LiveEvent, LiveReply, StepEventRecord } from '../shared/events';
@@ -139,9 +140,7 @@ export async function* conversationEvents(workflow: WorkflowClient, workflowId: 
 async function liveReplyOf(workflow: WorkflowClient, p: Payload | undefined): Promise<LiveReply | undefined> {
   if (!p) return undefined;
   try {
-    let payloads = [p];
-    for (const codec of [...workflow.options.loadedDataConverter.payloadCodecs].reverse()) payloads = await codec.decode(payloads);
-    const details = defaultPayloadConverter.fromPayload<{ live?: LiveReply }>(payloads[0]!);
+    const details = await decodeStoredValue<{ live?: LiveReply }>(workflow.options.loadedDataConverter, p);
     return details?.live;
   } catch {
     return undefined; // a key this client lacks: the step events still come

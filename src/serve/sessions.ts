@@ -2,6 +2,7 @@
 // first chat completion that names it and sent each later request's new user message. Also the session
 // endpoints' work: its state and last turn, and the human-in-the-loop actions the OpenAI protocol cannot carry.
 import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { decodeStoredValue } from '../storage/decode';
 import type { Payload } from '@temporalio/common';
 import type { ConversationHandle, Hermes } from '../client';
 import type { BusyPolicy, ConversationState, StartOptions, TurnResult } from '../shared/contract';
@@ -159,10 +160,7 @@ export async function lastTurn(handle: ConversationHandle): Promise<TurnResult |
     if (id && sends.has(id) && p) last = p as Payload;
   }
   if (!last) return null;
-  const dc = handle.workflow.client.options.loadedDataConverter;
-  let payloads = [last];
-  for (const codec of [...dc.payloadCodecs].reverse()) payloads = await codec.decode(payloads);
-  return dc.payloadConverter.fromPayload<TurnResult>(payloads[0]!);
+  return (await decodeStoredValue<TurnResult>(handle.workflow.client.options.loadedDataConverter, last)) ?? null;
 }
 
 // --- the human-in-the-loop actions, with their bodies checked here (400 naming the field).

@@ -1,11 +1,13 @@
 // Continue-as-new: a long conversation moves to a fresh run (and a fresh history) before the history grows
 // past what the server suggests, carrying its whole state — also in the middle of a turn.
 import { allHandlersFinished, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
+import { localActivities } from './activities';
 import { logEvent } from './observe';
 import type { conversationWorkflow } from './conversation';
 import type { Conversation } from './conversation-state';
 import { continueAsNewOptions } from './upgrade';
 
+// What one payload may hold inline (server limit 2 MiB); past it only a worker with the payload store can carry all.
 const CARRY_LIMIT_CHARS = 1_500_000;
 
 /**
@@ -28,9 +30,13 @@ export function shouldContinueAsNew(c: Conversation): boolean {
  * what the next run decides) and the carried state as the second argument.
  */
 export async function continueConversationAsNew(c: Conversation): Promise<never> {
-  // The whole context travels in one payload (server limit 2 MiB): shed old tool outputs first if needed.
-  if (JSON.stringify(c.transcript.messages).length > CARRY_LIMIT_CHARS && c.transcript.pruneOldToolOutputs()) {
-    c.note('context', 'pruned old tool outputs to fit the state carried to the next run');
+  // The whole context travels in one payload. With the payload store (src/storage) the history keeps a reference
+  // and nothing is dropped; without it, old tool outputs are shed to fit the server's 2 MiB — said in a note.
+  if (JSON.stringify(c.transcript.messages).length > CARRY_LIMIT_CHARS) {
+    const { stored } = await localActivities.payloadStore();
+    if (!stored && c.transcript.pruneOldToolOutputs()) {
+      c.note('context', 'pruned old tool outputs to fit the state carried to the next run (no payload store: HERMES_PAYLOAD_STORE)');
+    }
   }
   c.publish({ type: 'continued' });
   logEvent('continue_as_new', 'continuing as new', { modelCalls: c.meter.modelCalls, historyLength: workflowInfo().historyLength });
