@@ -5,6 +5,7 @@
 //   npm run bench -- --quick       smaller smoke run that only prints
 //   npm run bench -- --no-stock    skip the stock dev server
 //   npm run bench -- --peers       ours next to @temporalio/ai-sdk and the OpenAI Agents SDK on Temporal (bench/peers/run.ts)
+//   npm run bench -- --long        one conversation of 10,000 steps (--long-n N, --long-window TOKENS; bench/long-run.ts)
 // Files: harness.ts (server, workers, mock model), overhead.ts, growth.ts, throughput.ts (the scenarios),
 // report.ts (the results block), meter.ts (CPU and RSS), history.ts (reading histories).
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -23,6 +24,7 @@ import { f1, f2, kb, mb, report, writeResults, type Machine, type Results } from
 import { scenarioMemory } from './memory';
 import { scenarioThroughput } from './throughput';
 import { runPeers } from './peers/run';
+import { longRunReport, runLong } from './long-run';
 
 installRuntimeLogger('ERROR');
 
@@ -117,7 +119,24 @@ async function main() {
   console.log(`\n${out}`);
 }
 
-(process.argv.includes('--peers') ? runPeers() : main()).catch((err) => {
+async function long() {
+  const arg = (name: string) => {
+    const i = process.argv.indexOf(name);
+    return i >= 0 ? Number(process.argv[i + 1]) : undefined;
+  };
+  const n = arg('--long-n') ?? 10_000;
+  const window = arg('--long-window') ?? 32_000;
+  const exe = await temporalExecutable('cli', { install: true });
+  const bundle = await bundleWorkflowCode(bundleOptions());
+  console.log(`long run: ${n} steps, window ${window} tokens; load ${loadavg()}`);
+  const r = await runLong(exe, bundle, n, window, say);
+  const commit = execSync('git rev-parse --short HEAD').toString().trim();
+  const block = longRunReport(r, commit, new Date().toISOString().slice(0, 16).replace('T', ' '));
+  console.log(block);
+  if (arg('--long-n') === undefined) writeResults(block, undefined, 'long');
+}
+
+(process.argv.includes('--peers') ? runPeers() : process.argv.includes('--long') ? long() : main()).catch((err) => {
   console.error(err);
   process.exit(1);
 });

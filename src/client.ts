@@ -58,6 +58,8 @@ export type { ConversationEvent, StepEventRecord, EventsPage } from './shared/ev
 export type { EventsOptions } from './events/client';
 export type { ExportOptions, ExportRecord, ShareGptRecord, TrajectoryRecord } from './export';
 export { PayloadKeyMismatchError, isPayloadKeyMismatch } from './codec/explain';
+/** The data converter of a client you create yourself (`new Client({ dataConverter: hermesDataConverter() })`): the codec and the payload store from the environment. */
+export { dataConverter as hermesDataConverter } from './codec';
 export type { TaskChanges, TaskDefinition, TaskInfo, TaskRun } from './schedules/client';
 export { defineTool, ToolResultError, type ToolDefinition, type ExternalToolContext } from './tools/define';
 export { resolveInWorkspace } from './tools/workspace';

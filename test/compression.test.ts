@@ -1,6 +1,8 @@
 // Context compression (src/workflows/compress.ts) on a real dev server with the scripted model: what the model
 // receives before and after a compression, the summarising call, overflow recovery, and giving up when it stops
 // helping.
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchRuns, modelViewAt, stepRows } from '../src/inspect';
 import { defineProfile } from '../src/llm/profiles';
@@ -160,6 +162,32 @@ describe('context compression', () => {
       `compression ${id}: ${reqs.length} requests; request before ${before.raw.length} B, after ${after.raw.length} B; ` +
         `summarising call ${summaryRows.map((r) => `${r.bytesIn} B in + ${r.bytesOut} B out`).join(', ')}; model step input ${Math.min(...steady)}–${Math.max(...steady)} B`,
     );
+  });
+
+  it('a long turn of tool steps stays within the window: when cutting outputs leaves no room, the middle is summarised', async () => {
+    // 80 steps, each a fresh ~1 KB page: cutting old outputs to one line saves less and less as the stubs pile up.
+    const pages = 80;
+    const read = (n: number): Reply => ({
+      toolCalls: [{ id: `p${n}`, name: 'read_file', arguments: { path: 'pages.txt', offset: n * 20 + 1, limit: 20 } }],
+    });
+    const steps = [...Array.from({ length: pages }, (_, i) => read(i)), answer('read them')];
+    h = await createHarness(
+      agent(
+        steps,
+        Array.from({ length: 40 }, (_, i) => ({ content: `## Goal\n- read the pages\n## Completed actions\n- S${i}` })),
+      ),
+      profiles(10_000),
+    );
+    writeFileSync(path.join(h.workspace, 'pages.txt'), Array.from({ length: pages * 20 }, (_, i) => `line ${i + 1} `.padEnd(48, 'x')).join('\n'));
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'read the pages', tools: ['read_file'] })).result());
+    expect(result.status, JSON.stringify(result)).toBe('completed');
+    const reqs = h.mock.requests.filter((r) => !isSummariser(r));
+    expect(h.mock.requests.filter(isSummariser).length).toBeGreaterThan(0);
+    // The last steps' requests stay near the threshold (the window is 10,000 tokens,
+    // compression at half of it: ~20 KB of request).
+    const late = Math.max(...reqs.slice(-10).map((r) => r.raw.length));
+    expect(late).toBeLessThan(10_000 * 0.5 * 4 * 1.2);
+    console.log(`long turn: ${reqs.length} steps, ${h.mock.requests.length - reqs.length} summaries, last requests ≤ ${late} B`);
   });
 
   it('keeps the request of the current chat turn verbatim after the summary', async () => {

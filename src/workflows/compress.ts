@@ -22,6 +22,8 @@ import { callModel } from './model-call';
 const MAX_OVERFLOW_COMPRESSIONS = 3;
 /** A compression that saves less than this share of the context's characters did not help. */
 const INEFFECTIVE = 0.1;
+/** After a compression the context should be under this share of the target. */
+const ROOM = 0.75;
 
 /** The current profile's context window, once a model result reported it. */
 function windowOf(c: Conversation): number | undefined {
@@ -70,7 +72,9 @@ async function compress(c: Conversation, target: number, why: string, keepOutput
   const condensed = condenseToolOutputs(next, tailStart(next, keepOutputs, headEnd(next)));
   if (condensed) c.transcript.rewrite(next);
   const done = [condensed ? `${condensed} old tool message(s) cut to one line` : 'no old tool output to cut'];
-  if (estimate(c) > target) done.push(await summarise(c, original));
+  // Cutting tool outputs must leave room, else the next steps compress again for a few % each (two of those in a
+  // row turn compression off for the turn, and a long turn then outgrows the window): summarise the middle too.
+  if (estimate(c) > target * ROOM) done.push(await summarise(c, original));
   c.compression.compressed();
   const after = contextChars(c.transcript.messages);
   const saved = before > 0 ? 1 - after / before : 0;
