@@ -7,8 +7,8 @@ import { memoryScopeOf } from './memory';
 /**
  * The server refuses a search attribute value whose payload — the JSON text, quotes included — exceeds 2,048
  * bytes (`limit.searchAttributesSizeOfValue`; measured on the dev server: a 2,046-character string passes, 2,047
- * is "value size 2049 exceeds size limit 2048"), and a refused upsert fails the workflow task on every retry. The
- * summary stays well under it.
+ * is "value size 2049 exceeds size limit 2048"; 1,023 `é` pass, 1,024 do not). An upsert over it would fail the
+ * workflow task (the server's BadSearchAttributes; not measured here), so the summary stays well under it.
  */
 export const SUMMARY_MAX_BYTES = 1_800;
 /** The newest turn's share, so one long answer does not push every earlier turn out at once. */
