@@ -12,6 +12,7 @@ import { list } from './list';
 import { memory } from './memory';
 import { run } from './run';
 import { schedule } from './schedule';
+import { search } from './search';
 import { serve } from './serve';
 import { installTemporal, server, worker } from './server';
 import { init } from './init';
@@ -63,6 +64,13 @@ Usage:
                                     every message the model saw and sent, usage, status, timings,
                                     sub-agents' ids (--subagents: their own lines too); --since 7d or an
                                     ISO time; sharegpt: the upstream Python agent's trajectory shape
+  hermes search "<words>" [--scope S | --all-scopes] [--running] [--limit N] [--json]
+                                    finished conversations (--running: open ones too) whose prompts and
+                                    answers hold the words (whole words, any case; all of them, else any),
+                                    from Temporal's full-text index (HermesSummary): ids, dates, a snippet;
+                                    scope as for memory (default "default"); exit 1 when none matches
+  hermes search --show ID [--scope S | --all-scopes]
+                                    one conversation's transcript, bounded (as the session_view tool)
   hermes schedule add NAME --cron WHEN [options] "<prompt>"
                                     register a scheduled task (a Temporal Schedule); prints its next runs
   hermes schedule list | show NAME | runs NAME [--limit N]
@@ -197,6 +205,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   replay,
   export: exportCommand,
   schedule,
+  search,
   memory,
   init,
   tools,

@@ -105,17 +105,24 @@ export async function ensureSearchAttributes(
           result.added.push(name);
         } catch (e) {
           if (grpcCode(e) === 6) result.existing.push(name);
-          else report(searchAttributeWarning(name, namespace, e));
+          else report(searchAttributeWarning(name, namespace, e, missing));
         }
       }
     } else {
-      report(searchAttributeWarning(Object.keys(missing).join(', '), namespace, err));
+      report(searchAttributeWarning(Object.keys(missing).join(', '), namespace, err, missing));
     }
   }
   return result;
 }
 
-function searchAttributeWarning(names: string, namespace: string, err: unknown): string {
+// The CLI's spelling of each type (`--type Text`).
+const CLI_TYPE: Record<string, string> = { keywordlist: 'KeywordList' };
+const cliType = (n: number | undefined) => {
+  const t = n === undefined ? 'keyword' : typeName(n);
+  return CLI_TYPE[t] ?? t.charAt(0).toUpperCase() + t.slice(1);
+};
+
+function searchAttributeWarning(names: string, namespace: string, err: unknown, types: Record<string, number>): string {
   const code = grpcCode(err);
   const why = code === 7 || code === 16 ? 'permission denied' : (err as Error).message;
   return (
@@ -123,7 +130,7 @@ function searchAttributeWarning(names: string, namespace: string, err: unknown):
     `Conversations still run, but filtering by them in the UI will not work until an admin runs: ` +
     names
       .split(', ')
-      .map((n) => `temporal operator search-attribute create --namespace ${namespace} --name ${n} --type Keyword`)
+      .map((n) => `temporal operator search-attribute create --namespace ${namespace} --name ${n} --type ${cliType(types[n])}`)
       .join(' ; ')
   );
 }

@@ -15,7 +15,24 @@ export const HermesIterations = defineSearchAttributeKey('HermesIterations', Sea
  * list the runs that need `hermes codec-server`. Never content.
  */
 export const HermesEncryption = defineSearchAttributeKey('HermesEncryption', SearchAttributeType.KEYWORD);
-export const ALL_SEARCH_ATTRIBUTES = [HermesStatus, HermesWaitingFor, HermesSchedule, HermesModel, HermesIterations, HermesEncryption];
+/**
+ * Session search (src/sessions/): a bounded, redacted text of the conversation's turns (prompt and answer, newest
+ * first), upserted at the end of each turn, matched word by word by the visibility store's full-text index
+ * (SQLite FTS5 on the dev server, Elasticsearch on clusters). Never set when payloads are encrypted.
+ */
+export const HermesSummary = defineSearchAttributeKey('HermesSummary', SearchAttributeType.TEXT);
+/** Whose conversation it is for session search: its memory scope (src/shared/session-summary.ts). */
+export const HermesScope = defineSearchAttributeKey('HermesScope', SearchAttributeType.KEYWORD);
+export const ALL_SEARCH_ATTRIBUTES = [
+  HermesStatus,
+  HermesWaitingFor,
+  HermesSchedule,
+  HermesModel,
+  HermesIterations,
+  HermesEncryption,
+  HermesSummary,
+  HermesScope,
+];
 
 /** Name → type of every attribute, for registering them (the embedded server, `hermes worker`). */
 export const SEARCH_ATTRIBUTE_TYPES: Record<string, string> = Object.fromEntries(ALL_SEARCH_ATTRIBUTES.map((k) => [k.name, k.type]));

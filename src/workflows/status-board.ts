@@ -4,7 +4,7 @@
 import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import { z } from 'zod';
 import { stepRecordSchema, type ConversationState, type RunStatus, type StepRecord } from '../shared/contract';
-import { HermesIterations, HermesModel, HermesStatus, HermesWaitingFor } from '../shared/search-attributes';
+import { HermesIterations, HermesModel, HermesScope, HermesStatus, HermesSummary, HermesWaitingFor } from '../shared/search-attributes';
 
 const MAX_STEPS_KEPT = 20;
 const OUTCOMES_KEPT = 3;
@@ -135,6 +135,15 @@ export class StatusBoard {
     upsertSearchAttributes([
       { key: HermesModel, value: model },
       { key: HermesIterations, value: iteration },
+    ]);
+  }
+
+  /** Session search: the turns' summary and the scope it is found in (search-summary.ts), once per turn. */
+  publishSummary(summary: string, scope: string): void {
+    if (this.src.quiet) return;
+    upsertSearchAttributes([
+      { key: HermesSummary, value: summary },
+      { key: HermesScope, value: scope },
     ]);
   }
 

@@ -13,6 +13,7 @@ import { runToolCalls } from './run-tools';
 import type { StepResult } from './step-result';
 import { evaluateStop, type StopVerdict } from './stop-conditions';
 import { inTurnSpan, logEvent } from './observe';
+import { fileTurnSummary } from './search-summary';
 import { traceOutcome } from './trace';
 
 /** One turn: model and tool steps until the model answers or something stops it (in its span, when traced). */
@@ -50,9 +51,10 @@ async function turnSteps(c: Conversation): Promise<TurnOutcome> {
   }
 }
 
-/** The turn's outcome, told to watchers. */
+/** The turn's outcome, told to watchers and filed for session search. */
 function answered(c: Conversation, outcome: TurnOutcome): TurnOutcome {
   c.publish({ type: 'answer', text: outcome.answer, status: outcome.status });
+  fileTurnSummary(c, outcome);
   return outcome;
 }
 
