@@ -8,6 +8,7 @@ import { patchTool } from './patch/handler';
 import { readFileTool } from './read_file/handler';
 import { taskTools } from './schedules/handler';
 import { searchFilesTool } from './search_files/handler';
+import { skillTools } from './skills/handler';
 import { terminalTool } from './terminal/handler';
 import { webFetchTool } from './web_fetch/handler';
 import { writeFileTool } from './write_file/handler';
@@ -23,6 +24,7 @@ const BUILTIN_TOOLS: BuiltinTool<any>[] = [
   ...taskTools,
   webFetchTool,
   memoryTool,
+  ...skillTools,
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler has its own argument type

@@ -10,6 +10,7 @@ import { patchSpec } from './patch/spec';
 import { readFileSpec } from './read_file/spec';
 import { SCHEDULE_TOOL_SPECS, SCHEDULE_TOOLS } from './schedules/spec';
 import { searchFilesSpec } from './search_files/spec';
+import { SKILL_TOOL_SPECS, SKILL_TOOLS } from './skills/spec';
 import type { ApprovalVerdict, ToolSpec } from './spec';
 import { terminalSpec } from './terminal/spec';
 import { todoSpec } from './todo/spec';
@@ -32,6 +33,7 @@ export const TOOL_SPECS: ToolSpec[] = [
   ...SCHEDULE_TOOL_SPECS,
   webFetchSpec,
   memorySpec,
+  ...SKILL_TOOL_SPECS,
 ];
 
 const byName = new Map(TOOL_SPECS.map((s) => [s.name, s]));
@@ -51,6 +53,7 @@ export const TOOLSETS: Record<string, string[]> = {
   web: names(webFetchSpec),
   agents: [DELEGATE_TASK],
   memory: names(memorySpec),
+  skills: SKILL_TOOLS,
 };
 
 /** Whether a call needs a human's approval, by its tool's rule (`approval` in the spec); a tool without one runs. */
