@@ -5,6 +5,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { redactMemoryView } from './memory/client';
 import type { Redactor } from './security/redact';
 import { scanForInjection } from './shared/injection';
+import { promptSkills, type SkillListing } from './skills/sources';
 import type { MemoryView } from './shared/memory';
 import { resolveInWorkspace } from './tools/workspace';
 import type { ContextFile, PromptParts } from './workflows/system-prompt';
@@ -22,14 +23,20 @@ export interface GatherOptions {
   memory?: () => Promise<MemoryView | null>;
   redactor?: Redactor;
   now?: Date;
+  /** Lists the skills; absent when the conversation does not offer skill_view. */
+  skills?: () => Promise<SkillListing>;
 }
 
 export async function gatherPromptParts(o: GatherOptions): Promise<PromptParts> {
-  const [contextFile, memory] = await Promise.all([
+  const [contextFile, memory, skills] = await Promise.all([
     readContextFile(o.workspace, o.redactor),
     o.memory?.().then(
       (view) => ({ view }),
       (err: Error) => ({ error: err.message }),
+    ),
+    o.skills?.().then(
+      (listing) => promptSkills(listing, o.redactor),
+      (err: Error) => ({ entries: [], more: 0, error: err.message }),
     ),
   ]);
   return {
@@ -38,6 +45,7 @@ export async function gatherPromptParts(o: GatherOptions): Promise<PromptParts> 
     ...(contextFile ? { contextFile } : {}),
     ...(memory && 'view' in memory ? { memory: memory.view && o.redactor ? redactMemoryView(memory.view, o.redactor) : memory.view } : {}),
     ...(memory && 'error' in memory ? { memoryError: memory.error } : {}),
+    ...(skills ? { skills } : {}),
   };
 }
 

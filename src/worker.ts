@@ -20,6 +20,7 @@ import { readConfig } from './config/load';
 import { catalogFromConfig, type ToolCatalog } from './tools/external';
 import { publishCircuitStates } from './tools/http';
 import { hermesHome } from './paths';
+import { skillsStoreName } from './skills/sources';
 import { loadWebhookPolicy } from './schedules/webhook-policy';
 import type { WebPolicy } from './tools/web_fetch/address-policy';
 
@@ -77,6 +78,8 @@ export interface HermesWorkerOptions {
    * unversioned. `hermes worker` sets it (src/versioning/fleet.ts); so can library code that deploys versions itself.
    */
   deploymentVersion?: WorkerDeploymentVersion;
+  /** The skills store the skill tools and the system prompt use (default: HERMES_SKILLS_STORE, else the config's skills.store, else "default"). */
+  skillsStore?: string;
   /** Fail this share of model and tool attempts on purpose (evals: src/activities/faults.ts); default HERMES_FAULTS / HERMES_FAULTS_SEED. */
   faults?: FaultConfig;
 }
@@ -177,6 +180,7 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
     ...(opts.memoryLimits ? { memoryLimits: opts.memoryLimits } : {}),
     ...(opts.webhookPolicy ? { webhookPolicy: opts.webhookPolicy } : {}),
     payloadStore: Boolean((opts.tuning?.dataConverter ?? converter)?.externalStorage),
+    skillsStore: opts.skillsStore ?? skillsStoreName(),
   });
   // OTEL_EXPORTER_OTLP_ENDPOINT set: activity interceptors, the workflow spans' sink and the traced bundle
   // (src/observe/tracing.ts); unset: none of it.

@@ -2,7 +2,10 @@
 // start. Its result is recorded (a marker), so a replay builds the same prompt whatever the workspace and the
 // memory hold by then.
 import { Context } from '@temporalio/activity';
+import { realpath } from 'node:fs/promises';
 import { MemoryClient } from '../memory/client';
+import { DEFAULT_SKILLS_STORE, SkillsClient } from '../skills/client';
+import { listSkills, skillSources } from '../skills/sources';
 import { gatherPromptParts } from '../prompt-parts';
 import type { Redactor } from '../security/redact';
 import type { PromptParts } from '../workflows/system-prompt';
@@ -11,16 +14,30 @@ export interface PromptDeps {
   /** The worker's default workspace (a conversation that names none works there). */
   workspace: string;
   redactor?: Redactor;
+  /** The skills store listed with the folder skills (default "default"). */
+  skillsStore?: string;
 }
 
 export function createPromptActivities(deps: PromptDeps) {
-  /** `memoryScope` only when the conversation offers the memory tool. */
-  async function buildSystemPrompt(args: { workspace?: string; memoryScope?: string }): Promise<PromptParts> {
+  /** `memoryScope` only when the conversation offers the memory tool; `skills` when it offers skill_view. */
+  async function buildSystemPrompt(args: { workspace?: string; memoryScope?: string; skills?: boolean }): Promise<PromptParts> {
     const ctx = Context.current();
     const scope = args.memoryScope;
+    const workspace = args.workspace ?? deps.workspace;
     return gatherPromptParts({
-      workspace: args.workspace ?? deps.workspace,
+      workspace,
       redactor: deps.redactor,
+      ...(args.skills
+        ? {
+            skills: async () =>
+              listSkills(
+                skillSources({
+                  workspace: await realpath(workspace),
+                  store: new SkillsClient(ctx.client, deps.skillsStore ?? DEFAULT_SKILLS_STORE, { taskQueue: ctx.info.taskQueue }),
+                }),
+              ),
+          }
+        : {}),
       ...(scope !== undefined
         ? {
             memory: async () => {

@@ -40,6 +40,8 @@ export interface ToolDeps {
   catalog?: ToolCatalog;
   /** Store limits of a memory scope this worker's memory tool creates (default: HERMES_MEMORY_*_CHARS, else 2,200 and 1,375). */
   memoryLimits?: Partial<MemoryLimits>;
+  /** The skills store the skill tools use (default: HERMES_SKILLS_STORE, else the config's skills.store, else "default"). */
+  skillsStore?: string;
 }
 
 /** The worker cancelled this attempt because it is shutting down (Worker.shutdown past its shutdownGraceTime). */
@@ -144,6 +146,8 @@ export function createToolActivities(deps: ToolDeps) {
           sandbox,
           passEnv: deps.passEnv,
           workflowId: ctx.info.workflowExecution?.workflowId,
+          temporal: () => ({ client: ctx.client, taskQueue: ctx.info.taskQueue }),
+          ...(deps.skillsStore ? { skillsStore: deps.skillsStore } : {}),
           ...(spec!.cluster
             ? {
                 cluster: {

@@ -14,6 +14,7 @@ import { run } from './run';
 import { schedule } from './schedule';
 import { search } from './search';
 import { serve } from './serve';
+import { skills } from './skills';
 import { installTemporal, server, worker } from './server';
 import { init } from './init';
 import { status } from './status';
@@ -85,6 +86,11 @@ Usage:
   hermes memory clear [--scope S] [--store notes|user]
                                     empty one store or both (a scope nothing was written to: said so,
                                     exit 1, nothing created)
+  hermes skills list [--json] | show NAME [--path P] | add DIR [--replace]
+                                    skills (SKILL.md folders) a conversation here would see: the workspace's
+                                    .hermes/skills, ~/.hermes/skills, the config's skills.dirs and the skills
+                                    store in Temporal; add uploads a folder to the store (every worker sees it;
+                                    --store S: another store than HERMES_SKILLS_STORE / the config's / "default")
   hermes eval SUITE [options]       run a suite of tasks (JSON or YAML) as conversations and report the
                                     success rate per task (spread over repeats), steps, time, tokens, cost,
                                     injected faults and failure reasons; exit 1 when a run did not pass
@@ -181,6 +187,7 @@ Environment:
   HERMES_TEMPORAL_PORT, HERMES_UI_PORT   embedded server ports (default 7233, 8233)
   HERMES_MEMORY_NOTES_CHARS, HERMES_MEMORY_USER_CHARS   store limits of memory scopes a worker creates
                        (default 2200, 1375)
+  HERMES_SKILLS_STORE  the skills store skill_manage and hermes skills add write to (default "default")
   HERMES_PAYLOAD_KEY   encrypt payloads (AES-256-GCM; 32 bytes base64 or hex); or HERMES_PAYLOAD_KEY_FILE
   HERMES_VERSIONING    auto (default: a new build makes itself current), manual (an operator does), off
   HERMES_DEPLOYMENT    the worker deployment's name (default: the task queue's, "hermes")
@@ -207,6 +214,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   schedule,
   search,
   memory,
+  skills,
   init,
   tools,
   worker,

@@ -93,6 +93,17 @@ export function configSchema() {
         values: z.array(z.string().min(1)).optional().describe('Literal values redacted as [REDACTED:value]'),
       })
       .optional(),
+    /** Skill folders (agentskills.io SKILL.md) besides the workspace's .hermes/skills and ~/.hermes/skills, and the skills store's name. */
+    skills: z
+      .strictObject({
+        dirs: z.array(z.string().min(1)).optional().describe('Folders of skill folders, relative to the config file'),
+        store: z
+          .string()
+          .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'letters, digits, . _ -, starting with a letter or digit')
+          .optional()
+          .describe('The skills store skill_manage writes to (workflow hermes-skills-<store>; default "default")'),
+      })
+      .optional(),
     web: z
       .strictObject({
         allowPrivate: z.boolean().optional().describe('web_fetch may fetch loopback, private and link-local addresses'),

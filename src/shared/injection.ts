@@ -74,8 +74,8 @@ const PATTERNS: Pattern[] = [
   },
   {
     id: 'fence-break',
-    reason: 'it contains a marker that opens or closes a block of the system prompt (recalled memory or project context)',
-    test: /<\/?\s*(?:memory|project)-context\b/i,
+    reason: 'it contains a marker that opens or closes a block of the system prompt (recalled memory, project context or the skill list)',
+    test: /<\/?\s*(?:(?:memory|project)-context|available-skills)\b/i,
   },
 ];
 

@@ -9,6 +9,7 @@ import { readFileTool } from './read_file/handler';
 import { taskTools } from './schedules/handler';
 import { searchFilesTool } from './search_files/handler';
 import { sessionTools } from './sessions/handler';
+import { skillTools } from './skills/handler';
 import { terminalTool } from './terminal/handler';
 import { webFetchTool } from './web_fetch/handler';
 import { writeFileTool } from './write_file/handler';
@@ -25,6 +26,7 @@ const BUILTIN_TOOLS: BuiltinTool<any>[] = [
   webFetchTool,
   memoryTool,
   ...sessionTools,
+  ...skillTools,
 ];
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each handler has its own argument type

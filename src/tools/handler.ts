@@ -36,6 +36,10 @@ export interface ToolContext {
    * Absent: nothing to redact with. Results are redacted by the activity.
    */
   redact?: (text: string) => string;
+  /** The activity's Temporal client and task queue (the skill tools' store); a function, so a handler that needs none never touches it. */
+  temporal?: () => { client: Client; taskQueue: string };
+  /** The skills store this worker's skill tools use (default "default"). */
+  skillsStore?: string;
   /** For `cluster` tools: the worker's Temporal client, its task queue and the calling conversation's run config. */
   cluster?: {
     client: Client;

@@ -11,6 +11,7 @@ import { readFileSpec } from './read_file/spec';
 import { SCHEDULE_TOOL_SPECS, SCHEDULE_TOOLS } from './schedules/spec';
 import { searchFilesSpec } from './search_files/spec';
 import { SESSION_TOOL_SPECS, SESSION_TOOLS } from './sessions/spec';
+import { SKILL_TOOL_SPECS, SKILL_TOOLS } from './skills/spec';
 import type { ApprovalVerdict, ToolSpec } from './spec';
 import { terminalSpec } from './terminal/spec';
 import { todoSpec } from './todo/spec';
@@ -34,6 +35,7 @@ export const TOOL_SPECS: ToolSpec[] = [
   webFetchSpec,
   memorySpec,
   ...SESSION_TOOL_SPECS,
+  ...SKILL_TOOL_SPECS,
 ];
 
 const byName = new Map(TOOL_SPECS.map((s) => [s.name, s]));
@@ -54,6 +56,7 @@ export const TOOLSETS: Record<string, string[]> = {
   agents: [DELEGATE_TASK],
   memory: names(memorySpec),
   sessions: SESSION_TOOLS,
+  skills: SKILL_TOOLS,
 };
 
 /** Whether a call needs a human's approval, by its tool's rule (`approval` in the spec); a tool without one runs. */

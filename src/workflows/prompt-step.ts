@@ -4,6 +4,7 @@
 // parts (identity, how to work) come from this bundle, not from the history.
 import { isCancellation } from '@temporalio/workflow';
 import { memoryScopeOf } from '../shared/memory';
+import { SKILL_VIEW } from '../tools/skills/spec';
 import { localActivities, localActivityOptions } from './activities';
 import { describeFailure } from './failures';
 import type { Conversation } from './conversation-state';
@@ -17,7 +18,11 @@ export async function buildSystemPrompt(c: Conversation): Promise<void> {
   let parts: PromptParts;
   try {
     parts = await localActivities.buildSystemPrompt.executeWithOptions({ ...localActivityOptions, summary: 'build the system prompt' }, [
-      { ...(c.input.workspace ? { workspace: c.input.workspace } : {}), ...(memoryScope !== undefined ? { memoryScope } : {}) },
+      {
+        ...(c.input.workspace ? { workspace: c.input.workspace } : {}),
+        ...(memoryScope !== undefined ? { memoryScope } : {}),
+        ...(c.tools.includes(SKILL_VIEW) ? { skills: true } : {}),
+      },
     ]);
   } catch (err) {
     if (isCancellation(err)) throw err;
@@ -28,6 +33,9 @@ export async function buildSystemPrompt(c: Conversation): Promise<void> {
   if (parts.memoryError) c.note('memory', `memory of scope ${memoryScope} could not be recalled (${parts.memoryError}); going on without it`);
   if (parts.contextFile?.blocked)
     c.note('prompt', `${parts.contextFile.name} blocked from the system prompt: pattern ${parts.contextFile.blocked.id}`);
+  for (const e of parts.skills?.entries ?? [])
+    if (e.blocked) c.note('prompt', `skill ${e.name} blocked from the system prompt: pattern ${e.blocked.id}`);
+  if (parts.skills?.error) c.note('prompt', `some skills could not be listed: ${parts.skills.error}`);
   const { system: extra, schedule } = c.input;
   c.transcript.setSystemPrompt(
     builtSystemPrompt(

@@ -19,6 +19,17 @@ export interface PromptParts {
   memory?: MemoryView | null;
   /** Why memory could not be recalled (the conversation goes on without it). */
   memoryError?: string;
+  /** The skills listed (names and descriptions, bounded), gathered only when the conversation offers skill_view. */
+  skills?: PromptSkills;
+}
+
+/** What the system prompt lists of the skills: the first skill of each name, valid or blocked (src/skills/sources.ts). */
+export interface PromptSkills {
+  entries: Array<{ name: string; description?: string; blocked?: { id: string; reason: string } }>;
+  /** Skills left out of the list by its bounds. */
+  more: number;
+  /** Sources that could not be read. */
+  error?: string;
 }
 
 export interface ContextFile {
@@ -68,6 +79,7 @@ export function builtSystemPrompt(opts: BuiltPromptOptions, parts: PromptParts):
   const sections: string[] = [];
   if (opts.memoryScope !== undefined) sections.push((parts.memory && memoryBlock(parts.memory)) || emptyMemoryBlock(opts.memoryScope));
   if (parts.contextFile) sections.push(contextSection(parts.contextFile));
+  if (parts.skills?.entries.length) sections.push(skillsSection(parts.skills));
   const here = [`Date: ${parts.date}. Workspace: ${parts.workspace} (file paths are relative to it).`];
   if (opts.schedule) {
     const report = opts.schedule.webhook ? "Your final answer is the report, sent to the task's webhook." : 'Your final answer is the report.';
@@ -102,5 +114,25 @@ function contextSection(f: ContextFile): string {
     `<project-context file="${f.name}">`,
     f.text,
     '</project-context>',
+  ].join('\n');
+}
+
+/**
+ * The skill list: names and descriptions only (progressive disclosure: skill_view loads a skill when a task needs
+ * it). Fenced like the other untrusted parts; a skill whose text matched an injection pattern is a [BLOCKED …] line.
+ */
+export function skillsSection(s: PromptSkills): string {
+  const lines = s.entries.map((e) =>
+    e.blocked
+      ? `- ${e.name}: [BLOCKED: left out: its text matches the prompt-injection pattern "${e.blocked.id}" (${e.blocked.reason})]`
+      : `- ${e.name}: ${e.description?.replace(/\s*\n\s*/g, ' ') ?? ''}`,
+  );
+  if (s.more) lines.push(`- … and ${s.more} more: skills_list shows them all`);
+  return [
+    'Skills (instructions for particular tasks, written by people or saved by earlier conversations): when the task matches a',
+    'description, load that skill with skill_view(name) before you start, and follow it where it does not conflict with the rules above.',
+    '<available-skills>',
+    ...lines,
+    '</available-skills>',
   ].join('\n');
 }
