@@ -22,6 +22,8 @@ import { publishCircuitStates } from './tools/http';
 import { hermesHome } from './paths';
 import { loadWebhookPolicy } from './schedules/webhook-policy';
 import type { WebPolicy } from './tools/web_fetch/address-policy';
+import { checkpointSettings } from './checkpoints/settings';
+import type { CheckpointSettings } from './checkpoints/store';
 
 export interface HermesWorkerOptions {
   connection: NativeConnection;
@@ -79,6 +81,8 @@ export interface HermesWorkerOptions {
   deploymentVersion?: WorkerDeploymentVersion;
   /** Fail this share of model and tool attempts on purpose (evals: src/activities/faults.ts); default HERMES_FAULTS / HERMES_FAULTS_SEED. */
   faults?: FaultConfig;
+  /** Checkpoints before file-changing tool calls (`hermes rollback`); false: none. Default: HERMES_CHECKPOINT_* (src/checkpoints/settings.ts). */
+  checkpoints?: CheckpointSettings | false;
 }
 
 /** The worker's catalog from the config file, loaded: a bad module fails the start with the file named. */
@@ -164,6 +168,7 @@ interface WorkerParts {
 }
 
 async function createWorker(opts: HermesWorkerOptions, { catalog, converter, processDir, sandbox, passEnv, redactor }: WorkerParts): Promise<Worker> {
+  const checkpoints = opts.checkpoints ?? checkpointSettings();
   const activities = createActivities({
     catalog,
     profiles: opts.profiles ?? loadProfiles(),
@@ -176,6 +181,7 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
     ...(opts.workspaceRoots ? { workspaceRoots: opts.workspaceRoots } : {}),
     ...(opts.memoryLimits ? { memoryLimits: opts.memoryLimits } : {}),
     ...(opts.webhookPolicy ? { webhookPolicy: opts.webhookPolicy } : {}),
+    ...(checkpoints ? { checkpoints } : {}),
   });
   // OTEL_EXPORTER_OTLP_ENDPOINT set: activity interceptors, the workflow spans' sink and the traced bundle
   // (src/observe/tracing.ts); unset: none of it.
