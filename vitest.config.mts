@@ -78,6 +78,9 @@ export default defineConfig({
     // HERMES_TEST_WORKERS overrides it.
     maxWorkers: Number(process.env.HERMES_TEST_WORKERS) || 3,
     pool: 'forks',
+    // Workers the tests start take no workspace checkpoints (src/checkpoints/) unless a test asks for them: a
+    // shadow repository per temp workspace would pile up under .hermes/ and cost every file-changing call.
+    env: { HERMES_CHECKPOINTS: process.env.HERMES_CHECKPOINTS ?? 'off' },
     projects: [
       { extends: true, test: { name: 'unit', include: tiers.unit, exclude: configDefaults.exclude } },
       { extends: true, test: { name: 'integration', include: tiers.integration, globalSetup: serverSetup } },

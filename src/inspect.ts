@@ -31,6 +31,8 @@ export interface StepRow {
   input: unknown;
   /** The decoded result of a completed tool activity (inspect rebuilds pruned contexts from them). */
   output?: unknown;
+  /** A file-changing tool call: the workspace checkpoint of its step, from the result (`hermes rollback`). */
+  checkpoint?: string;
   /** A model step's reasoning (never sent back to the model): tokens, and the excerpt the activity kept. */
   reasoning?: { tokens: number; chars: number; text: string };
 }
@@ -194,6 +196,8 @@ export function stepRows(runs: HistoryEvent[][]): StepRow[] {
         const result = e.activityTaskCompletedEventAttributes.result?.payloads?.[0];
         row.bytesOut = size(result);
         if (row.kind === 'tool' && result) row.output = decode(result);
+        const checkpoint = (row.output as Partial<ToolCallResult> | undefined)?.checkpoint;
+        if (typeof checkpoint === 'string') Object.assign(row, { checkpoint, name: `${row.name} (checkpoint ${checkpoint.slice(0, 12)})` });
         // Named like run and status name it: by the model that answered (the profile until then).
         const out = row.kind === 'model' && result ? (decode(result) as Partial<ModelCallResult> | undefined) : undefined;
         if (typeof out?.model === 'string' && out.model) {

@@ -23,6 +23,8 @@ import { hermesHome } from './paths';
 import { skillsStoreName } from './skills/sources';
 import { loadWebhookPolicy } from './schedules/webhook-policy';
 import type { WebPolicy } from './tools/web_fetch/address-policy';
+import { checkpointSettings } from './checkpoints/settings';
+import type { CheckpointSettings } from './checkpoints/store';
 
 export interface HermesWorkerOptions {
   connection: NativeConnection;
@@ -82,6 +84,8 @@ export interface HermesWorkerOptions {
   skillsStore?: string;
   /** Fail this share of model and tool attempts on purpose (evals: src/activities/faults.ts); default HERMES_FAULTS / HERMES_FAULTS_SEED. */
   faults?: FaultConfig;
+  /** Checkpoints before file-changing tool calls (`hermes rollback`); false: none. Default: HERMES_CHECKPOINT_* (src/checkpoints/settings.ts). */
+  checkpoints?: CheckpointSettings | false;
 }
 
 /** The worker's catalog from the config file, loaded: a bad module fails the start with the file named. */
@@ -167,6 +171,7 @@ interface WorkerParts {
 }
 
 async function createWorker(opts: HermesWorkerOptions, { catalog, converter, processDir, sandbox, passEnv, redactor }: WorkerParts): Promise<Worker> {
+  const checkpoints = opts.checkpoints ?? checkpointSettings();
   const activities = createActivities({
     catalog,
     profiles: opts.profiles ?? loadProfiles(),
@@ -181,6 +186,7 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
     ...(opts.webhookPolicy ? { webhookPolicy: opts.webhookPolicy } : {}),
     payloadStore: Boolean((opts.tuning?.dataConverter ?? converter)?.externalStorage),
     skillsStore: opts.skillsStore ?? skillsStoreName(),
+    ...(checkpoints ? { checkpoints } : {}),
   });
   // OTEL_EXPORTER_OTLP_ENDPOINT set: activity interceptors, the workflow spans' sink and the traced bundle
   // (src/observe/tracing.ts); unset: none of it.

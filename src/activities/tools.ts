@@ -18,6 +18,8 @@ import type { MemoryLimits } from '../shared/memory';
 import type { ContextCache } from './context';
 import { findExternal, runExternal } from './external-tools';
 import { observeToolCall } from '../observe/step';
+import { callCheckpoints } from '../checkpoints/activity';
+import { CheckpointStore, type CheckpointSettings } from '../checkpoints/store';
 
 export interface ToolDeps {
   /** Default workspace when the conversation names none. */
@@ -42,6 +44,8 @@ export interface ToolDeps {
   memoryLimits?: Partial<MemoryLimits>;
   /** The skills store the skill tools use (default: HERMES_SKILLS_STORE, else the config's skills.store, else "default"). */
   skillsStore?: string;
+  /** Checkpoints of the workspace before file-changing calls (src/checkpoints/); absent: none. */
+  checkpoints?: CheckpointSettings;
 }
 
 /** The worker cancelled this attempt because it is shutting down (Worker.shutdown past its shutdownGraceTime). */
@@ -61,6 +65,7 @@ export function createToolActivities(deps: ToolDeps) {
   const handlers = deps.handlers ?? BUILTIN_HANDLERS;
   const processDir = deps.processDir ?? defaultProcessDir();
   const roots = deps.workspaceRoots ?? workspaceRoots(deps.workspace);
+  const checkpointStore = deps.checkpoints ? new CheckpointStore(deps.checkpoints) : undefined;
 
   /** Run when a conversation that names a workspace starts: null when this worker may use it. */
   async function checkWorkspace(workspace: string): Promise<string | null> {
@@ -132,6 +137,8 @@ export function createToolActivities(deps: ToolDeps) {
     // times out): redacted like results. A handler that cuts text for them redacts first, with `redact`.
     const redactor = deps.redactor;
     const heartbeat = (d?: unknown) => ctx.heartbeat(redactor && d !== undefined ? redactor.deep(d) : d);
+    const checkpoints = external ? undefined : callCheckpoints(checkpointStore, ctx, { ...input, args: args as Record<string, unknown>, workspace });
+    const checkpoint = await checkpoints?.before();
     try {
       if (external) ({ text, ok } = await runExternal(external, args as Record<string, unknown>, workspace, input.callId, heartbeat));
       else
@@ -173,12 +180,14 @@ export function createToolActivities(deps: ToolDeps) {
       if (external) throw deps.redactor && err instanceof Error ? deps.redactor.error(err) : err;
       ok = false;
       text = `Error: ${err instanceof Error ? err.message : String(err)}`;
+    } finally {
+      await checkpoints?.after();
     }
     const workflowId = ctx.info.workflowExecution?.workflowId;
     const out = await finishToolOutput(text, { limit: input.outputLimit, workspace, callId: input.callId, workflowId, redactor: deps.redactor });
     // Redacted: the cache must hold exactly what the workflow records, or its digest check fails.
     if (workflowId) deps.contextCache?.noteToolOutput(workflowId, input.callId, out.content);
-    return { ok, ...out };
+    return { ok, ...out, ...(checkpoint ? { checkpoint } : {}) };
   }
 
   // realpath of a workspace per call costs more than a small tool; remember it, but re-check existence.

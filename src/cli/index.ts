@@ -10,6 +10,7 @@ import { exportCommand } from './export';
 import { inspect, replay } from './inspect';
 import { list } from './list';
 import { memory } from './memory';
+import { rollback } from './rollback';
 import { run } from './run';
 import { schedule } from './schedule';
 import { search } from './search';
@@ -56,6 +57,12 @@ Usage:
                                     table of every model and tool step from the history; with --step,
                                     exactly what the model saw at model step N (messages and tools;
                                     N as in the "(model step N)" of the lines of run and status)
+  hermes rollback <id> [--step N] [--file F] [--diff] [--force]
+                                    put the workspace back as it was before model step N (default: the
+                                    latest file-changing step) from the checkpoints the tool calls took;
+                                    --file F: that file only; --diff: show what would change, change
+                                    nothing; a file changed by hand since the agent's step is kept
+                                    unless --force
   hermes replay <id>... | --query Q [--limit N] [--json]
                                     replay recorded conversations against this version's workflow code
                                     (all runs; --query is a visibility filter, "" for all, newest 100)
@@ -182,6 +189,9 @@ Environment:
   HERMES_SANDBOX       where terminal commands run: auto (bubblewrap when it works; default), bwrap
                        (required: the worker refuses to start without it), none
   HERMES_SANDBOX_NETWORK=1   sandboxed commands may use the network (a run's network option decides first)
+  HERMES_CHECKPOINTS=off   no workspace checkpoints before file-changing tool calls (default on);
+                       HERMES_CHECKPOINT_DIR (default <HERMES_HOME>/checkpoints),
+                       HERMES_CHECKPOINT_MAX_FILE_BYTES (larger files are left out; default 1048576)
   HERMES_HOME          data directory for the embedded server and the in-process worker's log,
                        worker.log (default <package>/.hermes)
   HERMES_TEMPORAL_PORT, HERMES_UI_PORT   embedded server ports (default 7233, 8233)
@@ -209,6 +219,7 @@ const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
   approve,
   cancel,
   inspect,
+  rollback,
   replay,
   export: exportCommand,
   schedule,

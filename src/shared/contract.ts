@@ -337,6 +337,8 @@ export function stepRecordSchema() {
     ok: z.boolean(),
     /** Secrets the redactor replaced in this step's output before it entered the history. */
     redactions: z.number().int().optional(),
+    /** A file-changing tool call: the checkpoint of the workspace from before its model step (`hermes rollback`). */
+    checkpoint: z.string().optional(),
   });
 }
 export type StepRecord = z.infer<ReturnType<typeof stepRecordSchema>>;

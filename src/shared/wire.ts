@@ -108,6 +108,8 @@ export interface ToolCallInput {
   sandbox?: { mode?: 'bwrap' | 'none'; network?: boolean };
   /** A catalog tool: the hash of the version the conversation recorded. */
   hash?: string;
+  /** The model step that asked for the call (state-changing built-ins): a file-changing call's checkpoint is per step. */
+  step?: number;
 }
 
 export interface ToolCallResult {
@@ -118,6 +120,8 @@ export interface ToolCallResult {
   truncated: boolean;
   /** Secrets the redactor replaced before the result left the activity. */
   redactions?: number;
+  /** The checkpoint of the workspace from before this call's step (src/checkpoints/): `hermes rollback --step`. */
+  checkpoint?: string;
 }
 
 export interface ContextQueryArgs {

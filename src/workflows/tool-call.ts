@@ -58,7 +58,8 @@ export async function executeTool(c: Conversation, r: RunCall): Promise<ToolOutc
           ...{ callId: r.call.id, name: r.name, args: r.args, workspace: input.workspace },
           ...{ outputLimit: limits.toolOutputLimit, terminalTimeoutSec: limits.terminalTimeoutSec },
           ...(r.spec.cluster ? { conversation: input } : {}),
-          ...(catalog ? { hash: catalog.hash } : {}),
+          // A built-in that changes state learns its model step: a file-changing call's checkpoint is per step.
+          ...(catalog ? { hash: catalog.hash } : r.spec.concurrency === 'write' ? { step: c.meter.modelCalls } : {}),
           ...(r.name === 'terminal' && (input.sandbox || input.network !== undefined)
             ? { sandbox: { ...(input.sandbox ? { mode: input.sandbox } : {}), ...(input.network !== undefined ? { network: input.network } : {}) } }
             : {}),
@@ -86,7 +87,8 @@ export async function executeTool(c: Conversation, r: RunCall): Promise<ToolOutc
   }
   const size = `${res.size} chars${res.truncated ? ' (truncated)' : ''}`;
   const summary = `${shortArgs(r.args)} → ${res.ok ? 'ok' : 'error'}, ${size}${res.redactions ? `, ${res.redactions} secret(s) redacted` : ''}`;
-  c.record({ kind: 'tool', name: r.name, summary, ok: res.ok, ...c.meter.redacted(res.redactions) });
+  const checkpoint = res.checkpoint ? { checkpoint: res.checkpoint } : {};
+  c.record({ kind: 'tool', name: r.name, summary, ok: res.ok, ...c.meter.redacted(res.redactions), ...checkpoint });
   return { content: toolMessageContent(res.content, r.name, r.repairedFrom, limits.toolOutputLimit), kind: res.ok ? 'ok' : 'error' };
 }
 

@@ -1,0 +1,171 @@
+// `hermes rollback`: puts a workspace back as it was before a step of a conversation, keeping what the user changed.
+//
+// Whose change is a file's? Every file-changing step has two checkpoints (store.ts): before its first
+// file-changing call and after its last one. What the agent wrote in step k is the difference between the two, so
+// a path counts as the agent's when some step from the target on changed it and the file still holds what the
+// agent's last such step left. A path that differs from the target but no step changed (the user edited it between
+// steps), or that changed again after the agent's last step (the user edited it since), is kept unless `force`. The
+// tool results' paths were the other way: a terminal command names none, so only the workspace itself can tell.
+import { existsSync } from 'node:fs';
+import { readdir, realpath, rm, rmdir } from 'node:fs/promises';
+import path from 'node:path';
+import { git, nulSplit, type GitTarget } from './git';
+import type { CheckpointStore, StepCheckpoint } from './store';
+
+export interface RollbackOptions {
+  conversation: string;
+  /** Restore the workspace as it was before this step (its first checkpoint from this step on); default: the latest. */
+  step?: number;
+  /** Only this path inside the workspace (a directory: what is under it); relative to `cwd` when that is inside it, else to the workspace. */
+  file?: string;
+  cwd?: string;
+  /** Restore also what the user changed by hand. */
+  force?: boolean;
+}
+
+export interface RollbackChange {
+  path: string;
+  /** restore: write the checkpoint's version; delete: the file did not exist then; keep: left as it is. */
+  action: 'restore' | 'delete' | 'keep';
+  why: string;
+}
+
+export interface RollbackPlan {
+  conversation: string;
+  workspace: string;
+  /** The checkpoint restored: the one before this step. */
+  checkpoint: StepCheckpoint;
+  changes: RollbackChange[];
+  /** The workspace's state now (a tree in the shadow repository), for the diff. */
+  current: string;
+  target: GitTarget;
+}
+
+export class RollbackError extends Error {
+  override readonly name = 'RollbackError';
+}
+
+interface Entry {
+  path: string;
+  /** blob id and mode in the newer tree; ZERO when the path is not there. */
+  sha: string;
+  mode: string;
+  /** Present in the older tree. */
+  before: boolean;
+}
+
+const ZERO = '0'.repeat(40);
+
+export async function planRollback(store: CheckpointStore, o: RollbackOptions): Promise<RollbackPlan> {
+  const found = await store.list(o.conversation);
+  if (!found) throw new RollbackError(`no checkpoints of ${o.conversation} in ${store.settings.dir}`);
+  const { steps, workspace, target } = found;
+  const checkpoint = o.step === undefined ? steps[steps.length - 1]! : steps.find((s) => s.step >= o.step!);
+  if (!checkpoint)
+    throw new RollbackError(`no checkpoint of ${o.conversation} at or after step ${o.step} (steps with one: ${steps.map((s) => s.step).join(', ')})`);
+  if (!existsSync(workspace)) throw new RollbackError(`the workspace ${workspace} does not exist`);
+  const only = o.file === undefined ? undefined : relativeInside(workspace, o.file, o.cwd);
+
+  const now = await store.snapshot(workspace);
+  const skipped = new Set(now.skipped);
+  // What the agent left each path as, by its last step from the target on that changed it.
+  const agent = new Map<string, { sha: string; mode: string; step: number }>();
+  const unknown = new Set<number>();
+  for (const s of steps.filter((c) => c.step >= checkpoint.step)) {
+    if (!s.after) {
+      unknown.add(s.step); // its call did not finish: what it changed is not known
+      continue;
+    }
+    for (const e of await diffTrees(target, s.before, s.after)) agent.set(e.path, { sha: e.sha, mode: e.mode, step: s.step });
+  }
+
+  const changes: RollbackChange[] = [];
+  for (const e of await diffTrees(target, checkpoint.before, now.tree)) {
+    if (only !== undefined && only !== '' && e.path !== only && !e.path.startsWith(`${only}/`)) continue;
+    const action = e.before ? 'restore' : 'delete';
+    const mine = agent.get(e.path);
+    let kept: string | undefined;
+    if (skipped.has(e.path)) kept = 'larger than the checkpoint limit now, not compared';
+    else if (!mine) kept = `changed by hand, not by the agent${unknown.size ? ` (or in unfinished step ${[...unknown].join(', ')})` : ''}`;
+    else if (mine.sha !== e.sha || mine.mode !== e.mode) kept = `changed by hand since the agent's step ${mine.step}`;
+    if (kept === undefined) changes.push({ path: e.path, action, why: agentsChange(e, mine!.step) });
+    else if (o.force) changes.push({ path: e.path, action, why: `${kept} (--force)` });
+    else changes.push({ path: e.path, action: 'keep', why: `${kept}: --force restores it` });
+  }
+  return { conversation: o.conversation, workspace, checkpoint, changes, current: now.tree, target };
+}
+
+/** What the rollback would change, as a patch from the workspace now to the checkpoint. */
+export async function rollbackDiff(plan: RollbackPlan): Promise<string> {
+  const paths = plan.changes.filter((c) => c.action !== 'keep').map((c) => c.path);
+  if (!paths.length) return '';
+  const args = ['--literal-pathspecs', 'diff', '--no-color', '--no-ext-diff', '--no-renames', plan.current, plan.checkpoint.before, '--', ...paths];
+  return (await git(plan.target, args)).stdout;
+}
+
+/** Writes the plan's restores and deletions into the workspace. */
+export async function applyRollback(plan: RollbackPlan): Promise<void> {
+  const root = await realpath(plan.workspace);
+  const deletes = plan.changes.filter((c) => c.action === 'delete').map((c) => c.path);
+  const restores = plan.changes.filter((c) => c.action === 'restore').map((c) => c.path);
+  for (const p of deletes) {
+    // Through a symlinked directory, a path could lead out of the workspace: only what is really inside goes.
+    const dir = await realpath(path.dirname(path.join(root, p))).catch(() => undefined);
+    if (dir === undefined || !inside(root, dir)) continue;
+    await rm(path.join(dir, path.basename(p)), { force: true });
+  }
+  if (restores.length) {
+    // The checkpoint's tree in an index of its own; checkout-index writes the files (modes, symlinks, directories).
+    const indexFile = path.join(plan.target.gitDir, `index.rollback.${process.pid}`);
+    const t = { ...plan.target, indexFile };
+    try {
+      await git(t, ['read-tree', plan.checkpoint.before]);
+      await git(t, ['checkout-index', '-f', '-z', '--stdin'], { input: restores.join('\0') });
+    } finally {
+      await rm(indexFile, { force: true });
+    }
+  }
+  await pruneEmptyDirs(root, deletes, await treeDirs(plan.target, plan.checkpoint.before));
+}
+
+/** Directories the agent's deletions emptied and the checkpoint did not have. */
+async function pruneEmptyDirs(root: string, deleted: string[], keep: Set<string>): Promise<void> {
+  const dirs = new Set<string>();
+  for (const p of deleted) for (let d = path.posix.dirname(p); d !== '.'; d = path.posix.dirname(d)) dirs.add(d);
+  for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
+    if (keep.has(d)) continue;
+    const abs = path.join(root, d);
+    if ((await readdir(abs).catch(() => ['?'])).length === 0) await rmdir(abs).catch(() => {});
+  }
+}
+
+async function treeDirs(t: GitTarget, commit: string): Promise<Set<string>> {
+  const out = await git(t, ['ls-tree', '-r', '-d', '-z', '--name-only', commit]);
+  return new Set(nulSplit(out.stdout));
+}
+
+async function diffTrees(t: GitTarget, from: string, to: string): Promise<Entry[]> {
+  const out = nulSplit((await git(t, ['diff-tree', '-r', '-z', '--no-renames', from, to])).stdout);
+  const entries: Entry[] = [];
+  for (let i = 0; i + 1 < out.length; i += 2) {
+    const [srcMode, dstMode, , dstSha] = out[i]!.slice(1).split(' ');
+    entries.push({ path: out[i + 1]!, sha: dstSha!, mode: dstMode!, before: srcMode !== '000000' });
+  }
+  return entries.map((e) => (e.mode === '000000' ? { ...e, sha: ZERO } : e));
+}
+
+function agentsChange(e: Entry, step: number): string {
+  if (!e.before) return `created by the agent (last written in step ${step})`;
+  return e.sha === ZERO ? `deleted by the agent in step ${step}` : `changed by the agent (last in step ${step})`;
+}
+
+function inside(root: string, p: string): boolean {
+  const rel = path.relative(root, p);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+function relativeInside(workspace: string, file: string, cwd?: string): string {
+  const abs = path.resolve(cwd !== undefined && inside(workspace, path.resolve(cwd)) ? cwd : workspace, file);
+  if (!inside(workspace, abs)) throw new RollbackError(`${file} is not inside the workspace ${workspace}`);
+  return path.relative(workspace, abs).split(path.sep).join('/');
+}
