@@ -13,6 +13,7 @@ import { findTemporalBinary } from '../server/temporal-cli';
 import { workspaceRoots } from '../tools/roots';
 import { isolationWarning, probeIsolation, unshareBinary, type Isolation } from '../tools/isolation';
 import { bwrapBinary, probeBwrap, resolveWorkerSandbox, SandboxUnavailableError } from '../tools/sandbox';
+import { payloadStoreSetting } from '../storage';
 
 interface Check {
   name: string;
@@ -133,7 +134,21 @@ export async function doctorChecks(env: NodeJS.ProcessEnv = process.env, cwd = p
     text: `${roots.join(', ')} (${env.HERMES_WORKSPACE_ROOTS?.trim() ? 'HERMES_WORKSPACE_ROOTS' : 'the workspace only; HERMES_WORKSPACE_ROOTS adds more'})`,
   });
   checks.push(await buildsCheck(env));
+  checks.push(payloadStoreCheck(env));
   return checks;
+}
+
+/** Where a long conversation's carried state goes; off on a remote cluster means a prune past 1.5 M characters. */
+function payloadStoreCheck(env: NodeJS.ProcessEnv): Check {
+  try {
+    const s = payloadStoreSetting(env);
+    const text = s.folder
+      ? `${s.folder}: payloads of ${s.threshold} bytes or more are kept there (${s.why}); every worker and client must see it`
+      : `off (${s.why}): a continue-as-new carries the state inline, past 1.5 M characters old tool outputs are pruned`;
+    return { name: 'payload store', ok: true, text, details: { ...s } };
+  } catch (err) {
+    return { name: 'payload store', ok: false, fatal: true, text: `a worker would refuse to start: ${(err as Error).message}` };
+  }
 }
 
 export async function doctor(args: string[]): Promise<number> {

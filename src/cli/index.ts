@@ -199,6 +199,9 @@ Environment:
                        (default 2200, 1375)
   HERMES_SKILLS_STORE  the skills store skill_manage and hermes skills add write to (default "default")
   HERMES_PAYLOAD_KEY   encrypt payloads (AES-256-GCM; 32 bytes base64 or hex); or HERMES_PAYLOAD_KEY_FILE
+  HERMES_PAYLOAD_STORE   folder for payloads of 128 KiB or more (a long conversation's continue-as-new
+                       state), or off (default <HERMES_HOME>/payloads with a server on this machine, else off);
+                       HERMES_PAYLOAD_STORE_THRESHOLD (bytes, default 131072)
   HERMES_VERSIONING    auto (default: a new build makes itself current), manual (an operator does), off
   HERMES_DEPLOYMENT    the worker deployment's name (default: the task queue's, "hermes")
   HERMES_SERVE_TOKEN   hermes serve's bearer token (instead of --token)
