@@ -1,4 +1,4 @@
-// `npm run bench -- --long [--long-n 10000] [--long-window 32000]`: ours alone, one conversation of N read_file
+// `npm run bench -- --long [--long-n 10000] [--long-window 128000]`: ours alone, one conversation of N read_file
 // steps, each reading a fresh ~2 KB page of a file large enough that no page repeats, on a dev server configured
 // as the product starts it (default history limits). Context compression keeps the context within the profile's
 // window (a summarising call is answered by the scripted model); continue-as-new moves the conversation to fresh
