@@ -5,7 +5,7 @@
 // `description` 1-1,024 characters; `compatibility` at most 500. Other fields are kept but not checked (skills in
 // the wild add `version`, `tags`, nested `metadata`). Used by the folder loader, the skills store's validator
 // (src/workflows/skills.ts) and the CLI.
-import { load } from 'js-yaml';
+import type { load as Load } from 'js-yaml';
 import { scanForInjection, type InjectionFinding } from './injection';
 
 export const SKILL_FILE = 'SKILL.md';
@@ -27,6 +27,15 @@ export interface SkillDoc {
   frontMatter: Record<string, unknown>;
 }
 
+// js-yaml is required when a SKILL.md is first parsed, not imported: in the workflow bundle every cached workflow
+// gets its own instance of every module it evaluates (bench/RESULTS.md, memory per idle conversation), and only the
+// skills store's validator needs a YAML parser — not the thousands of conversations a worker keeps cached.
+let yamlLoad: typeof Load | undefined;
+function yaml(): typeof Load {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- evaluated on first use (see above)
+  return (yamlLoad ??= (require('js-yaml') as { load: typeof Load }).load);
+}
+
 /** A SKILL.md that does not follow the format; the message names the rule. */
 export class SkillFormatError extends Error {
   override name = 'SkillFormatError';
@@ -41,7 +50,7 @@ export function parseSkillMd(text: string, folder?: string): SkillDoc {
   if (!m) throw new SkillFormatError(`${SKILL_FILE} must start with YAML front matter between two "---" lines`);
   let fm: unknown;
   try {
-    fm = load(m[1]!);
+    fm = yaml()(m[1]!);
   } catch (err) {
     throw new SkillFormatError(`the front matter of ${SKILL_FILE} is not valid YAML: ${(err as Error).message.split('\n')[0]}`);
   }
