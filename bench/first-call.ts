@@ -40,7 +40,10 @@ async function main() {
   for (let i = 0; i < n; i++) {
     mock.push({ content: 'hi' });
     const t0 = Date.now();
-    const h = await hermes.start({ prompt: `hello ${i}`, ...(process.env.PROBE_TOOLS !== undefined ? { tools: process.env.PROBE_TOOLS ? process.env.PROBE_TOOLS.split(',') : [] } : {}) });
+    const h = await hermes.start({
+      prompt: `hello ${i}`,
+      ...(process.env.PROBE_TOOLS !== undefined ? { tools: process.env.PROBE_TOOLS ? process.env.PROBE_TOOLS.split(',') : [] } : {}),
+    });
     await h.result();
     const req = mock.requests.at(-1)!;
     const events = (await h.workflow.fetchHistory()).events ?? [];
