@@ -82,16 +82,15 @@ async function decodePayloads(runs: HistoryEvent[][], converter: LoadedDataConve
       e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.args,
     ]) {
       if (!holder?.payloads?.length) continue;
-      if (!codecs.length && !converter.externalStorage) {
-        if (holder.payloads.some(isEncrypted)) {
-          throw new Error(
-            `the history of ${workflowId} is encrypted (binary/encrypted payloads): set HERMES_PAYLOAD_KEY (or ` +
-              'HERMES_PAYLOAD_KEY_FILE) to the key its workers use',
-          );
-        }
-        continue;
+      // References resolved first (a stored payload may itself be encrypted), then the codecs.
+      const decoded = await decodeStoredPayloads(converter, holder.payloads as Payload[]);
+      if (!codecs.length && decoded.some(isEncrypted)) {
+        throw new Error(
+          `the history of ${workflowId} is encrypted (binary/encrypted payloads): set HERMES_PAYLOAD_KEY (or ` +
+            'HERMES_PAYLOAD_KEY_FILE) to the key its workers use',
+        );
       }
-      holder.payloads = await decodeStoredPayloads(converter, holder.payloads as Payload[]);
+      holder.payloads = decoded;
     }
   }
 }

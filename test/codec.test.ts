@@ -430,9 +430,12 @@ describe('keys', () => {
     expect(await startMarked(h.client, true, async (marker) => marker)).toEqual({});
   });
 
-  it('without a key: no data converter (the default path is untouched); hermes codec-server refuses to start', async () => {
+  it('without a key: no codec (only the payload store, when on); hermes codec-server refuses to start', async () => {
     const { dataConverter } = await import('../src/codec');
-    expect(dataConverter({})).toBeUndefined();
+    expect(dataConverter({ HERMES_PAYLOAD_STORE: 'off' })).toBeUndefined();
+    const local = dataConverter({});
+    expect(local?.payloadCodecs).toBeUndefined();
+    expect(local?.externalStorage).toBeDefined();
     const r = await spawnHermes(['codec-server', '--port', '0']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('hermes codec-server needs the payload key');

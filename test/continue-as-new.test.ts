@@ -1,12 +1,13 @@
 // A long conversation across many runs: with the server's continue-as-new suggestion lowered, a 300-iteration
 // conversation must take several runs and still give the scripted answer and usage totals, with one
 // workflow id. Its own dev server, because the dynamic config applies to the whole server.
+import { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { Hermes } from '../src/client';
+import { Hermes, hermesDataConverter } from '../src/client';
 import { defineProfile } from '../src/llm/profiles';
 import { installRuntimeLogger } from '../src/logger';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../src/shared/defaults';
@@ -51,7 +52,9 @@ describe('continue-as-new', () => {
       workspace,
       workflowBundle: { codePath: inject('workflowBundlePath') },
     });
-    const hermes = await Hermes.connect({ client: env.client, taskQueue });
+    // Hermes's data converter: the carried state of a long run is in the payload store (src/storage).
+    const client = new Client({ connection: env.connection, dataConverter: hermesDataConverter() });
+    const hermes = await Hermes.connect({ client, taskQueue });
     try {
       const { result, id, state } = await worker.runUntil(async () => {
         const handle = await hermes.start({ prompt: 'do 300 steps', maxIterations: 1000 });

@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
-import { Hermes } from '../../src/client';
+import { Hermes, hermesDataConverter } from '../../src/client';
 import { installRuntimeLogger, logger } from '../../src/logger';
 import { defineProfile, type ProfileSet } from '../../src/llm/profiles';
 import { createHermesWorker, type HermesWorkerOptions } from '../../src/worker';
@@ -35,7 +35,10 @@ export async function createHarness(script: Reply[] = [], profiles?: (baseURL: s
   const mock = await MockModel.start(script);
   const connection = await Connection.connect({ address });
   const nativeConnection = await NativeConnection.connect({ address });
-  const client = new Client({ connection });
+  // The client a user creates with Hermes's data converter: the payload store (a large reply or a long
+  // conversation's carried state is kept there by the worker) and the codec when a key is set.
+  const converter = hermesDataConverter();
+  const client = new Client({ connection, ...(converter ? { dataConverter: converter } : {}) });
   const taskQueue = `test-${process.pid}-${++counter}-${Date.now().toString(36)}`;
   const hermes = await Hermes.connect({ client, taskQueue });
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-ws-'));
