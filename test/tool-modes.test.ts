@@ -64,7 +64,8 @@ describe('tool-call modes', () => {
       role: 'assistant',
       content: '<tool_call>{"name": "write_file", "arguments": {"path":"a.txt","content":"A"}}</tool_call>',
     });
-    expect(third.messages[3].content).toMatch(/^<tool_response id="call_1_text_0" name="write_file">\nWrote 1 bytes to a\.txt\n<\/tool_response>$/);
+    // Results in Qwen's own shape, without attributes: with `name=` the tag looked like a call to the 1.5B model.
+    expect(third.messages[3].content).toMatch(/^<tool_response>\nWrote 1 bytes to a\.txt\n<\/tool_response>$/);
     expect(steps.filter((s) => s.kind === 'model').map((s) => s.summary)).toEqual(['1 tool call(s) (text mode): write_file', 'answer (text mode)']);
   });
 
@@ -111,7 +112,7 @@ describe('tool-call modes', () => {
     expect(roles(last)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
     // Two results of one reply: one user message, two blocks, in call order.
     expect(last.messages[5].content).toMatch(
-      /^<tool_response id="call_2_text_0" name="read_file">[\s\S]*<\/tool_response>\n\n<tool_response id="call_2_text_1" name="list_dir">/,
+      /^<tool_response>\n +1\| B\n[^<]*<\/tool_response>\n\n<tool_response>\n[^<]*b\.txt[^<]*<\/tool_response>$/,
     );
   });
 
@@ -129,7 +130,14 @@ describe('tool-call modes', () => {
     expect(result).toMatchObject({ status: 'completed', answer: 'The workspace is empty.' });
     const correction = h.mock.requests[1]!.messages.at(-1)!;
     expect(correction.role).toBe('user');
-    expect(String(correction.content)).toMatch(/^Your tool call could not be parsed: the reply contains a <tool_response> but no <tool_call>/);
+    expect(String(correction.content)).toMatch(
+      /^Your tool call could not be parsed: the reply writes a tool result itself \(<tool_response>\) but no <tool_call>/,
+    );
+    // The call it should have written, for the tool its tag named.
+    expect(String(correction.content)).toContain('to call list_dir, write <tool_call>{"name":"list_dir","arguments":{"path":"..."}}</tool_call>');
+    // Its made-up result is not shown back to it (it would copy it), the rest of the reply is.
+    const shownBack = h.mock.requests[1]!.messages.at(-2)!;
+    expect(shownBack).toEqual({ role: 'assistant', content: "I'll use the `list_dir` tool.\n\n\n\nThere is 1 file." });
   });
 
   it('native: sends tools and still recovers calls written as text', async () => {
@@ -249,7 +257,7 @@ describe('text mode helpers', () => {
     expect(grace).toEqual([
       { role: 'system', content: 's' },
       { role: 'assistant', content: '<tool_call>{"name": "list_dir", "arguments": "{bad"}</tool_call>' },
-      { role: 'user', content: '<tool_response id="c1" name="list_dir">\nError: bad JSON\n</tool_response>\n\nSummarize.' },
+      { role: 'user', content: '<tool_response>\nError: bad JSON\n</tool_response>\n\nSummarize.' },
     ]);
   });
 });

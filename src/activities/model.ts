@@ -140,7 +140,7 @@ export function createModelActivities(deps: ModelDeps) {
           finishReason: res.choices?.[0]?.finish_reason,
           cachedTokens: res.usage?.prompt_tokens_details?.cached_tokens,
         });
-        const raw = toResult(res, profile, input, mode);
+        const raw = toResult(res, profile, input, mode, tools);
         if (
           mode === 'native' &&
           input.tools.length &&
@@ -239,7 +239,13 @@ function capText(text: string | null): string | null {
   return `${text.slice(0, MAX_REPLY_CHARS)}\n[... reply cut: ${text.length - MAX_REPLY_CHARS} more characters]`;
 }
 
-function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input: ModelCallInput, mode: WireMode): ModelCallResult {
+function toResult(
+  res: OpenAI.Chat.ChatCompletion,
+  profile: ModelProfile,
+  input: ModelCallInput,
+  mode: WireMode,
+  definitions: Definition[],
+): ModelCallResult {
   const choice = res.choices?.[0];
   if (!choice) {
     throw ApplicationFailure.retryable('model response has no choices', FailureType.ModelUnavailable);
@@ -278,7 +284,9 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
   if (recovered && fromText) {
     toolCalls = recovered.calls.map((c) => ({ ...c, function: { ...c.function, arguments: argumentsText(c.function.arguments) } }));
   }
-  const unparsed = recovered?.unparsed ?? (mode === 'text' && recovered && !fromText && content ? inventedResult(content, input.tools) : undefined);
+  // A made-up result (or a call written in the results' tag) is neither an answer nor a result, in either mode: in
+  // native mode too the model writes its calls as text until `auto` turns to text mode.
+  const unparsed = recovered?.unparsed ?? (recovered && !fromText && content ? inventedResult(content, definitions) : undefined);
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
   // Reported by OpenAI, DeepSeek, OpenRouter, vLLM; otherwise estimated from the text (~4 characters a token).

@@ -15,10 +15,11 @@ import { SKILL_TOOL_SPECS, SKILL_TOOLS } from './skills/spec';
 import type { ApprovalVerdict, ToolSpec } from './spec';
 import { terminalSpec } from './terminal/spec';
 import { todoSpec } from './todo/spec';
+import { TOOL_SEARCH, toolSearchSpec } from './tool_search/spec';
 import { webFetchSpec } from './web_fetch/spec';
 import { writeFileSpec } from './write_file/spec';
 
-export { DELEGATE_TASK };
+export { DELEGATE_TASK, TOOL_SEARCH };
 
 /** Every built-in tool, in the order a conversation that names no tools gets them. */
 export const TOOL_SPECS: ToolSpec[] = [
@@ -38,7 +39,8 @@ export const TOOL_SPECS: ToolSpec[] = [
   ...SKILL_TOOL_SPECS,
 ];
 
-const byName = new Map(TOOL_SPECS.map((s) => [s.name, s]));
+// tool_search is no default: a conversation gets it when some of its tools are not shown (src/workflows/tool-view.ts).
+const byName = new Map([...TOOL_SPECS, toolSearchSpec].map((s) => [s.name, s]));
 
 export function toolSpec(name: string): ToolSpec | undefined {
   return byName.get(name);
@@ -51,6 +53,8 @@ export const TOOLSETS: Record<string, string[]> = {
   files: names(readFileSpec, writeFileSpec, patchSpec, listDirSpec, searchFilesSpec),
   terminal: names(terminalSpec),
   agent: names(todoSpec, clarifySpec),
+  /** What a small model is shown (src/workflows/tool-view.ts): files without search_files, terminal, todo, clarify. */
+  core: names(readFileSpec, writeFileSpec, patchSpec, listDirSpec, terminalSpec, todoSpec, clarifySpec),
   schedules: SCHEDULE_TOOLS,
   web: names(webFetchSpec),
   agents: [DELEGATE_TASK],

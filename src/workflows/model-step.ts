@@ -9,7 +9,8 @@ import { callModel } from './model-call';
 import { compressOnOverflow } from './compress';
 import type { Conversation } from './conversation-state';
 import { describeFailure, FALLBACK_TRIGGERS } from './failures';
-import { unparsedCallCorrection } from './prompts';
+import { echoedInstructions } from './echo-check';
+import { echoCorrection, unparsedCallCorrection } from './prompts';
 import type { ModelReply } from './step-result';
 
 /** One model step with the conversation's tools. */
@@ -49,12 +50,19 @@ function classify(r: ModelCallResult): ModelReply {
   // A tool call the model wrote as text and we could not read: never its answer. It gets a correction, and counts
   // like an invalid call (so a model that cannot produce one is stopped, not looped).
   if (r.unparsedToolCall) return { kind: 'unreadable', message, correction: unparsedCallCorrection(r.unparsedToolCall) };
-  if (calls.length === 0) return { kind: 'answer', message, text: text ?? '' };
+  if (calls.length === 0) {
+    // The runtime's own instructions handed back (a corrected small model parrots the correction): not an answer
+    // either. Treated like an unreadable call: the correction, and it counts towards the invalid-call stop.
+    const echo = echoedInstructions(text);
+    if (echo) return { kind: 'unreadable', message, correction: echoCorrection(echo), why: 'echo' };
+    return { kind: 'answer', message, text: text ?? '' };
+  }
   return { kind: 'tools', message, calls };
 }
 
 function stepCall(c: Conversation): Promise<ModelCallResult> {
-  return callModel(c, { tools: c.tools, describe: describeReply });
+  // The tools the model is shown: all the offered ones, or for a small model the core ones (tool-view.ts).
+  return callModel(c, { tools: c.shownTools, describe: describeReply });
 }
 
 /** The step record's summary of a reply: its tool calls, or an answer. */
@@ -63,7 +71,7 @@ function describeReply(r: ModelCallResult): string {
   const how = r.toolMode === 'text' ? ' (text mode)' : r.fromText ? ' written as text' : '';
   return names.length
     ? `${names.length} tool call(s)${how}: ${names.join(', ')}`
-    : `${r.unparsedToolCall ? 'unreadable tool call' : 'answer'}${r.toolMode === 'text' ? ' (text mode)' : ''}`;
+    : `${r.unparsedToolCall ? 'unreadable tool call' : echoedInstructions(r.message.content) ? "echo of the runtime's instructions" : 'answer'}${r.toolMode === 'text' ? ' (text mode)' : ''}`;
 }
 
 /** The profile after the current one in the primary's chain (its `fallbacks`, then the run's fallbackModel). */

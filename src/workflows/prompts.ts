@@ -68,9 +68,39 @@ export function refused(reason: string): string {
 
 /** The model wrote something that looks like a tool call but could not be read as one. */
 export function unparsedCallCorrection(why: string): string {
+  return `Your tool call could not be parsed: ${why}. ${CALL_FORMAT_REMINDER}`;
+}
+
+export const CALL_FORMAT_REMINDER =
+  'To call a tool, reply with exactly one JSON object per call inside <tool_call></tool_call> tags: ' +
+  '<tool_call>{"name": "TOOL", "arguments": {...}}</tool_call> — or answer in plain text.';
+
+/**
+ * The call format text mode's system prompt teaches (src/llm/text-mode.ts inserts it before the tool list). Here,
+ * not there, so the workflow can tell a reply that parrots it (echo-check.ts) from an answer.
+ */
+export const TEXT_MODE_CALL_FORMAT = [
+  '## Calling tools',
+  'To call a tool, write on a line of its own exactly:',
+  '<tool_call>{"name": "TOOL_NAME", "arguments": {...}}</tool_call>',
+  "with the tool's name and a JSON object of its arguments that matches its parameters. Write one such line per",
+  'call; a reply may hold several. The runtime runs the calls and sends their output back in the next message (you',
+  'never write the output yourself). When the task is done, reply with your final answer and no <tool_call>.',
+].join('\n');
+
+/** A final reply that repeats the runtime's own instructions instead of answering (echo-check.ts). */
+export function echoCorrection(what: string): string {
   return (
-    `Your tool call could not be parsed: ${why}. To call a tool, reply with exactly one JSON object per call inside ` +
-    '<tool_call></tool_call> tags: <tool_call>{"name": "TOOL", "arguments": {...}}</tool_call> — or answer in plain text.'
+    `Your reply repeats the instructions of the runtime (${what}) instead of doing the task. Do not repeat them. ` +
+    `Do the next step of the task now: call a tool, or give your own final answer. ${CALL_FORMAT_REMINDER}`
+  );
+}
+
+/** Why a text-mode reply that writes a <tool_response> itself is not an answer (src/llm/text-mode.ts). */
+export function inventedResultReason(tools: string[]): string {
+  return (
+    'the reply writes a tool result itself (<tool_response>) but no <tool_call>: results come from running the tool, ' +
+    `so write the call and wait for its result; tools: ${tools.join(', ')}`
   );
 }
 

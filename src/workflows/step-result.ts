@@ -9,7 +9,8 @@ export type ModelReply =
   /** No text and no tool calls. */
   | { kind: 'empty' }
   /** A tool call written as text that could not be read: never an answer; the correction goes back to the model. */
-  | { kind: 'unreadable'; message: ChatMessage; correction: string }
+  /** `why: 'echo'`: a reply without calls that repeats the runtime's instructions (echo-check.ts). */
+  | { kind: 'unreadable'; message: ChatMessage; correction: string; why?: 'echo' }
   | { kind: 'fail'; reason: string; error: string };
 
 /** A tool call that ran to its end (not cut short): what the repetition check compares. */
@@ -29,6 +30,8 @@ export interface ToolRound {
   valid: boolean[];
   ran: RanCall[];
   lastName: string;
+  /** What tool_search calls found: shown to the model from the next step on. */
+  found: string[];
   /** A memory call that changed memory succeeded: the next chat turn's system prompt recalls it. */
   wroteMemory: boolean;
 }

@@ -99,13 +99,20 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
       case 'unreadable':
         c.transcript.append(reply.message, { role: 'user', content: reply.correction });
         verdict = evaluateStop(c, reply);
-        c.note('model', `tool call written as text could not be read (${c.guards.invalidStreak} in a row)`);
+        c.note(
+          'model',
+          reply.why === 'echo'
+            ? `the reply repeats the runtime's instructions: not taken as the answer (${c.guards.invalidStreak} in a row)`
+            : `tool call written as text could not be read (${c.guards.invalidStreak} in a row)`,
+        );
         continue;
       case 'tools': {
         c.transcript.append(reply.message);
         const round = await runToolCalls(c, reply.calls);
         c.transcript.append(...round.messages);
         if (round.wroteMemory) c.chat.memoryChanged();
+        const shown = c.toolView.reveal(round.found);
+        if (shown.length) c.note('tools', `tool_search found ${shown.join(', ')}: shown from the next step on`);
         step = { kind: 'tools', valid: round.valid, ran: round.ran, lastName: round.lastName };
         break;
       }

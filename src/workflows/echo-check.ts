@@ -1,0 +1,66 @@
+// A reply is not an answer when it hands the runtime's own instructions back: a small model, corrected, may
+// answer with the correction itself ("To call a tool, reply with exactly one JSON object …"), and the loop would
+// end the turn with it. Pure and deterministic: the texts are this bundle's, the reply is recorded.
+import { IDENTITY_AND_RULES } from './system-prompt';
+import {
+  CALL_FORMAT_REMINDER,
+  EMPTY_NUDGE,
+  echoCorrection,
+  finalSummaryRequest,
+  inventedResultReason,
+  loopWarning,
+  TEXT_MODE_CALL_FORMAT,
+  unparsedCallCorrection,
+} from './prompts';
+
+/**
+ * Words in a row shared with a runtime text that make a reply an echo. Eight: "to call a tool, reply with exactly
+ * one" is one run (seen parroted, with the rest reworded, by Qwen2.5-Coder-1.5B); ordinary answers do not share
+ * eight words in a row with these texts.
+ */
+const RUN = 8;
+
+let shingles: Map<string, string> | undefined;
+
+/** Every run of RUN words of every text the runtime writes to the model (with the text it came from, for quoting). */
+function runtimeShingles(): Map<string, string> {
+  if (shingles) return shingles;
+  const texts = [
+    TEXT_MODE_CALL_FORMAT,
+    CALL_FORMAT_REMINDER,
+    unparsedCallCorrection(''),
+    echoCorrection(''),
+    EMPTY_NUDGE,
+    loopWarning(''),
+    finalSummaryRequest('budget', ''),
+    inventedResultReason([]),
+    ...IDENTITY_AND_RULES,
+  ];
+  const out = new Map<string, string>();
+  for (const t of texts) for (const s of runs(words(t))) if (!out.has(s)) out.set(s, s);
+  return (shingles = out);
+}
+
+/** Lower-case words (letters, digits and the tag brackets), punctuation and markup dropped. */
+function words(text: string): string[] {
+  return text.toLowerCase().match(/[a-z0-9<>/_]+/g) ?? [];
+}
+
+function runs(ws: string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + RUN <= ws.length; i++) out.push(ws.slice(i, i + RUN).join(' '));
+  return out;
+}
+
+/**
+ * When the reply repeats RUN words in a row of the runtime's instructions: the words it repeats (for the
+ * correction and the step record); undefined for an ordinary reply.
+ */
+export function echoedInstructions(text: string | null | undefined): string | undefined {
+  if (!text) return undefined;
+  const ws = words(text);
+  if (ws.length < RUN) return undefined;
+  const known = runtimeShingles();
+  const hit = runs(ws).find((s) => known.has(s));
+  return hit === undefined ? undefined : `"${hit} …"`;
+}

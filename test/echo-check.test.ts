@@ -1,0 +1,29 @@
+// The check that keeps the runtime's own instructions from passing for the model's answer (src/workflows/echo-check.ts).
+import { describe, expect, it } from 'vitest';
+import { echoedInstructions } from '../src/workflows/echo-check';
+import { EMPTY_NUDGE, TEXT_MODE_CALL_FORMAT, unparsedCallCorrection } from '../src/workflows/prompts';
+
+describe('echoedInstructions', () => {
+  it.each([
+    // What Qwen2.5-Coder-1.5B answered after a correction (eval run, issue 23): the correction, reworded at its end.
+    ['the correction, reworded', 'To call a tool, reply with exactly one JSON object per call inside the `tools` array.'],
+    ['the correction verbatim', unparsedCallCorrection('no JSON object follows <tool_call>')],
+    ['the text-mode format', TEXT_MODE_CALL_FORMAT],
+    ['a part of it, in other case and spacing', "WITH THE TOOL'S NAME and a JSON object of its arguments that\n matches its parameters"],
+    ['the empty-reply nudge', `Sure. ${EMPTY_NUDGE}`],
+    ['a rule of the system prompt', 'Read before you edit: look at a file (or list the directory) before you change it.'],
+  ])('flags %s', (_, text) => {
+    expect(echoedInstructions(text)).toMatch(/^".+ …"$/);
+  });
+
+  it.each([
+    ['a number', '37'],
+    ['a short answer', 'The file has 37 lines.'],
+    ['a report', 'I created hello.txt with the line "Hello, world!" and read it back to check it. The task is done.'],
+    ['code', 'def mean(values):\n    return sum(values) / len(values)\n'],
+    ['an answer about tools', 'To call the API, send a JSON object with the fields name and age; the tool replies with the id.'],
+    ['nothing', ''],
+  ])('leaves %s alone', (_, text) => {
+    expect(echoedInstructions(text)).toBeUndefined();
+  });
+});
