@@ -1,6 +1,7 @@
-// The check that keeps the runtime's own instructions from passing for the model's answer (src/workflows/echo-check.ts).
+// The checks that keep the runtime's own instructions, and a tool result the model made up, from passing for its
+// answer (src/workflows/echo-check.ts).
 import { describe, expect, it } from 'vitest';
-import { echoedInstructions } from '../src/workflows/echo-check';
+import { echoedInstructions, madeUpResult } from '../src/workflows/echo-check';
 import { EMPTY_NUDGE, TEXT_MODE_CALL_FORMAT, unparsedCallCorrection } from '../src/workflows/prompts';
 
 describe('echoedInstructions', () => {
@@ -25,5 +26,20 @@ describe('echoedInstructions', () => {
     ['nothing', ''],
   ])('leaves %s alone', (_, text) => {
     expect(echoedInstructions(text)).toBeUndefined();
+  });
+});
+
+describe('madeUpResult', () => {
+  it("flags a tool's result shape in a reply made before any tool ran", () => {
+    // What Qwen2.5-Coder-1.5B answered to "Run the command `python3 answer.py` …" before calling anything.
+    const reply = '```\nWrote 27 bytes to /tmp/ws/answer.py\nexit code: 0\n```';
+    expect(madeUpResult(reply, false)).toBe(`"Wrote 27 bytes to /" is what a tool's result says, and no tool has run yet`);
+    expect(madeUpResult('43\nexit code: 0', false)).toMatch(/^"exit code: 0"/);
+  });
+
+  it('leaves it alone once a tool has run (the reply may quote a real result), and ordinary answers always', () => {
+    expect(madeUpResult('Wrote 27 bytes to answer.py\nexit code: 0', true)).toBeUndefined();
+    expect(madeUpResult('The command exited with code 0 and printed 43.', false)).toBeUndefined();
+    expect(madeUpResult('37', false)).toBeUndefined();
   });
 });

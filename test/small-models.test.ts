@@ -21,6 +21,8 @@ describe("the runtime's instructions are not an answer", () => {
   it('an echo gets a correction and the turn goes on; five in a row stop the run like unreadable calls', async () => {
     h = await createHarness([
       answer(PARROT),
+      // Before any tool ran, a tool's result made up (as the 1.5B model answered "run python3 answer.py").
+      answer('```\nWrote 27 bytes to answer.py\nexit code: 0\n```'),
       answer('The workspace is empty.'),
       // Second conversation: the echo again and again.
       ...Array.from({ length: 5 }, () => answer(PARROT)),
@@ -37,9 +39,16 @@ describe("the runtime's instructions are not an answer", () => {
     const correction = h.mock.requests[1]!.messages.at(-1)!;
     expect(correction.role).toBe('user');
     expect(String(correction.content)).toMatch(/^Your reply repeats the instructions of the runtime \("to call a tool reply with exactly one …"\)/);
-    expect(steps.filter((s) => s.kind === 'model').map((s) => s.summary)).toEqual(["echo of the runtime's instructions", 'answer']);
+    expect(String(h.mock.requests[2]!.messages.at(-1)!.content)).toMatch(
+      /^Your reply is not an answer: "Wrote 27 bytes to a" is what a tool's result says/,
+    );
+    expect(steps.filter((s) => s.kind === 'model').map((s) => s.summary)).toEqual([
+      "echo of the runtime's instructions",
+      'made-up tool result',
+      'answer',
+    ]);
     expect(second).toMatchObject({ status: 'stopped_repeating', reason: 'InvalidToolCalls', answer: 'I could not do it.' });
-    expect(h.mock.requests).toHaveLength(8);
+    expect(h.mock.requests).toHaveLength(9);
   });
 });
 
@@ -104,6 +113,10 @@ describe('small profiles: the core tools and tool_search', () => {
     const core = ['read_file', 'write_file', 'patch', 'list_dir', 'terminal'];
     expect(first!.tools).toEqual([...core, 'tool_search']);
     expect(first!.messages[0].content).toContain(`Tools: ${[...core, 'tool_search'].join(', ')}.`);
+    // One-line descriptions and trimmed schemas for a small model; the full ones otherwise.
+    const readFile = (r: typeof first) => r!.body.tools.find((t: { function: { name: string } }) => t.function.name === 'read_file').function;
+    expect(readFile(first).description).toBe('Reads a text file of the workspace: its numbered lines.');
+    expect(JSON.stringify(readFile(first).parameters)).not.toMatch(/additionalProperties|minLength|9007199254740991/);
     // The whole tools JSON of a small model's request: under 2 K tokens (~4 bytes a token).
     expect(JSON.stringify(first!.body.tools).length / 4).toBeLessThan(2000);
     expect(toolResult(second!.messages, 's1')).toMatch(/^Found \d; you can call them from now on:\n- search_files: /);
@@ -115,6 +128,7 @@ describe('small profiles: the core tools and tool_search', () => {
     expect(flagged!.tools).toEqual([...TOOLSETS.core!, 'tool_search']);
     expect(big!.tools).not.toContain('tool_search');
     expect(big!.tools).toContain('search_files');
+    expect(readFile(big).description).toMatch(/^Returns the lines of a text file/);
   });
 
   it('a tool named one by one stays shown', async () => {

@@ -8,7 +8,7 @@ import type { LiveReply } from '../shared/events';
 import { modelFetch } from '../llm/http';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
 import { reasoningExcerpt, reasoningField, splitThinking } from '../llm/reasoning';
-import { costOf, fallbackChain, type ModelProfile, type ProfileSet } from '../llm/profiles';
+import { costOf, fallbackChain, isSmallProfile, type ModelProfile, type ProfileSet } from '../llm/profiles';
 import { inventedResult, rejectsTools, toTextMode, type Definition } from '../llm/text-mode';
 import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
@@ -105,7 +105,7 @@ export function createModelActivities(deps: ModelDeps) {
         obs.request(messages);
         ctx.cancellationSignal.throwIfAborted();
         // Built-ins from the bundle, catalog tools from the recorded list: the same in native and text mode.
-        const tools = input.tools.length ? await definitions(input, ctx.client, workflowId, runId) : [];
+        const tools = input.tools.length ? await definitions(input, profile, ctx.client, workflowId, runId) : [];
         const send = (mode: WireMode) => {
           live = undefined;
           return completion(
@@ -172,8 +172,9 @@ export function createModelActivities(deps: ModelDeps) {
   }
 
   /** Built-in definitions from the bundle's specs; catalog tools from the list the conversation recorded. */
-  async function definitions(input: ModelCallInput, client: Client, workflowId: string, runId: string): Promise<Definition[]> {
-    const builtin = toolDefinitions(input.tools);
+  async function definitions(input: ModelCallInput, profile: ModelProfile, client: Client, workflowId: string, runId: string): Promise<Definition[]> {
+    // A small model is sent each tool's one-line brief and a trimmed schema (src/tools/registry.ts).
+    const builtin = toolDefinitions(input.tools, isSmallProfile(profile));
     if (!input.toolList) return builtin;
     let list = deps.catalog?.recordedList(input.toolList);
     if (!list) {

@@ -99,22 +99,48 @@ const definitionCache = new Map<string, ToolDefinition[]>();
 /**
  * OpenAI `tools` entries. Computed in the activity so tool schemas never enter workflow history; memoised
  * because converting zod schemas to JSON Schema costs more than the rest of a model call's bookkeeping.
+ * `brief`: for a small model — each tool's one-line `brief` (when it has one) and the schema without what only a
+ * validator reads (`additionalProperties`, `minLength`, bounds no argument reaches): arguments are checked again
+ * by the workflow and the tool activity either way.
  */
-export function toolDefinitions(names: string[]): ToolDefinition[] {
-  const key = names.join(',');
+export function toolDefinitions(names: string[], brief = false): ToolDefinition[] {
+  const key = `${brief ? 'brief:' : ''}${names.join(',')}`;
   let defs = definitionCache.get(key);
   if (!defs) {
-    defs = buildDefinitions(names);
+    defs = buildDefinitions(names, brief);
     definitionCache.set(key, defs);
   }
   return defs;
 }
 
-function buildDefinitions(names: string[]): ToolDefinition[] {
+function buildDefinitions(names: string[], brief: boolean): ToolDefinition[] {
   return names.flatMap((name) => {
     const spec = byName.get(name);
     if (!spec) return [];
     const { $schema: _drop, ...parameters } = z.toJSONSchema(spec.schema) as Record<string, unknown>;
-    return [{ type: 'function' as const, function: { name, description: spec.description, parameters } }];
+    const description = brief ? (spec.brief ?? spec.description) : spec.description;
+    return [{ type: 'function' as const, function: { name, description, parameters: brief ? trimmed(parameters) : parameters } }];
   });
+}
+
+const VALIDATOR_ONLY = new Set(['additionalProperties', 'minLength', 'exclusiveMinimum', 'minimum', 'maxLength', 'maxItems']);
+
+/** A JSON schema without the keywords only a validator needs (and `maximum` at Number.MAX_SAFE_INTEGER). */
+function trimmed(schema: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (VALIDATOR_ONLY.has(k) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) continue;
+    if (Array.isArray(v)) out[k] = v.map((x: unknown) => (isPlainObject(x) ? trimmed(x) : x));
+    else if (isPlainObject(v)) out[k] = k === 'properties' ? mapValues(v, trimmed) : trimmed(v);
+    else out[k] = v;
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function mapValues(o: Record<string, unknown>, f: (v: Record<string, unknown>) => Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, isPlainObject(v) ? f(v) : v]));
 }

@@ -64,3 +64,15 @@ export function echoedInstructions(text: string | null | undefined): string | un
   const hit = runs(ws).find((s) => known.has(s));
   return hit === undefined ? undefined : `"${hit} …"`;
 }
+
+// What the built-in tools' results look like (write_file, terminal, read_file): a reply written before any tool has
+// run that holds one quotes no result; it made one up (seen: "```\nWrote 27 bytes to …/answer.py\nexit code: 0\n```"
+// as the answer to "run python3 answer.py").
+const RESULT_SHAPES = [/^Wrote \d+ bytes to \S/m, /^exit code: -?\d+\s*$/m, /^\[lines \d+-\d+ of \d+/m];
+
+/** When a reply made before any tool result holds what only a tool's result holds: a short description. */
+export function madeUpResult(text: string | null | undefined, anyResultYet: boolean): string | undefined {
+  if (!text || anyResultYet) return undefined;
+  const hit = RESULT_SHAPES.map((re) => re.exec(text)?.[0]).find((m) => m !== undefined);
+  return hit === undefined ? undefined : `"${hit.trim().slice(0, 40)}" is what a tool's result says, and no tool has run yet`;
+}

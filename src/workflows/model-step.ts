@@ -9,8 +9,8 @@ import { callModel } from './model-call';
 import { compressOnOverflow } from './compress';
 import type { Conversation } from './conversation-state';
 import { describeFailure, FALLBACK_TRIGGERS } from './failures';
-import { echoedInstructions } from './echo-check';
-import { echoCorrection, unparsedCallCorrection } from './prompts';
+import { echoedInstructions, madeUpResult } from './echo-check';
+import { echoCorrection, madeUpResultCorrection, unparsedCallCorrection } from './prompts';
 import type { ModelReply } from './step-result';
 
 /** One model step with the conversation's tools. */
@@ -38,11 +38,15 @@ export async function modelStep(c: Conversation): Promise<ModelReply> {
       }
       return { kind: 'fail', reason: f.type, error: f.message };
     }
-    return classify(r);
+    return classify(
+      r,
+      c.transcript.messages.some((m) => m.role === 'tool'),
+    );
   }
 }
 
-function classify(r: ModelCallResult): ModelReply {
+/** `anyResultYet`: a tool result is in the context already (a reply before any may not quote one). */
+function classify(r: ModelCallResult, anyResultYet: boolean): ModelReply {
   const calls = r.message.tool_calls ?? [];
   const text = r.message.content;
   if (calls.length === 0 && !text?.trim()) return { kind: 'empty' };
@@ -55,6 +59,8 @@ function classify(r: ModelCallResult): ModelReply {
     // either. Treated like an unreadable call: the correction, and it counts towards the invalid-call stop.
     const echo = echoedInstructions(text);
     if (echo) return { kind: 'unreadable', message, correction: echoCorrection(echo), why: 'echo' };
+    const madeUp = madeUpResult(text, anyResultYet);
+    if (madeUp) return { kind: 'unreadable', message, correction: madeUpResultCorrection(madeUp), why: 'made-up result' };
     return { kind: 'answer', message, text: text ?? '' };
   }
   return { kind: 'tools', message, calls };
@@ -62,16 +68,23 @@ function classify(r: ModelCallResult): ModelReply {
 
 function stepCall(c: Conversation): Promise<ModelCallResult> {
   // The tools the model is shown: all the offered ones, or for a small model the core ones (tool-view.ts).
-  return callModel(c, { tools: c.shownTools, describe: describeReply });
+  const anyResultYet = c.transcript.messages.some((m) => m.role === 'tool');
+  return callModel(c, { tools: c.shownTools, describe: (r) => describeReply(r, anyResultYet) });
 }
 
 /** The step record's summary of a reply: its tool calls, or an answer. */
-function describeReply(r: ModelCallResult): string {
+function describeReply(r: ModelCallResult, anyResultYet = true): string {
   const names = r.message.tool_calls?.map((t) => t.function.name) ?? [];
   const how = r.toolMode === 'text' ? ' (text mode)' : r.fromText ? ' written as text' : '';
   return names.length
     ? `${names.length} tool call(s)${how}: ${names.join(', ')}`
-    : `${r.unparsedToolCall ? 'unreadable tool call' : echoedInstructions(r.message.content) ? "echo of the runtime's instructions" : 'answer'}${r.toolMode === 'text' ? ' (text mode)' : ''}`;
+    : `${replyKind(r, anyResultYet)}${r.toolMode === 'text' ? ' (text mode)' : ''}`;
+}
+
+function replyKind(r: ModelCallResult, anyResultYet: boolean): string {
+  if (r.unparsedToolCall) return 'unreadable tool call';
+  if (echoedInstructions(r.message.content)) return "echo of the runtime's instructions";
+  return madeUpResult(r.message.content, anyResultYet) ? 'made-up tool result' : 'answer';
 }
 
 /** The profile after the current one in the primary's chain (its `fallbacks`, then the run's fallbackModel). */

@@ -88,6 +88,13 @@ export const TEXT_MODE_CALL_FORMAT = [
   'never write the output yourself). When the task is done, reply with your final answer and no <tool_call>.',
 ].join('\n');
 
+/** A final reply made before any tool ran that holds a made-up tool result (echo-check.ts madeUpResult). */
+export function madeUpResultCorrection(why: string): string {
+  return (
+    `Your reply is not an answer: ${why}. Results come from running the tool. Call the tool now and wait for its ` + `result. ${CALL_FORMAT_REMINDER}`
+  );
+}
+
 /** A final reply that repeats the runtime's own instructions instead of answering (echo-check.ts). */
 export function echoCorrection(what: string): string {
   return (

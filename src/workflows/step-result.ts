@@ -9,8 +9,11 @@ export type ModelReply =
   /** No text and no tool calls. */
   | { kind: 'empty' }
   /** A tool call written as text that could not be read: never an answer; the correction goes back to the model. */
-  /** `why: 'echo'`: a reply without calls that repeats the runtime's instructions (echo-check.ts). */
-  | { kind: 'unreadable'; message: ChatMessage; correction: string; why?: 'echo' }
+  /**
+   * `why`: a reply without calls that repeats the runtime's instructions, or that holds a tool result though no
+   * tool has run (echo-check.ts).
+   */
+  | { kind: 'unreadable'; message: ChatMessage; correction: string; why?: 'echo' | 'made-up result' }
   | { kind: 'fail'; reason: string; error: string };
 
 /** A tool call that ran to its end (not cut short): what the repetition check compares. */

@@ -103,7 +103,9 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
           'model',
           reply.why === 'echo'
             ? `the reply repeats the runtime's instructions: not taken as the answer (${c.guards.invalidStreak} in a row)`
-            : `tool call written as text could not be read (${c.guards.invalidStreak} in a row)`,
+            : reply.why === 'made-up result'
+              ? `the reply holds a made-up tool result: not taken as the answer (${c.guards.invalidStreak} in a row)`
+              : `tool call written as text could not be read (${c.guards.invalidStreak} in a row)`,
         );
         continue;
       case 'tools': {

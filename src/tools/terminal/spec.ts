@@ -12,6 +12,7 @@ export const terminalSpec = defineTool({
     'Runs a bash command in the workspace and returns its combined stdout/stderr followed by "exit code: N" ' +
     '(a non-zero exit is reported, not an error); a command that exceeds its timeout is killed and the output ' +
     'so far is returned.',
+  brief: 'Runs a bash command in the workspace and returns what it printed.',
   schema: () =>
     z.object({
       command: z.string().min(1).describe('The bash command line to run (bash -c).'),
