@@ -101,6 +101,14 @@ describe('recoverToolCalls: what Qwen2.5-Coder-1.5B wrote (eval runs, issue 23)'
     expect(recoverToolCalls('<tool_response>\nWrote 13 bytes to hello.txt\n</tool_response>', TOOLS, 'c')).toEqual({ calls: [] });
   });
 
+  it("a plan narrated over several fenced blocks: only the first block's calls (the rest build on made-up results)", () => {
+    const plan =
+      'Let\'s start by listing the files:\n\n```json\n{"name": "list_dir", "arguments": {"path": "."}}\n```\n\n' +
+      'Let\'s assume the output is:\n\n```json\n{"files": ["file1.txt"]}\n```\n\nNext:\n\n' +
+      '```json\n{"name": "read_file", "arguments": {"path": "file1.txt"}}\n```';
+    expect(calls(plan)).toEqual(LS);
+  });
+
   it('a fenced plan of calls whose later one is broken: the calls before it count', () => {
     const plan =
       'Here is the complete workflow:\n\n```json\n{\n  "name": "read_file",\n  "arguments": {\n    "path": "people.csv"\n  }\n}\n\n' +

@@ -58,8 +58,9 @@ describe('tool-call modes', () => {
     expect(h.mock.requests[1]!.messages.at(-1)).toEqual(h.mock.requests[0]!.messages.at(-1));
     const third = h.mock.requests[2]!;
     expect(roles(third)).toEqual(['system', 'user', 'assistant', 'user']);
-    expect(third.messages[0].content).toContain('<tool_call>{"name": "TOOL_NAME", "arguments": {...}}</tool_call>');
-    expect(third.messages[0].content).toMatch(/^\{"name":"write_file","description":"Writes content/m);
+    // The Hermes function-calling format Qwen2.5's template uses: <tools> signatures, then the <tool_call> format.
+    expect(third.messages[0].content).toContain('<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>');
+    expect(third.messages[0].content).toMatch(/^\{"type":"function","function":\{"name":"write_file","description":"Writes content/m);
     expect(third.messages[2]).toEqual({
       role: 'assistant',
       content: '<tool_call>{"name": "write_file", "arguments": {"path":"a.txt","content":"A"}}</tool_call>',
@@ -207,7 +208,7 @@ describe('system prompt prefix', () => {
         /^## This conversation\n<memory-context [^]*\nDate: [\d-]+\. Workspace: \//,
       );
       // In text mode the tool descriptions are part of the shared prefix.
-      if (mode === 'text') expect(r1!.slice(0, cut)).toContain('## Tools');
+      if (mode === 'text') expect(r1!.slice(0, cut)).toContain('<tools>\\n');
     });
   }
 });
@@ -241,9 +242,11 @@ describe('text mode helpers', () => {
   it('puts the tool block before the per-conversation part, or at the end of an older prompt', () => {
     const ordered = toTextMode([{ role: 'system', content: 'stable\n\n## This conversation\nWorkspace: /w' }], toolDefinitions(['list_dir']))[0]!
       .content;
-    expect(ordered).toMatch(/^stable\n\n## Calling tools\n[\s\S]*\n## Tools\n\{"name":"list_dir"[^\n]*\n\n## This conversation\nWorkspace: \/w$/);
+    expect(ordered).toMatch(
+      /^stable\n\n# Tools\n[\s\S]*\n<tools>\n\{"type":"function","function":\{"name":"list_dir"[^\n]*\n<\/tools>\n\nFor each function call[\s\S]*\n\n## This conversation\nWorkspace: \/w$/,
+    );
     const old = toTextMode([{ role: 'system', content: 'old prompt\nWorkspace: /w' }], toolDefinitions(['list_dir']))[0]!.content;
-    expect(old).toMatch(/^old prompt\nWorkspace: \/w\n\n## Calling tools\n/);
+    expect(old).toMatch(/^old prompt\nWorkspace: \/w\n\n# Tools\n/);
     // A grace call offers no tools: calls and results are still text, no tool block.
     const grace = toTextMode(
       [

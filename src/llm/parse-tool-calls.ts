@@ -110,8 +110,17 @@ function fromMarkers(text: string, found: Found): void {
 
 const FENCED = /```[ \t]*(?:json|tool_call|tool|tools|function_call)?[ \t]*\r?\n?([\s\S]*?)```/g;
 
+/**
+ * The calls of the first fenced block that holds any: a reply that spreads calls over several blocks with prose
+ * between them narrates a plan (seen with Qwen2.5-Coder-1.5B: a list_dir block, "Let's assume the output is …", then
+ * patch blocks built on the assumed output); its first block is the next step, the rest depend on results it made up.
+ */
 function fromFences(text: string, found: Found): void {
-  for (const m of text.matchAll(FENCED)) fromJsonAt(m[1]!, 0, found);
+  for (const m of text.matchAll(FENCED)) {
+    const before = found.items.length;
+    fromJsonAt(m[1]!, 0, found);
+    if (found.items.slice(before).some((i) => i.kind === 'call')) return;
+  }
 }
 
 /** JSON values that start the reply or a line; for a reply that is a bare call, maybe followed by prose. */

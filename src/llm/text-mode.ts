@@ -6,7 +6,7 @@
 import { APIError } from 'openai';
 import type { ChatMessage } from '../shared/wire';
 import type { toolDefinitions } from '../tools/registry';
-import { CONVERSATION_HEADING, inventedResultReason, TEXT_MODE_CALL_FORMAT } from '../workflows/prompts';
+import { CONVERSATION_HEADING, inventedResultReason, TEXT_MODE_CALL_FORMAT, TEXT_MODE_CALL_RULES } from '../workflows/prompts';
 
 export type Definition = ReturnType<typeof toolDefinitions>[number];
 
@@ -39,8 +39,10 @@ function callSkeleton(d: Definition): string {
 
 /** The tool descriptions and the call format, as inserted into the system prompt. */
 export function toolInstructions(defs: Definition[]): string {
-  const lines = defs.map((d) => JSON.stringify({ name: d.function.name, description: d.function.description, parameters: d.function.parameters }));
-  return [TEXT_MODE_CALL_FORMAT, '', '## Tools', ...lines].join('\n');
+  const lines = defs.map((d) =>
+    JSON.stringify({ type: 'function', function: { name: d.function.name, description: d.function.description, parameters: d.function.parameters } }),
+  );
+  return [TEXT_MODE_CALL_FORMAT, '<tools>', ...lines, '</tools>', '', TEXT_MODE_CALL_RULES].join('\n');
 }
 
 /** One call as text, in the format toolInstructions asks for (arguments embedded as JSON when they are JSON). */

@@ -10,6 +10,7 @@ import {
   inventedResultReason,
   loopWarning,
   TEXT_MODE_CALL_FORMAT,
+  TEXT_MODE_CALL_RULES,
   unparsedCallCorrection,
 } from './prompts';
 
@@ -27,6 +28,7 @@ function runtimeShingles(): Map<string, string> {
   if (shingles) return shingles;
   const texts = [
     TEXT_MODE_CALL_FORMAT,
+    TEXT_MODE_CALL_RULES,
     CALL_FORMAT_REMINDER,
     unparsedCallCorrection(''),
     echoCorrection(''),

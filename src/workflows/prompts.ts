@@ -80,12 +80,23 @@ export const CALL_FORMAT_REMINDER =
  * not there, so the workflow can tell a reply that parrots it (echo-check.ts) from an answer.
  */
 export const TEXT_MODE_CALL_FORMAT = [
-  '## Calling tools',
-  'To call a tool, write on a line of its own exactly:',
-  '<tool_call>{"name": "TOOL_NAME", "arguments": {...}}</tool_call>',
-  "with the tool's name and a JSON object of its arguments that matches its parameters. Write one such line per",
-  'call; a reply may hold several. The runtime runs the calls and sends their output back in the next message (you',
-  'never write the output yourself). When the task is done, reply with your final answer and no <tool_call>.',
+  '# Tools',
+  '',
+  'You may call one or more functions to assist with the user query.',
+  '',
+  'You are provided with function signatures within <tools></tools> XML tags:',
+].join('\n');
+
+/**
+ * After the tool list: the call format in the words of the Hermes function-calling format, which Qwen2.5's chat
+ * template (and others trained on it) use, so a small model sees the prompt it was trained on.
+ */
+export const TEXT_MODE_CALL_RULES = [
+  'For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:',
+  '<tool_call>',
+  '{"name": <function-name>, "arguments": <args-json-object>}',
+  '</tool_call>',
+  'The results come back in the next message. When the task is done, reply with your final answer and no <tool_call>.',
 ].join('\n');
 
 /** A final reply made before any tool ran that holds a made-up tool result (echo-check.ts madeUpResult). */
