@@ -10,7 +10,7 @@ describe('echoedInstructions', () => {
     ['the correction, reworded', 'To call a tool, reply with exactly one JSON object per call inside the `tools` array.'],
     ['the correction verbatim', unparsedCallCorrection('no JSON object follows <tool_call>')],
     ['the text-mode format', TEXT_MODE_CALL_FORMAT],
-    ['a part of it, in other case and spacing', "WITH THE TOOL'S NAME and a JSON object of its arguments that\n matches its parameters"],
+    ['a part of it, in other case and spacing', 'FOR EACH FUNCTION CALL, return a JSON object with function name and\n   arguments within tags'],
     ['the empty-reply nudge', `Sure. ${EMPTY_NUDGE}`],
     ['a rule of the system prompt', 'Read before you edit: look at a file (or list the directory) before you change it.'],
   ])('flags %s', (_, text) => {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineProfile } from '../src/llm/profiles';
 import { TOOLSETS } from '../src/tools/registry';
+import { UNTOOLED_ANSWER_NUDGE } from '../src/workflows/prompts';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 
 let h: Harness;
@@ -93,7 +94,9 @@ describe('small profiles: the core tools and tool_search', () => {
         toolCall('tool_search', { query: 'search text in files' }, 's1'),
         toolCall('search_files', { pattern: 'TODO' }, 'f1'),
         answer('No TODO.'),
+        // A small model's answer before any tool ran is asked for once more; a big one's is taken.
         answer('flagged'),
+        answer('flagged, checked'),
         answer('big'),
       ],
       profiles,
@@ -102,14 +105,17 @@ describe('small profiles: the core tools and tool_search', () => {
       async () => {
         const run = await h.hermes.start({ prompt: 'find TODOs', tools: ['files', 'terminal', 'web'] });
         const result = await run.result();
-        await (await h.hermes.start({ prompt: 'x', model: 'flagged' })).result();
-        await (await h.hermes.start({ prompt: 'y', model: 'big' })).result();
+        const flagged = await (await h.hermes.start({ prompt: 'x', model: 'flagged' })).result();
+        const big = await (await h.hermes.start({ prompt: 'y', model: 'big' })).result();
+        expect([flagged.answer, big.answer]).toEqual(['flagged, checked', 'big']);
         return { result, steps: (await run.state({ stepsAfter: 0 })).steps };
       },
       { tuning: { maxCachedWorkflows: 0 } },
     );
     expect(result).toMatchObject({ status: 'completed', answer: 'No TODO.' });
-    const [first, second, third, flagged, big] = h.mock.requests;
+    const [first, second, third, flagged, flaggedAgain, big] = h.mock.requests;
+    expect(flaggedAgain!.messages.at(-1)).toEqual({ role: 'user', content: UNTOOLED_ANSWER_NUDGE });
+    expect(h.mock.requests).toHaveLength(6);
     const core = ['read_file', 'write_file', 'patch', 'list_dir', 'terminal'];
     expect(first!.tools).toEqual([...core, 'tool_search']);
     expect(first!.messages[0].content).toContain(`Tools: ${[...core, 'tool_search'].join(', ')}.`);
@@ -132,7 +138,7 @@ describe('small profiles: the core tools and tool_search', () => {
   });
 
   it('a tool named one by one stays shown', async () => {
-    h = await createHarness([answer('ok')], profiles);
+    h = await createHarness([answer('ok'), answer('ok')], profiles);
     await h.run(async () => (await h.hermes.start({ prompt: 'x', tools: ['files', 'search_files'] })).result());
     expect(h.mock.requests[0]!.tools).toEqual(['read_file', 'write_file', 'patch', 'list_dir', 'search_files']);
   });

@@ -12,6 +12,7 @@ import {
   TEXT_MODE_CALL_FORMAT,
   TEXT_MODE_CALL_RULES,
   unparsedCallCorrection,
+  UNTOOLED_ANSWER_NUDGE,
 } from './prompts';
 
 /**
@@ -33,6 +34,7 @@ function runtimeShingles(): Map<string, string> {
     unparsedCallCorrection(''),
     echoCorrection(''),
     EMPTY_NUDGE,
+    UNTOOLED_ANSWER_NUDGE,
     loopWarning(''),
     finalSummaryRequest('budget', ''),
     inventedResultReason([]),

@@ -10,7 +10,7 @@ import { compressOnOverflow } from './compress';
 import type { Conversation } from './conversation-state';
 import { describeFailure, FALLBACK_TRIGGERS } from './failures';
 import { echoedInstructions, madeUpResult } from './echo-check';
-import { echoCorrection, madeUpResultCorrection, unparsedCallCorrection } from './prompts';
+import { echoCorrection, madeUpResultCorrection, unparsedCallCorrection, UNTOOLED_ANSWER_NUDGE } from './prompts';
 import type { ModelReply } from './step-result';
 
 /** One model step with the conversation's tools. */
@@ -38,15 +38,15 @@ export async function modelStep(c: Conversation): Promise<ModelReply> {
       }
       return { kind: 'fail', reason: f.type, error: f.message };
     }
-    return classify(
-      r,
-      c.transcript.messages.some((m) => m.role === 'tool'),
-    );
+    const anyResultYet = c.transcript.messages.some((m) => m.role === 'tool');
+    // A small model is asked once to check an answer it gave before any tool ran (it guesses counts and outputs).
+    const recheck = c.toolView.core && !anyResultYet && !c.transcript.messages.some((m) => m.role === 'user' && m.content === UNTOOLED_ANSWER_NUDGE);
+    return classify(r, anyResultYet, recheck);
   }
 }
 
 /** `anyResultYet`: a tool result is in the context already (a reply before any may not quote one). */
-function classify(r: ModelCallResult, anyResultYet: boolean): ModelReply {
+function classify(r: ModelCallResult, anyResultYet: boolean, recheck: boolean): ModelReply {
   const calls = r.message.tool_calls ?? [];
   const text = r.message.content;
   if (calls.length === 0 && !text?.trim()) return { kind: 'empty' };
@@ -61,6 +61,7 @@ function classify(r: ModelCallResult, anyResultYet: boolean): ModelReply {
     if (echo) return { kind: 'unreadable', message, correction: echoCorrection(echo), why: 'echo' };
     const madeUp = madeUpResult(text, anyResultYet);
     if (madeUp) return { kind: 'unreadable', message, correction: madeUpResultCorrection(madeUp), why: 'made-up result' };
+    if (recheck) return { kind: 'recheck', message, nudge: UNTOOLED_ANSWER_NUDGE };
     return { kind: 'answer', message, text: text ?? '' };
   }
   return { kind: 'tools', message, calls };

@@ -10,6 +10,14 @@ export const NOTHING_TO_REPORT = 'NOTHING_TO_REPORT';
  */
 export const CONVERSATION_HEADING = '## This conversation';
 
+/**
+ * A small model's first answer of a turn, given before any tool ran, is asked for once more (model-step.ts): the
+ * 1.5B model answered "100" and "3" to "how many lines does server.log have?" without reading it.
+ */
+export const UNTOOLED_ANSWER_NUDGE =
+  'You have not used any tool yet. If the answer depends on the workspace (its files, the output of a command), ' +
+  'call a tool now to find out or to do it; if it does not, reply with the same answer again.';
+
 export const EMPTY_NUDGE = 'Your last reply was empty. Continue the task: call a tool, or reply with your final answer.';
 
 export function finalSummaryRequest(reason: 'budget' | 'repeating' | 'invalid', detail: string): string {

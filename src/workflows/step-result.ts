@@ -14,6 +14,8 @@ export type ModelReply =
    * tool has run (echo-check.ts).
    */
   | { kind: 'unreadable'; message: ChatMessage; correction: string; why?: 'echo' | 'made-up result' }
+  /** A small model's answer before any tool ran: asked once more (`nudge`), the reply kept in the context. */
+  | { kind: 'recheck'; message: ChatMessage; nudge: string }
   | { kind: 'fail'; reason: string; error: string };
 
 /** A tool call that ran to its end (not cut short): what the repetition check compares. */

@@ -96,6 +96,11 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
         c.record({ kind: 'model', name: 'empty', summary: `empty response (${c.guards.emptyStreak})`, ok: false });
         if (c.guards.emptyStreak === 1) c.transcript.append({ role: 'user', content: EMPTY_NUDGE });
         continue;
+      case 'recheck':
+        c.transcript.append(reply.message, { role: 'user', content: reply.nudge });
+        c.note('model', 'a small model answered before using any tool: asked once to check');
+        verdict = evaluateStop(c);
+        continue;
       case 'unreadable':
         c.transcript.append(reply.message, { role: 'user', content: reply.correction });
         verdict = evaluateStop(c, reply);
