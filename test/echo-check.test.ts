@@ -43,3 +43,19 @@ describe('madeUpResult', () => {
     expect(madeUpResult('37', false)).toBeUndefined();
   });
 });
+
+describe('echoedInstructions: the task handed back', () => {
+  const task = 'The test in test_mathutil.py fails. Fix the bug in mathutil.py so that `python3 test_mathutil.py` passes. Do not change the test.';
+
+  it('flags a reply that is a piece of the task (seen as the 1.5B model\'s "answer")', () => {
+    expect(
+      echoedInstructions('The test in test_mathutil.py fails. Fix the bug in mathutil.py so that `python3 test_mathutil.py` passes.', task),
+    ).toMatch(/\(the task\)$/);
+  });
+
+  it('leaves an answer that restates the task alone', () => {
+    const write = 'Create a file named hello.txt in the workspace containing exactly the line: Hello, world!';
+    expect(echoedInstructions('I created a file named hello.txt in the workspace containing exactly the line: Hello, world!', write)).toBeUndefined();
+    expect(echoedInstructions('Fixed: mean() divided by len(values) - 1; python3 test_mathutil.py passes now.', task)).toBeUndefined();
+  });
+});

@@ -119,8 +119,18 @@ function buildDefinitions(names: string[], brief: boolean): ToolDefinition[] {
     if (!spec) return [];
     const { $schema: _drop, ...parameters } = z.toJSONSchema(spec.schema) as Record<string, unknown>;
     const description = brief ? (spec.brief ?? spec.description) : spec.description;
-    return [{ type: 'function' as const, function: { name, description, parameters: brief ? trimmed(parameters) : parameters } }];
+    return [
+      { type: 'function' as const, function: { name, description, parameters: brief ? trimmed(only(parameters, spec.briefParams)) : parameters } },
+    ];
   });
+}
+
+/** The schema with only `keep` of its properties (all when undefined). */
+function only(schema: Record<string, unknown>, keep: readonly string[] | undefined): Record<string, unknown> {
+  if (!keep || !isPlainObject(schema.properties)) return schema;
+  const properties = Object.fromEntries(Object.entries(schema.properties).filter(([k]) => keep.includes(k)));
+  const required = Array.isArray(schema.required) ? (schema.required as string[]).filter((k) => keep.includes(k)) : undefined;
+  return { ...schema, properties, ...(required ? { required } : {}) };
 }
 
 const VALIDATOR_ONLY = new Set(['additionalProperties', 'minLength', 'exclusiveMinimum', 'minimum', 'maxLength', 'maxItems']);

@@ -57,13 +57,16 @@ function runs(ws: string[]): string[] {
 }
 
 /**
- * When the reply repeats RUN words in a row of the runtime's instructions: the words it repeats (for the
- * correction and the step record); undefined for an ordinary reply.
+ * When the reply repeats RUN words in a row of the runtime's instructions, or of `task` (the user's message the
+ * turn answers): the words it repeats (for the correction and the step record); undefined for an ordinary reply.
  */
-export function echoedInstructions(text: string | null | undefined): string | undefined {
+export function echoedInstructions(text: string | null | undefined, task?: string): string | undefined {
   if (!text) return undefined;
   const ws = words(text);
   if (ws.length < RUN) return undefined;
+  // The task itself handed back is no answer either (seen: the fix-function prompt as the "answer"): the whole reply
+  // is a piece of the task. Only the whole: an answer that restates the task ("I created a file named …") is one.
+  if (task && ` ${words(task).join(' ')} `.includes(` ${ws.join(' ')} `)) return `"${ws.slice(0, RUN).join(' ')} …" (the task)`;
   const known = runtimeShingles();
   const hit = runs(ws).find((s) => known.has(s));
   return hit === undefined ? undefined : `"${hit} …"`;

@@ -41,12 +41,21 @@ export async function modelStep(c: Conversation): Promise<ModelReply> {
     const anyResultYet = c.transcript.messages.some((m) => m.role === 'tool');
     // A small model is asked once to check an answer it gave before any tool ran (it guesses counts and outputs).
     const recheck = c.toolView.core && !anyResultYet && !c.transcript.messages.some((m) => m.role === 'user' && m.content === UNTOOLED_ANSWER_NUDGE);
-    return classify(r, anyResultYet, recheck);
+    return classify(r, { anyResultYet, recheck, ...(c.input.prompt ? { task: c.input.prompt } : {}) });
   }
 }
 
-/** `anyResultYet`: a tool result is in the context already (a reply before any may not quote one). */
-function classify(r: ModelCallResult, anyResultYet: boolean, recheck: boolean): ModelReply {
+/** What the checks of a reply without calls need besides it (echo-check.ts). */
+interface ReplyContext {
+  /** A tool result is in the context already (a reply before any may not quote one). */
+  anyResultYet: boolean;
+  /** A small model's answer before any tool ran, not asked for again yet. */
+  recheck: boolean;
+  /** The conversation's prompt: a reply that is a piece of it is no answer. */
+  task?: string;
+}
+
+function classify(r: ModelCallResult, { anyResultYet, recheck, task }: ReplyContext): ModelReply {
   const calls = r.message.tool_calls ?? [];
   const text = r.message.content;
   if (calls.length === 0 && !text?.trim()) return { kind: 'empty' };
@@ -57,7 +66,7 @@ function classify(r: ModelCallResult, anyResultYet: boolean, recheck: boolean): 
   if (calls.length === 0) {
     // The runtime's own instructions handed back (a corrected small model parrots the correction): not an answer
     // either. Treated like an unreadable call: the correction, and it counts towards the invalid-call stop.
-    const echo = echoedInstructions(text);
+    const echo = echoedInstructions(text, task);
     if (echo) return { kind: 'unreadable', message, correction: echoCorrection(echo), why: 'echo' };
     const madeUp = madeUpResult(text, anyResultYet);
     if (madeUp) return { kind: 'unreadable', message, correction: madeUpResultCorrection(madeUp), why: 'made-up result' };
@@ -70,21 +79,21 @@ function classify(r: ModelCallResult, anyResultYet: boolean, recheck: boolean): 
 function stepCall(c: Conversation): Promise<ModelCallResult> {
   // The tools the model is shown: all the offered ones, or for a small model the core ones (tool-view.ts).
   const anyResultYet = c.transcript.messages.some((m) => m.role === 'tool');
-  return callModel(c, { tools: c.shownTools, describe: (r) => describeReply(r, anyResultYet) });
+  return callModel(c, { tools: c.shownTools, describe: (r) => describeReply(r, anyResultYet, c.input.prompt) });
 }
 
 /** The step record's summary of a reply: its tool calls, or an answer. */
-function describeReply(r: ModelCallResult, anyResultYet = true): string {
+function describeReply(r: ModelCallResult, anyResultYet = true, task?: string): string {
   const names = r.message.tool_calls?.map((t) => t.function.name) ?? [];
   const how = r.toolMode === 'text' ? ' (text mode)' : r.fromText ? ' written as text' : '';
   return names.length
     ? `${names.length} tool call(s)${how}: ${names.join(', ')}`
-    : `${replyKind(r, anyResultYet)}${r.toolMode === 'text' ? ' (text mode)' : ''}`;
+    : `${replyKind(r, anyResultYet, task)}${r.toolMode === 'text' ? ' (text mode)' : ''}`;
 }
 
-function replyKind(r: ModelCallResult, anyResultYet: boolean): string {
+function replyKind(r: ModelCallResult, anyResultYet: boolean, task: string | undefined): string {
   if (r.unparsedToolCall) return 'unreadable tool call';
-  if (echoedInstructions(r.message.content)) return "echo of the runtime's instructions";
+  if (echoedInstructions(r.message.content, task)) return "echo of the runtime's instructions";
   return madeUpResult(r.message.content, anyResultYet) ? 'made-up tool result' : 'answer';
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TOOL_SPECS } from '../registry';
+import { TOOL_SPECS, toolDefinitions } from '../registry';
 import { MAX_FOUND, searchTools } from './search';
 
 const hidden = TOOL_SPECS.filter((s) => ['search_files', 'web_fetch', 'memory', 'task_register', 'task_list', 'session_search'].includes(s.name)).map(
@@ -29,5 +29,21 @@ describe('searchTools', () => {
 
   it('returns at most MAX_FOUND tools', () => {
     expect(searchTools('a list of the tasks, files, memory, sessions and web pages', hidden).found.length).toBeLessThanOrEqual(MAX_FOUND);
+  });
+});
+
+describe('toolDefinitions for a small model', () => {
+  it('sends the brief and only the brief parameters', () => {
+    const [terminal] = toolDefinitions(['terminal'], true);
+    expect(terminal!.function).toEqual({
+      name: 'terminal',
+      description: 'Runs a bash command in the workspace and returns what it printed.',
+      parameters: {
+        type: 'object',
+        properties: { command: { type: 'string', description: 'The bash command line to run (bash -c).' } },
+        required: ['command'],
+      },
+    });
+    expect(toolDefinitions(['terminal'])[0]!.function.parameters).toMatchObject({ properties: { cwd: {}, timeout: {} } });
   });
 });
