@@ -12,13 +12,16 @@ describe('echoedInstructions', () => {
     ['the text-mode format', TEXT_MODE_CALL_FORMAT],
     ['a part of it, in other case and spacing', 'FOR EACH FUNCTION CALL, return a JSON object with function name and\n   arguments within tags'],
     ['the empty-reply nudge', `Sure. ${EMPTY_NUDGE}`],
+    // Text mode shows a reply of made-up results only as this; the model then answered with it (after-auto run).
+    ['the placeholder of a removed reply', '(a reply that wrote tool results itself)'],
     ['a rule of the system prompt', 'Read before you edit: look at a file (or list the directory) before you change it.'],
   ])('flags %s', (_, text) => {
-    expect(echoedInstructions(text)).toMatch(/^".+ …"$/);
+    expect(echoedInstructions(text)).toMatch(/^".+"$/);
   });
 
   it.each([
     ['a number', '37'],
+    ['words of a runtime text, not the whole', 'The task is done.'],
     ['a short answer', 'The file has 37 lines.'],
     ['a report', 'I created hello.txt with the line "Hello, world!" and read it back to check it. The task is done.'],
     ['code', 'def mean(values):\n    return sum(values) / len(values)\n'],

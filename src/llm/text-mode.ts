@@ -6,7 +6,7 @@
 import { APIError } from 'openai';
 import type { ChatMessage } from '../shared/wire';
 import type { toolDefinitions } from '../tools/registry';
-import { CONVERSATION_HEADING, inventedResultReason, TEXT_MODE_CALL_FORMAT, TEXT_MODE_CALL_RULES } from '../workflows/prompts';
+import { CONVERSATION_HEADING, inventedResultReason, REMOVED_RESULTS, TEXT_MODE_CALL_FORMAT, TEXT_MODE_CALL_RULES } from '../workflows/prompts';
 
 export type Definition = ReturnType<typeof toolDefinitions>[number];
 
@@ -99,7 +99,7 @@ export function toTextMode(messages: ChatMessage[], tools: Definition[]): WireMe
 function withoutResults(text: string): string {
   if (!RESULT_TAG.test(text)) return text;
   const kept = text.replace(/<tool_response\b[\s\S]*?(?:<\/tool_response>|$)/g, '').trim();
-  return kept || '(a reply that wrote tool results itself)';
+  return kept || REMOVED_RESULTS;
 }
 
 /** Inserts the block before the per-conversation part (or at the end of a prompt that has none). */

@@ -9,6 +9,7 @@ import {
   finalSummaryRequest,
   inventedResultReason,
   loopWarning,
+  REMOVED_RESULTS,
   TEXT_MODE_CALL_FORMAT,
   TEXT_MODE_CALL_RULES,
   unparsedCallCorrection,
@@ -22,12 +23,15 @@ import {
  */
 const RUN = 8;
 
-let shingles: Map<string, string> | undefined;
+/** Words of the shortest reply that can be an echo (of a short runtime text, as a whole). */
+const SHORT = 3;
 
-/** Every run of RUN words of every text the runtime writes to the model (with the text it came from, for quoting). */
-function runtimeShingles(): Map<string, string> {
-  if (shingles) return shingles;
-  const texts = [
+let shingles: Set<string> | undefined;
+let texts: string[] | undefined;
+
+/** Every text the runtime writes to the model, as its words joined by single spaces (padded with one). */
+function runtimeTexts(): string[] {
+  return (texts ??= [
     TEXT_MODE_CALL_FORMAT,
     TEXT_MODE_CALL_RULES,
     CALL_FORMAT_REMINDER,
@@ -38,11 +42,14 @@ function runtimeShingles(): Map<string, string> {
     loopWarning(''),
     finalSummaryRequest('budget', ''),
     inventedResultReason([]),
+    REMOVED_RESULTS,
     ...IDENTITY_AND_RULES,
-  ];
-  const out = new Map<string, string>();
-  for (const t of texts) for (const s of runs(words(t))) if (!out.has(s)) out.set(s, s);
-  return (shingles = out);
+  ].map((t) => ` ${words(t).join(' ')} `));
+}
+
+/** Every run of RUN words of every text the runtime writes to the model. */
+function runtimeShingles(): Set<string> {
+  return (shingles ??= new Set(runtimeTexts().flatMap((t) => runs(t.trim().split(' ')))));
 }
 
 /** Lower-case words (letters, digits and the tag brackets), punctuation and markup dropped. */
@@ -63,10 +70,13 @@ function runs(ws: string[]): string[] {
 export function echoedInstructions(text: string | null | undefined, task?: string): string | undefined {
   if (!text) return undefined;
   const ws = words(text);
-  if (ws.length < RUN) return undefined;
+  if (ws.length < SHORT) return undefined;
   // The task itself handed back is no answer either (seen: the fix-function prompt as the "answer"): the whole reply
   // is a piece of the task. Only the whole: an answer that restates the task ("I created a file named …") is one.
   if (task && ` ${words(task).join(' ')} `.includes(` ${ws.join(' ')} `)) return `"${ws.slice(0, RUN).join(' ')} …" (the task)`;
+  // A short runtime text handed back whole (seen: text mode's "(a reply that wrote tool results itself)" as the
+  // answer) is one too; shorter than a run, it would pass the shingles. Whole only: "the task is done" is in one.
+  if (ws.length < RUN && runtimeTexts().includes(` ${ws.join(' ')} `)) return `"${ws.join(' ')}"`;
   const known = runtimeShingles();
   const hit = runs(ws).find((s) => known.has(s));
   return hit === undefined ? undefined : `"${hit} …"`;

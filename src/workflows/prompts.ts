@@ -122,6 +122,9 @@ export function echoCorrection(what: string): string {
   );
 }
 
+/** What text mode shows of a reply that consisted of made-up tool results only (src/llm/text-mode.ts). */
+export const REMOVED_RESULTS = '(a reply that wrote tool results itself)';
+
 /** Why a text-mode reply that writes a <tool_response> itself is not an answer (src/llm/text-mode.ts). */
 export function inventedResultReason(tools: string[]): string {
   return (
