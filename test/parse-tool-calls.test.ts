@@ -90,6 +90,39 @@ describe('recoverToolCalls: formats', () => {
   });
 });
 
+describe('recoverToolCalls: what Qwen2.5-Coder-1.5B wrote (eval runs, issue 23)', () => {
+  it("a call written inside the results' tag counts", () => {
+    expect(calls('<tool_response>\n{"name": "list_dir", "arguments": {"path": "."}}\n</tool_response>')).toEqual(LS);
+    expect(calls('<tool_response id="1" name="list_dir">{"name": "list_dir", "arguments": {"path": "."}}</tool_response>')).toEqual(LS);
+  });
+
+  it("a made-up result in the results' tag is no call and no parse problem (the model activity corrects it)", () => {
+    expect(recoverToolCalls('<tool_response id="1" name="list_dir">src/</tool_response>', TOOLS, 'c')).toEqual({ calls: [] });
+    expect(recoverToolCalls('<tool_response>\nWrote 13 bytes to hello.txt\n</tool_response>', TOOLS, 'c')).toEqual({ calls: [] });
+  });
+
+  it("a plan narrated over several fenced blocks: only the first block's calls (the rest build on made-up results)", () => {
+    const plan =
+      'Let\'s start by listing the files:\n\n```json\n{"name": "list_dir", "arguments": {"path": "."}}\n```\n\n' +
+      'Let\'s assume the output is:\n\n```json\n{"files": ["file1.txt"]}\n```\n\nNext:\n\n' +
+      '```json\n{"name": "read_file", "arguments": {"path": "file1.txt"}}\n```';
+    expect(calls(plan)).toEqual(LS);
+  });
+
+  it('a fenced plan of calls whose later one is broken: the calls before it count', () => {
+    const plan =
+      'Here is the complete workflow:\n\n```json\n{\n  "name": "read_file",\n  "arguments": {\n    "path": "people.csv"\n  }\n}\n\n' +
+      '{\n  "name": "write_file",\n  "arguments": {\n    "path": "people.json",\n    "content": "[{"name": "Ada", "age": 36}]\n  }\n}\n```';
+    expect(calls(plan)).toEqual([['read_file', { path: 'people.csv' }]]);
+    // The same without the fence's end (the reply cut at max_tokens).
+    expect(calls(plan.slice(0, -3))).toEqual([['read_file', { path: 'people.csv' }]]);
+    // And after a marker.
+    expect(
+      calls('<tool_call>{"name": "read_file", "arguments": {"path": "a"}} {"name": "write_file", "arguments": {"path": "b",}}</tool_call>'),
+    ).toEqual([['read_file', { path: 'a' }]]);
+  });
+});
+
 describe('recoverToolCalls: ordinary answers stay answers', () => {
   it.each([
     ['an object with a "name" that is no tool', '{"name": "Alice", "age": 3}'],

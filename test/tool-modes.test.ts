@@ -58,13 +58,15 @@ describe('tool-call modes', () => {
     expect(h.mock.requests[1]!.messages.at(-1)).toEqual(h.mock.requests[0]!.messages.at(-1));
     const third = h.mock.requests[2]!;
     expect(roles(third)).toEqual(['system', 'user', 'assistant', 'user']);
-    expect(third.messages[0].content).toContain('<tool_call>{"name": "TOOL_NAME", "arguments": {...}}</tool_call>');
-    expect(third.messages[0].content).toMatch(/^\{"name":"write_file","description":"Writes content/m);
+    // The Hermes function-calling format Qwen2.5's template uses: <tools> signatures, then the <tool_call> format.
+    expect(third.messages[0].content).toContain('<tool_call>\n{"name": <function-name>, "arguments": <args-json-object>}\n</tool_call>');
+    expect(third.messages[0].content).toMatch(/^\{"type":"function","function":\{"name":"write_file","description":"Writes content/m);
     expect(third.messages[2]).toEqual({
       role: 'assistant',
       content: '<tool_call>{"name": "write_file", "arguments": {"path":"a.txt","content":"A"}}</tool_call>',
     });
-    expect(third.messages[3].content).toMatch(/^<tool_response id="call_1_text_0" name="write_file">\nWrote 1 bytes to a\.txt\n<\/tool_response>$/);
+    // Results in Qwen's own shape, without attributes: with `name=` the tag looked like a call to the 1.5B model.
+    expect(third.messages[3].content).toMatch(/^<tool_response>\nWrote 1 bytes to a\.txt\n<\/tool_response>$/);
     expect(steps.filter((s) => s.kind === 'model').map((s) => s.summary)).toEqual(['1 tool call(s) (text mode): write_file', 'answer (text mode)']);
   });
 
@@ -111,7 +113,7 @@ describe('tool-call modes', () => {
     expect(roles(last)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'user']);
     // Two results of one reply: one user message, two blocks, in call order.
     expect(last.messages[5].content).toMatch(
-      /^<tool_response id="call_2_text_0" name="read_file">[\s\S]*<\/tool_response>\n\n<tool_response id="call_2_text_1" name="list_dir">/,
+      /^<tool_response>\n +1\| B\n[^<]*<\/tool_response>\n\n<tool_response>\n[^<]*b\.txt[^<]*<\/tool_response>$/,
     );
   });
 
@@ -129,7 +131,14 @@ describe('tool-call modes', () => {
     expect(result).toMatchObject({ status: 'completed', answer: 'The workspace is empty.' });
     const correction = h.mock.requests[1]!.messages.at(-1)!;
     expect(correction.role).toBe('user');
-    expect(String(correction.content)).toMatch(/^Your tool call could not be parsed: the reply contains a <tool_response> but no <tool_call>/);
+    expect(String(correction.content)).toMatch(
+      /^Your tool call could not be parsed: the reply writes a tool result itself \(<tool_response>\) but no <tool_call>/,
+    );
+    // The call it should have written, for the tool its tag named.
+    expect(String(correction.content)).toContain('to call list_dir, write <tool_call>{"name":"list_dir","arguments":{"path":"..."}}</tool_call>');
+    // Its made-up result is not shown back to it (it would copy it), the rest of the reply is.
+    const shownBack = h.mock.requests[1]!.messages.at(-2)!;
+    expect(shownBack).toEqual({ role: 'assistant', content: "I'll use the `list_dir` tool.\n\n\n\nThere is 1 file." });
   });
 
   it('native: sends tools and still recovers calls written as text', async () => {
@@ -199,7 +208,7 @@ describe('system prompt prefix', () => {
         /^## This conversation\n<memory-context [^]*\nDate: [\d-]+\. Workspace: \//,
       );
       // In text mode the tool descriptions are part of the shared prefix.
-      if (mode === 'text') expect(r1!.slice(0, cut)).toContain('## Tools');
+      if (mode === 'text') expect(r1!.slice(0, cut)).toContain('<tools>\\n');
     });
   }
 });
@@ -233,9 +242,11 @@ describe('text mode helpers', () => {
   it('puts the tool block before the per-conversation part, or at the end of an older prompt', () => {
     const ordered = toTextMode([{ role: 'system', content: 'stable\n\n## This conversation\nWorkspace: /w' }], toolDefinitions(['list_dir']))[0]!
       .content;
-    expect(ordered).toMatch(/^stable\n\n## Calling tools\n[\s\S]*\n## Tools\n\{"name":"list_dir"[^\n]*\n\n## This conversation\nWorkspace: \/w$/);
+    expect(ordered).toMatch(
+      /^stable\n\n# Tools\n[\s\S]*\n<tools>\n\{"type":"function","function":\{"name":"list_dir"[^\n]*\n<\/tools>\n\nFor each function call[\s\S]*\n\n## This conversation\nWorkspace: \/w$/,
+    );
     const old = toTextMode([{ role: 'system', content: 'old prompt\nWorkspace: /w' }], toolDefinitions(['list_dir']))[0]!.content;
-    expect(old).toMatch(/^old prompt\nWorkspace: \/w\n\n## Calling tools\n/);
+    expect(old).toMatch(/^old prompt\nWorkspace: \/w\n\n# Tools\n/);
     // A grace call offers no tools: calls and results are still text, no tool block.
     const grace = toTextMode(
       [
@@ -249,7 +260,7 @@ describe('text mode helpers', () => {
     expect(grace).toEqual([
       { role: 'system', content: 's' },
       { role: 'assistant', content: '<tool_call>{"name": "list_dir", "arguments": "{bad"}</tool_call>' },
-      { role: 'user', content: '<tool_response id="c1" name="list_dir">\nError: bad JSON\n</tool_response>\n\nSummarize.' },
+      { role: 'user', content: '<tool_response>\nError: bad JSON\n</tool_response>\n\nSummarize.' },
     ]);
   });
 });

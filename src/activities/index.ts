@@ -31,7 +31,12 @@ export function createActivities(deps: ActivityDeps) {
     ...createToolActivities({ ...deps, contextCache, redactor }),
     ...createDeliverActivities({ env: deps.env, ...(deps.webhookPolicy ? { policy: deps.webhookPolicy } : {}) }),
     ...createMemoryActivities({ redactor }),
-    ...createPromptActivities({ workspace: deps.workspace, redactor, ...(deps.skillsStore ? { skillsStore: deps.skillsStore } : {}) }),
+    ...createPromptActivities({
+      workspace: deps.workspace,
+      redactor,
+      profiles: deps.profiles,
+      ...(deps.skillsStore ? { skillsStore: deps.skillsStore } : {}),
+    }),
     /**
      * Does nothing: the workflow runs it as a local activity so that an outcome no other event shows (an approval
      * that timed out or was denied, an interrupt, a stop, a retried model call) is a row with a summary in the

@@ -8,7 +8,7 @@ import type { LiveReply } from '../shared/events';
 import { modelFetch } from '../llm/http';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
 import { reasoningExcerpt, reasoningField, splitThinking } from '../llm/reasoning';
-import { costOf, fallbackChain, type ModelProfile, type ProfileSet } from '../llm/profiles';
+import { costOf, fallbackChain, isSmallProfile, type ModelProfile, type ProfileSet } from '../llm/profiles';
 import { inventedResult, rejectsTools, toTextMode, type Definition } from '../llm/text-mode';
 import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
@@ -105,7 +105,7 @@ export function createModelActivities(deps: ModelDeps) {
         obs.request(messages);
         ctx.cancellationSignal.throwIfAborted();
         // Built-ins from the bundle, catalog tools from the recorded list: the same in native and text mode.
-        const tools = input.tools.length ? await definitions(input, ctx.client, workflowId, runId) : [];
+        const tools = input.tools.length ? await definitions(input, profile, ctx.client, workflowId, runId) : [];
         const send = (mode: WireMode) => {
           live = undefined;
           return completion(
@@ -140,7 +140,7 @@ export function createModelActivities(deps: ModelDeps) {
           finishReason: res.choices?.[0]?.finish_reason,
           cachedTokens: res.usage?.prompt_tokens_details?.cached_tokens,
         });
-        const raw = toResult(res, profile, input, mode);
+        const raw = toResult(res, profile, input, mode, tools);
         if (
           mode === 'native' &&
           input.tools.length &&
@@ -172,8 +172,9 @@ export function createModelActivities(deps: ModelDeps) {
   }
 
   /** Built-in definitions from the bundle's specs; catalog tools from the list the conversation recorded. */
-  async function definitions(input: ModelCallInput, client: Client, workflowId: string, runId: string): Promise<Definition[]> {
-    const builtin = toolDefinitions(input.tools);
+  async function definitions(input: ModelCallInput, profile: ModelProfile, client: Client, workflowId: string, runId: string): Promise<Definition[]> {
+    // A small model is sent each tool's one-line brief and a trimmed schema (src/tools/registry.ts).
+    const builtin = toolDefinitions(input.tools, isSmallProfile(profile));
     if (!input.toolList) return builtin;
     let list = deps.catalog?.recordedList(input.toolList);
     if (!list) {
@@ -239,7 +240,13 @@ function capText(text: string | null): string | null {
   return `${text.slice(0, MAX_REPLY_CHARS)}\n[... reply cut: ${text.length - MAX_REPLY_CHARS} more characters]`;
 }
 
-function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input: ModelCallInput, mode: WireMode): ModelCallResult {
+function toResult(
+  res: OpenAI.Chat.ChatCompletion,
+  profile: ModelProfile,
+  input: ModelCallInput,
+  mode: WireMode,
+  definitions: Definition[],
+): ModelCallResult {
   const choice = res.choices?.[0];
   if (!choice) {
     throw ApplicationFailure.retryable('model response has no choices', FailureType.ModelUnavailable);
@@ -278,7 +285,9 @@ function toResult(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, input:
   if (recovered && fromText) {
     toolCalls = recovered.calls.map((c) => ({ ...c, function: { ...c.function, arguments: argumentsText(c.function.arguments) } }));
   }
-  const unparsed = recovered?.unparsed ?? (mode === 'text' && recovered && !fromText && content ? inventedResult(content, input.tools) : undefined);
+  // A made-up result (or a call written in the results' tag) is neither an answer nor a result, in either mode: in
+  // native mode too the model writes its calls as text until `auto` turns to text mode.
+  const unparsed = recovered?.unparsed ?? (recovered && !fromText && content ? inventedResult(content, definitions) : undefined);
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
   // Reported by OpenAI, DeepSeek, OpenRouter, vLLM; otherwise estimated from the text (~4 characters a token).

@@ -7,6 +7,7 @@ import { MemoryClient } from '../memory/client';
 import { DEFAULT_SKILLS_STORE, SkillsClient } from '../skills/client';
 import { listSkills, skillSources } from '../skills/sources';
 import { gatherPromptParts } from '../prompt-parts';
+import { isSmallProfile, type ProfileSet } from '../llm/profiles';
 import type { Redactor } from '../security/redact';
 import type { PromptParts } from '../workflows/system-prompt';
 
@@ -16,15 +17,21 @@ export interface PromptDeps {
   redactor?: Redactor;
   /** The skills store listed with the folder skills (default "default"). */
   skillsStore?: string;
+  /** The worker's model profiles: whether the conversation's is a small model (src/workflows/tool-view.ts). */
+  profiles?: ProfileSet;
 }
 
 export function createPromptActivities(deps: PromptDeps) {
   /** `memoryScope` only when the conversation offers the memory tool; `skills` when it offers skill_view. */
-  async function buildSystemPrompt(args: { workspace?: string; memoryScope?: string; skills?: boolean }): Promise<PromptParts> {
+  async function buildSystemPrompt(args: { workspace?: string; memoryScope?: string; skills?: boolean; profile?: string }): Promise<PromptParts> {
     const ctx = Context.current();
     const scope = args.memoryScope;
     const workspace = args.workspace ?? deps.workspace;
-    return gatherPromptParts({
+    // Asked here because the workflow cannot read the worker's config; recorded with the parts, so a replay shows
+    // the model the same tools. An unknown profile is not small (the model call names it as the error).
+    const profile = deps.profiles?.profiles[args.profile ?? deps.profiles.defaultName];
+    const small = profile && isSmallProfile(profile) ? { smallModel: true as const } : {};
+    const parts = await gatherPromptParts({
       workspace,
       redactor: deps.redactor,
       ...(args.skills
@@ -47,6 +54,7 @@ export function createPromptActivities(deps: PromptDeps) {
           }
         : {}),
     });
+    return { ...parts, ...small };
   }
   return { buildSystemPrompt };
 }

@@ -10,7 +10,9 @@ import type { ToolHandler } from '../tools/handler';
 import { BUILTIN_HANDLERS } from '../tools/handler-registry';
 import { finishToolOutput } from '../tools/output';
 import { defaultProcessDir } from '../tools/orphans';
-import { toolSpec } from '../tools/registry';
+import { TOOL_SEARCH, toolSpec } from '../tools/registry';
+import { searchTools } from '../tools/tool_search/search';
+import { toolSearchSpec } from '../tools/tool_search/spec';
 import { checkWorkspaceDir, workspaceRoots } from '../tools/roots';
 import { bwrapBinary, probeBwrap, sandboxFor, type WorkerSandbox } from '../tools/sandbox';
 import type { Redactor } from '../security/redact';
@@ -105,6 +107,7 @@ export function createToolActivities(deps: ToolDeps) {
     const spec = toolSpec(input.name);
     const external = input.hash !== undefined ? findExternal(deps.catalog, input) : undefined;
     if (typeof external === 'string') return plain(false, external);
+    if (!external && spec?.name === TOOL_SEARCH) return searchResult(input);
     if (!external && (!handler || !spec)) return plain(false, `Error: no tool named "${input.name}" on this worker.`);
     let args: unknown = input.args;
     if (external) {
@@ -188,6 +191,22 @@ export function createToolActivities(deps: ToolDeps) {
     // Redacted: the cache must hold exactly what the workflow records, or its digest check fails.
     if (workflowId) deps.contextCache?.noteToolOutput(workflowId, input.callId, out.content);
     return { ok, ...out, ...(checkpoint ? { checkpoint } : {}) };
+  }
+
+  /**
+   * tool_search: ranks the tools the conversation offers but does not show (their names in `searchable`; built-in
+   * descriptions from the bundle, catalog ones from this worker's catalog). What it found is in the result, which
+   * history records: the workflow shows those tools from then on, and a replay reads the same list.
+   */
+  function searchResult(input: ToolCallInput): ToolCallResult {
+    const parsed = toolSearchSpec.schema.safeParse(input.args);
+    if (!parsed.success) return plain(false, `Error: invalid arguments for ${input.name}: ${parsed.error.message}`);
+    const candidates = (input.searchable ?? []).flatMap((name) => {
+      const description = toolSpec(name)?.description ?? deps.catalog?.currentTool(name)?.description;
+      return description === undefined ? [] : [{ name, description }];
+    });
+    const { found, text } = searchTools(parsed.data.query, candidates);
+    return { ...plain(true, text), ...(found.length ? { found } : {}) };
   }
 
   // realpath of a workspace per call costs more than a small tool; remember it, but re-check existence.

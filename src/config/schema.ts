@@ -29,6 +29,12 @@ export function profileSchema() {
       .boolean()
       .default(true)
       .describe('Ask the endpoint to stream the reply, so watchers see it as it is written (a server that cannot is asked plainly)'),
+    small: z
+      .boolean()
+      .optional()
+      .describe(
+        'A small model: shown only the core tools (files, terminal, todo, clarify) and tool_search for the rest; default: a context window of at most 16,384 tokens',
+      ),
     fallbacks: z
       .array(z.string().min(1))
       .optional()

@@ -60,7 +60,9 @@ interface Found {
 }
 
 // Opening markers; what follows each is read as JSON up to the first thing that is not JSON (a closing tag, prose).
-const MARKERS = /<tool_call>|<\|tool_call\|>|<tool_calls>|<function_call>|<tools>|<\|python_tag\|>|\[TOOL_CALLS\]/g;
+// <tool_response …> is the results' tag: a call written inside it counts (only one shaped like a call), anything
+// else there is a made-up result, which the model activity answers with a correction (text-mode.ts inventedResult).
+const MARKERS = /<tool_call>|<\|tool_call\|>|<tool_calls>|<function_call>|<tools>|<\|python_tag\|>|\[TOOL_CALLS\]|<tool_response\b[^>]*>/g;
 // Mistral's newer form: [TOOL_CALLS]name[ARGS]{…} (optionally [CALL_ID]id before [ARGS]).
 const MISTRAL_NAMED = /^\s*([\w.-]+)\s*(?:\[CALL_ID\]\s*\S+?\s*)?\[ARGS\]/;
 
@@ -78,8 +80,19 @@ function fromMarkers(text: string, found: Found): void {
       }
     }
     const read = readJsonValues(rest);
+    if (marker.startsWith('<tool_response')) {
+      for (const value of read.values) {
+        const item = asCall(value, false);
+        if (item.kind === 'call') found.items.push(item);
+      }
+      continue;
+    }
+    // The calls before a value that does not parse still count (a plan of calls, the later one broken).
+    const parsed = read.values.flatMap((v) => (Array.isArray(v) ? (v as unknown[]) : [v])).map((v) => asCall(v, true));
     if (read.error !== undefined || !read.values.length) {
-      found.problems.push(read.error !== undefined ? `the JSON after ${marker} does not parse: ${read.error}` : `no JSON object follows ${marker}`);
+      if (named === undefined) for (const item of parsed) if (item.kind === 'call') found.items.push(item);
+      if (!parsed.some((i) => i.kind === 'call'))
+        found.problems.push(read.error !== undefined ? `the JSON after ${marker} does not parse: ${read.error}` : `no JSON object follows ${marker}`);
       continue;
     }
     if (named !== undefined) {
@@ -97,8 +110,17 @@ function fromMarkers(text: string, found: Found): void {
 
 const FENCED = /```[ \t]*(?:json|tool_call|tool|tools|function_call)?[ \t]*\r?\n?([\s\S]*?)```/g;
 
+/**
+ * The calls of the first fenced block that holds any: a reply that spreads calls over several blocks with prose
+ * between them narrates a plan (seen with Qwen2.5-Coder-1.5B: a list_dir block, "Let's assume the output is …", then
+ * patch blocks built on the assumed output); its first block is the next step, the rest depend on results it made up.
+ */
 function fromFences(text: string, found: Found): void {
-  for (const m of text.matchAll(FENCED)) fromJsonAt(m[1]!, 0, found);
+  for (const m of text.matchAll(FENCED)) {
+    const before = found.items.length;
+    fromJsonAt(m[1]!, 0, found);
+    if (found.items.slice(before).some((i) => i.kind === 'call')) return;
+  }
 }
 
 /** JSON values that start the reply or a line; for a reply that is a bare call, maybe followed by prose. */
@@ -121,7 +143,11 @@ function fromLines(text: string, found: Found): void {
 function fromJsonAt(text: string, start: number, found: Found): { ok: boolean; end: number } {
   const read = readJsonValues(text.slice(start));
   if (read.error !== undefined) {
-    if (LOOKS_LIKE_CALL.test(text.slice(start, start + 2000))) {
+    // The calls before the value that does not parse still count (seen: a fenced plan of three calls, the third
+    // one's string unterminated); only when there are none is the reply an unreadable call.
+    const before = read.values.flatMap((v) => (Array.isArray(v) ? (v as unknown[]) : [v])).map((v) => asCall(v, false));
+    for (const item of before) if (item.kind === 'call') found.items.push(item);
+    if (!before.some((i) => i.kind === 'call') && LOOKS_LIKE_CALL.test(text.slice(start, start + 2000))) {
       found.problems.push(`the reply looks like a tool call, but its JSON does not parse: ${read.error}`);
     }
     return { ok: false, end: start + read.end };

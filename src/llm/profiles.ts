@@ -80,6 +80,7 @@ export function loadProfiles(env: NodeJS.ProcessEnv = process.env, cwd = process
         maxTokens: env.HERMES_MAX_TOKENS ? Number(env.HERMES_MAX_TOKENS) : 4_096,
         timeoutMs: env.HERMES_MODEL_TIMEOUT ? Number(env.HERMES_MODEL_TIMEOUT) * 1000 : undefined,
         toolCallMode: env.HERMES_TOOL_CALL_MODE || undefined,
+        small: env.HERMES_SMALL_MODEL ? env.HERMES_SMALL_MODEL !== '0' : undefined,
       }),
       name: 'default',
     },
@@ -112,6 +113,19 @@ export function fallbackChain(set: ProfileSet, primary: string | undefined, runF
   const chain = [name, ...(set.profiles[name]?.fallbacks ?? [])];
   if (runFallback && !chain.includes(runFallback)) chain.push(runFallback);
   return chain;
+}
+
+/**
+ * Profiles whose context window is at most this many tokens count as small models unless they say `small: false`.
+ * 16K: the default tools' schemas alone are ~4K tokens (a quarter of such a window, before the system prompt and
+ * any work), the core tools' ~1.3K; and local 1–3B models are usually served with 4K–16K windows (llama.cpp's and
+ * Ollama's defaults are smaller still), while the hosted models this project targets otherwise have 128K or more.
+ */
+export const SMALL_CONTEXT_WINDOW = 16_384;
+
+/** Whether a profile is a small model: it says so (`small`), or its context window is at most SMALL_CONTEXT_WINDOW. */
+export function isSmallProfile(p: ModelProfile): boolean {
+  return p.small ?? p.contextWindow <= SMALL_CONTEXT_WINDOW;
 }
 
 export function costOf(p: ModelProfile, promptTokens: number, completionTokens: number): number {

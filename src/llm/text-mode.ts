@@ -6,35 +6,43 @@
 import { APIError } from 'openai';
 import type { ChatMessage } from '../shared/wire';
 import type { toolDefinitions } from '../tools/registry';
-import { CONVERSATION_HEADING } from '../workflows/prompts';
+import { CONVERSATION_HEADING, inventedResultReason, REMOVED_RESULTS, TEXT_MODE_CALL_FORMAT, TEXT_MODE_CALL_RULES } from '../workflows/prompts';
 
 export type Definition = ReturnType<typeof toolDefinitions>[number];
 
 /**
- * A text-mode reply without a call that writes a <tool_response> itself: the model invented a tool's result (seen
- * with Qwen2.5-Coder-1.5B: "I'll use list_dir" followed by a made-up result). Not an answer: why, for the correction.
+ * A reply without a call that writes a <tool_response> itself: the model invented a tool's result, or used the
+ * results' tag as if it were the calls' (seen with Qwen2.5-Coder-1.5B: `<tool_response id="1" name="list_dir">src/
+ * </tool_response>`, three times in a row). Neither is an answer nor a result: why, for the correction, with the
+ * call written out for each tool the tags name, so the model sees exactly what to write instead.
  * (A `stop` sequence at <tool_response would save the tokens but leave "I'll use list_dir" looking like an answer.)
  */
-export function inventedResult(text: string, tools: string[]): string | undefined {
-  if (!text.includes('<tool_response')) return undefined;
-  return `the reply contains a <tool_response> but no <tool_call>: results come from running the tool, so write the call and wait for its result; tools: ${tools.join(', ')}`;
+export function inventedResult(text: string, tools: Definition[]): string | undefined {
+  if (!RESULT_TAG.test(text)) return undefined;
+  const named = [...text.matchAll(/<tool_response\b[^>]*\bname\s*=\s*["']?([\w.-]+)/g)].map((m) => m[1]!);
+  const known = [...new Set(named)].map((n) => tools.find((d) => d.function.name === n)).filter((d) => d !== undefined);
+  const how = known.length
+    ? `; to call ${known.map((d) => d.function.name).join(' or ')}, write ${known.slice(0, 3).map(callSkeleton).join(' or ')}`
+    : '';
+  return `${inventedResultReason(tools.map((d) => d.function.name))}${how}`;
+}
+
+const RESULT_TAG = /<tool_response\b/;
+
+/** `<tool_call>{"name": "write_file", "arguments": {"path": "...", "content": "..."}}</tool_call>`: its required parameters, else its first. */
+function callSkeleton(d: Definition): string {
+  const params = d.function.parameters as { properties?: Record<string, unknown>; required?: string[] };
+  const keys = params.required?.length ? params.required : Object.keys(params.properties ?? {}).slice(0, 1);
+  const args = Object.fromEntries(keys.map((k) => [k, '...']));
+  return `<tool_call>${JSON.stringify({ name: d.function.name, arguments: args })}</tool_call>`;
 }
 
 /** The tool descriptions and the call format, as inserted into the system prompt. */
 export function toolInstructions(defs: Definition[]): string {
-  const lines = defs.map((d) => JSON.stringify({ name: d.function.name, description: d.function.description, parameters: d.function.parameters }));
-  return [
-    '## Calling tools',
-    'To call a tool, write on a line of its own exactly:',
-    '<tool_call>{"name": "TOOL_NAME", "arguments": {...}}</tool_call>',
-    "with the tool's name and a JSON object of its arguments that matches its parameters. Write one such line per",
-    'call; a reply may hold several. The results come back in the next message, each as',
-    '<tool_response id="..." name="TOOL_NAME">...</tool_response>. When the task is done, reply with your final',
-    'answer and no <tool_call>.',
-    '',
-    '## Tools',
-    ...lines,
-  ].join('\n');
+  const lines = defs.map((d) =>
+    JSON.stringify({ type: 'function', function: { name: d.function.name, description: d.function.description, parameters: d.function.parameters } }),
+  );
+  return [TEXT_MODE_CALL_FORMAT, '<tools>', ...lines, '</tools>', '', TEXT_MODE_CALL_RULES].join('\n');
 }
 
 /** One call as text, in the format toolInstructions asks for (arguments embedded as JSON when they are JSON). */
@@ -57,7 +65,6 @@ type WireMessage = { role: 'system' | 'user' | 'assistant'; content: string };
  */
 /** `tools`: the definitions native mode would send (built-ins and the conversation's catalog tools). */
 export function toTextMode(messages: ChatMessage[], tools: Definition[]): WireMessage[] {
-  const names = new Map<string, string>();
   const out: WireMessage[] = [];
   const push = (m: WireMessage) => {
     const last = out[out.length - 1];
@@ -67,15 +74,13 @@ export function toTextMode(messages: ChatMessage[], tools: Definition[]): WireMe
   for (const m of messages) {
     if (m.role === 'assistant') {
       const calls = m.tool_calls ?? [];
-      for (const c of calls) names.set(c.id, c.function.name);
-      const text = [m.content ?? '', ...calls.map((c) => callText(c.function.name, c.function.arguments))].filter(Boolean).join('\n');
+      const text = [withoutResults(m.content ?? ''), ...calls.map((c) => callText(c.function.name, c.function.arguments))].filter(Boolean).join('\n');
       out.push({ role: 'assistant', content: text });
     } else if (m.role === 'tool') {
-      const name = names.get(m.tool_call_id) ?? 'unknown';
-      push({
-        role: 'user',
-        content: `<tool_response id=${JSON.stringify(m.tool_call_id)} name=${JSON.stringify(name)}>\n${m.content}\n</tool_response>`,
-      });
+      // Results as Qwen's own template writes them (no attributes): with `id` and `name` attributes the tag looked
+      // like a call, and the 1.5B model wrote its calls in it (`<tool_response name="list_dir">src/</tool_response>`).
+      // One block per call, in the order of the calls, as that template pairs them.
+      push({ role: 'user', content: `<tool_response>\n${m.content}\n</tool_response>` });
     } else push({ role: m.role, content: m.content });
   }
   if (!tools.length) return out;
@@ -84,6 +89,17 @@ export function toTextMode(messages: ChatMessage[], tools: Definition[]): WireMe
   if (!system) return [{ role: 'system', content: block }, ...out];
   system.content = withToolBlock(system.content, block);
   return out;
+}
+
+/**
+ * An earlier reply as the model sees it again: without the tool results it wrote itself (inventedResult). Shown
+ * back, a made-up <tool_response> is an example the model copies in its next reply; the correction after it says
+ * what was wrong. The workflow's transcript keeps the reply as it was.
+ */
+function withoutResults(text: string): string {
+  if (!RESULT_TAG.test(text)) return text;
+  const kept = text.replace(/<tool_response\b[\s\S]*?(?:<\/tool_response>|$)/g, '').trim();
+  return kept || REMOVED_RESULTS;
 }
 
 /** Inserts the block before the per-conversation part (or at the end of a prompt that has none). */

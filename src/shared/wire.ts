@@ -110,6 +110,8 @@ export interface ToolCallInput {
   hash?: string;
   /** The model step that asked for the call (state-changing built-ins): a file-changing call's checkpoint is per step. */
   step?: number;
+  /** tool_search: the names of the offered tools the model is not shown, which it searches. */
+  searchable?: string[];
 }
 
 export interface ToolCallResult {
@@ -122,6 +124,8 @@ export interface ToolCallResult {
   redactions?: number;
   /** The checkpoint of the workspace from before this call's step (src/checkpoints/): `hermes rollback --step`. */
   checkpoint?: string;
+  /** tool_search: the tools it found; the workflow shows them from the next step on. */
+  found?: string[];
 }
 
 export interface ContextQueryArgs {

@@ -15,10 +15,11 @@ import { SKILL_TOOL_SPECS, SKILL_TOOLS } from './skills/spec';
 import type { ApprovalVerdict, ToolSpec } from './spec';
 import { terminalSpec } from './terminal/spec';
 import { todoSpec } from './todo/spec';
+import { TOOL_SEARCH, toolSearchSpec } from './tool_search/spec';
 import { webFetchSpec } from './web_fetch/spec';
 import { writeFileSpec } from './write_file/spec';
 
-export { DELEGATE_TASK };
+export { DELEGATE_TASK, TOOL_SEARCH };
 
 /** Every built-in tool, in the order a conversation that names no tools gets them. */
 export const TOOL_SPECS: ToolSpec[] = [
@@ -38,7 +39,8 @@ export const TOOL_SPECS: ToolSpec[] = [
   ...SKILL_TOOL_SPECS,
 ];
 
-const byName = new Map(TOOL_SPECS.map((s) => [s.name, s]));
+// tool_search is no default: a conversation gets it when some of its tools are not shown (src/workflows/tool-view.ts).
+const byName = new Map([...TOOL_SPECS, toolSearchSpec].map((s) => [s.name, s]));
 
 export function toolSpec(name: string): ToolSpec | undefined {
   return byName.get(name);
@@ -51,6 +53,8 @@ export const TOOLSETS: Record<string, string[]> = {
   files: names(readFileSpec, writeFileSpec, patchSpec, listDirSpec, searchFilesSpec),
   terminal: names(terminalSpec),
   agent: names(todoSpec, clarifySpec),
+  /** What a small model is shown (src/workflows/tool-view.ts): files without search_files, terminal, todo, clarify. */
+  core: names(readFileSpec, writeFileSpec, patchSpec, listDirSpec, terminalSpec, todoSpec, clarifySpec),
   schedules: SCHEDULE_TOOLS,
   web: names(webFetchSpec),
   agents: [DELEGATE_TASK],
@@ -95,22 +99,58 @@ const definitionCache = new Map<string, ToolDefinition[]>();
 /**
  * OpenAI `tools` entries. Computed in the activity so tool schemas never enter workflow history; memoised
  * because converting zod schemas to JSON Schema costs more than the rest of a model call's bookkeeping.
+ * `brief`: for a small model — each tool's one-line `brief` (when it has one) and the schema without what only a
+ * validator reads (`additionalProperties`, `minLength`, bounds no argument reaches): arguments are checked again
+ * by the workflow and the tool activity either way.
  */
-export function toolDefinitions(names: string[]): ToolDefinition[] {
-  const key = names.join(',');
+export function toolDefinitions(names: string[], brief = false): ToolDefinition[] {
+  const key = `${brief ? 'brief:' : ''}${names.join(',')}`;
   let defs = definitionCache.get(key);
   if (!defs) {
-    defs = buildDefinitions(names);
+    defs = buildDefinitions(names, brief);
     definitionCache.set(key, defs);
   }
   return defs;
 }
 
-function buildDefinitions(names: string[]): ToolDefinition[] {
+function buildDefinitions(names: string[], brief: boolean): ToolDefinition[] {
   return names.flatMap((name) => {
     const spec = byName.get(name);
     if (!spec) return [];
     const { $schema: _drop, ...parameters } = z.toJSONSchema(spec.schema) as Record<string, unknown>;
-    return [{ type: 'function' as const, function: { name, description: spec.description, parameters } }];
+    const description = brief ? (spec.brief ?? spec.description) : spec.description;
+    return [
+      { type: 'function' as const, function: { name, description, parameters: brief ? trimmed(only(parameters, spec.briefParams)) : parameters } },
+    ];
   });
+}
+
+/** The schema with only `keep` of its properties (all when undefined). */
+function only(schema: Record<string, unknown>, keep: readonly string[] | undefined): Record<string, unknown> {
+  if (!keep || !isPlainObject(schema.properties)) return schema;
+  const properties = Object.fromEntries(Object.entries(schema.properties).filter(([k]) => keep.includes(k)));
+  const required = Array.isArray(schema.required) ? (schema.required as string[]).filter((k) => keep.includes(k)) : undefined;
+  return { ...schema, properties, ...(required ? { required } : {}) };
+}
+
+const VALIDATOR_ONLY = new Set(['additionalProperties', 'minLength', 'exclusiveMinimum', 'minimum', 'maxLength', 'maxItems']);
+
+/** A JSON schema without the keywords only a validator needs (and `maximum` at Number.MAX_SAFE_INTEGER). */
+function trimmed(schema: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (VALIDATOR_ONLY.has(k) || (k === 'maximum' && v === Number.MAX_SAFE_INTEGER)) continue;
+    if (Array.isArray(v)) out[k] = v.map((x: unknown) => (isPlainObject(x) ? trimmed(x) : x));
+    else if (isPlainObject(v)) out[k] = k === 'properties' ? mapValues(v, trimmed) : trimmed(v);
+    else out[k] = v;
+  }
+  return out;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function mapValues(o: Record<string, unknown>, f: (v: Record<string, unknown>) => Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, isPlainObject(v) ? f(v) : v]));
 }

@@ -7,6 +7,13 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   readonly name: string;
   /** Starts with a verb and says what comes back. */
   readonly description: string;
+  /**
+   * One short line for small models (src/llm/profiles.ts isSmallProfile), which are sent it instead: a long
+   * description costs a small window and shows the result's shape, which a 1.5B model then writes itself.
+   */
+  readonly brief?: string;
+  /** The parameters a small model is shown (default: all); the others keep their defaults. */
+  readonly briefParams?: readonly string[];
   /** Arguments; every field has .describe(). */
   readonly schema: S;
   /** 'read' tools in one model message run concurrently; 'write' tools run one at a time, in order. */
@@ -40,6 +47,8 @@ export interface ToolSpecInit<S extends z.ZodType> extends Omit<ToolSpec<S>, 'sc
 class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
   readonly name: string;
   readonly description: string;
+  readonly brief?: string;
+  readonly briefParams?: readonly string[];
   readonly concurrency: 'read' | 'write';
   readonly idempotent: boolean;
   readonly internal?: boolean;
@@ -51,6 +60,8 @@ class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
   constructor(init: ToolSpecInit<S>) {
     this.name = init.name;
     this.description = init.description;
+    if (init.brief) this.brief = init.brief;
+    if (init.briefParams) this.briefParams = init.briefParams;
     this.concurrency = init.concurrency;
     this.idempotent = init.idempotent;
     if (init.internal) this.internal = true;

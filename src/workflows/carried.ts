@@ -13,6 +13,7 @@ import { modelCarry } from './model-choice';
 import { statusCarry } from './status-board';
 import { guardsCarry } from './stop-conditions';
 import { todoCarry } from './todo';
+import { toolViewCarry } from './tool-view';
 import { transcriptCarry } from './transcript';
 
 // Schemas are built when a continued run reads its state, not at module load: every cached workflow gets its
@@ -49,6 +50,7 @@ export function carriedStateSchema() {
     compression: compressionCarry(),
     events: eventsCarry().optional(),
     toolList: toolList().optional(),
+    toolView: toolViewCarry().optional(),
   });
 }
 

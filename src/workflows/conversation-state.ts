@@ -33,6 +33,7 @@ import { StopControl } from './stop-control';
 import { LoopGuards } from './stop-conditions';
 import { ParentReports, SubagentLedger } from './subagents/ledger';
 import { TodoList } from './todo';
+import { ToolView } from './tool-view';
 import { Transcript } from './transcript';
 import type { BudgetInput } from './budget';
 import { detailsText } from './view';
@@ -59,6 +60,8 @@ export class Conversation {
   readonly todo: TodoList;
   readonly compression: CompressionState;
   readonly events: EventLog;
+  /** Which tools the model is shown (all, or the core ones and what tool_search found). */
+  readonly toolView: ToolView;
   readonly children = new SubagentLedger();
   readonly reports = new ParentReports();
   #tools: string[];
@@ -79,6 +82,7 @@ export class Conversation {
     this.todo = new TodoList(carried?.todo);
     this.compression = new CompressionState(carried?.compression);
     this.events = new EventLog(carried?.events);
+    this.toolView = new ToolView(carried?.toolView);
     this.board = new StatusBoard(carried?.status, {
       quiet: input.searchAttributes === false,
       details: () => detailsText(this),
@@ -89,6 +93,14 @@ export class Conversation {
 
   get tools(): readonly string[] {
     return this.#tools;
+  }
+  /** The tools the model is shown at the next step (tool-view.ts). */
+  get shownTools(): string[] {
+    return this.toolView.shown(this.#tools, this.input.tools);
+  }
+  /** The tools a call may name: the offered ones, and tool_search while some are not shown. */
+  get callableTools(): string[] {
+    return this.toolView.callable(this.#tools, this.input.tools);
   }
   get toolList(): ToolList | undefined {
     return this.#toolList;
@@ -114,6 +126,7 @@ export class Conversation {
       compression: this.compression.carry(),
       events: this.events.carry(),
       ...(this.#toolList ? { toolList: this.#toolList } : {}),
+      ...(this.toolView.carry() ? { toolView: this.toolView.carry() } : {}),
     };
   }
 

@@ -5,6 +5,7 @@ import { extendDigest } from '../shared/digest';
 import type { ChatMessage, ModelAttemptFailure, ModelCallResult } from '../shared/wire';
 import { modelActivities, modelOptions } from './activities';
 import { contextChars } from './context-ops';
+import { echoedInstructions } from './echo-check';
 import { describeFailure } from './failures';
 import type { Conversation } from './conversation-state';
 import { reportToParent } from './subagents/reporter';
@@ -48,7 +49,7 @@ export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<M
   } finally {
     c.events.modelCalling(undefined);
   }
-  c.publish({ type: 'model.finished', model, usage: r.usage, ...replyShape(r) }, step);
+  c.publish({ type: 'model.finished', model, usage: r.usage, ...replyShape(r, spec.tools.length > 0) }, step);
   if (r.attempt) await traceOutcome(c, retriedCall(`model ${label}`, r.attempt, r.failures));
   // Its usage counts like any model call's (budgets, the parent's roll-up).
   c.meter.spend(r.usage);
@@ -64,10 +65,15 @@ export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<M
 }
 
 /** What a watcher needs of a reply: what kind it is and, when it has text, the text as recorded. */
-function replyShape(r: ModelCallResult): { kind: 'answer' | 'tools' | 'empty' | 'unreadable'; toolCalls?: number; text?: string } {
+function replyShape(
+  r: ModelCallResult,
+  withTools: boolean,
+): { kind: 'answer' | 'tools' | 'empty' | 'unreadable'; toolCalls?: number; text?: string } {
   const calls = r.message.tool_calls?.length ?? 0;
   const text = r.message.content ?? undefined;
-  const kind = calls ? 'tools' : r.unparsedToolCall ? 'unreadable' : text?.trim() ? 'answer' : 'empty';
+  // A step's reply that repeats the runtime's instructions is not an answer (model-step.ts classifies it so too).
+  const unreadable = r.unparsedToolCall || (withTools && echoedInstructions(text));
+  const kind = calls ? 'tools' : unreadable ? 'unreadable' : text?.trim() ? 'answer' : 'empty';
   return { kind, ...(calls ? { toolCalls: calls } : {}), ...(text ? { text } : {}) };
 }
 

@@ -9,7 +9,8 @@ import { callModel } from './model-call';
 import { compressOnOverflow } from './compress';
 import type { Conversation } from './conversation-state';
 import { describeFailure, FALLBACK_TRIGGERS } from './failures';
-import { unparsedCallCorrection } from './prompts';
+import { echoedInstructions, madeUpResult } from './echo-check';
+import { echoCorrection, madeUpResultCorrection, unparsedCallCorrection, UNTOOLED_ANSWER_NUDGE } from './prompts';
 import type { ModelReply } from './step-result';
 
 /** One model step with the conversation's tools. */
@@ -37,11 +38,24 @@ export async function modelStep(c: Conversation): Promise<ModelReply> {
       }
       return { kind: 'fail', reason: f.type, error: f.message };
     }
-    return classify(r);
+    const anyResultYet = c.transcript.messages.some((m) => m.role === 'tool');
+    // A small model is asked once to check an answer it gave before any tool ran (it guesses counts and outputs).
+    const recheck = c.toolView.core && !anyResultYet && !c.transcript.messages.some((m) => m.role === 'user' && m.content === UNTOOLED_ANSWER_NUDGE);
+    return classify(r, { anyResultYet, recheck, ...(c.input.prompt ? { task: c.input.prompt } : {}) });
   }
 }
 
-function classify(r: ModelCallResult): ModelReply {
+/** What the checks of a reply without calls need besides it (echo-check.ts). */
+interface ReplyContext {
+  /** A tool result is in the context already (a reply before any may not quote one). */
+  anyResultYet: boolean;
+  /** A small model's answer before any tool ran, not asked for again yet. */
+  recheck: boolean;
+  /** The conversation's prompt: a reply that is a piece of it is no answer. */
+  task?: string;
+}
+
+function classify(r: ModelCallResult, { anyResultYet, recheck, task }: ReplyContext): ModelReply {
   const calls = r.message.tool_calls ?? [];
   const text = r.message.content;
   if (calls.length === 0 && !text?.trim()) return { kind: 'empty' };
@@ -49,21 +63,38 @@ function classify(r: ModelCallResult): ModelReply {
   // A tool call the model wrote as text and we could not read: never its answer. It gets a correction, and counts
   // like an invalid call (so a model that cannot produce one is stopped, not looped).
   if (r.unparsedToolCall) return { kind: 'unreadable', message, correction: unparsedCallCorrection(r.unparsedToolCall) };
-  if (calls.length === 0) return { kind: 'answer', message, text: text ?? '' };
+  if (calls.length === 0) {
+    // The runtime's own instructions handed back (a corrected small model parrots the correction): not an answer
+    // either. Treated like an unreadable call: the correction, and it counts towards the invalid-call stop.
+    const echo = echoedInstructions(text, task);
+    if (echo) return { kind: 'unreadable', message, correction: echoCorrection(echo), why: 'echo' };
+    const madeUp = madeUpResult(text, anyResultYet);
+    if (madeUp) return { kind: 'unreadable', message, correction: madeUpResultCorrection(madeUp), why: 'made-up result' };
+    if (recheck) return { kind: 'recheck', message, nudge: UNTOOLED_ANSWER_NUDGE };
+    return { kind: 'answer', message, text: text ?? '' };
+  }
   return { kind: 'tools', message, calls };
 }
 
 function stepCall(c: Conversation): Promise<ModelCallResult> {
-  return callModel(c, { tools: c.tools, describe: describeReply });
+  // The tools the model is shown: all the offered ones, or for a small model the core ones (tool-view.ts).
+  const anyResultYet = c.transcript.messages.some((m) => m.role === 'tool');
+  return callModel(c, { tools: c.shownTools, describe: (r) => describeReply(r, anyResultYet, c.input.prompt) });
 }
 
 /** The step record's summary of a reply: its tool calls, or an answer. */
-function describeReply(r: ModelCallResult): string {
+function describeReply(r: ModelCallResult, anyResultYet = true, task?: string): string {
   const names = r.message.tool_calls?.map((t) => t.function.name) ?? [];
   const how = r.toolMode === 'text' ? ' (text mode)' : r.fromText ? ' written as text' : '';
   return names.length
     ? `${names.length} tool call(s)${how}: ${names.join(', ')}`
-    : `${r.unparsedToolCall ? 'unreadable tool call' : 'answer'}${r.toolMode === 'text' ? ' (text mode)' : ''}`;
+    : `${replyKind(r, anyResultYet, task)}${r.toolMode === 'text' ? ' (text mode)' : ''}`;
+}
+
+function replyKind(r: ModelCallResult, anyResultYet: boolean, task: string | undefined): string {
+  if (r.unparsedToolCall) return 'unreadable tool call';
+  if (echoedInstructions(r.message.content, task)) return "echo of the runtime's instructions";
+  return madeUpResult(r.message.content, anyResultYet) ? 'made-up tool result' : 'answer';
 }
 
 /** The profile after the current one in the primary's chain (its `fallbacks`, then the run's fallbackModel). */

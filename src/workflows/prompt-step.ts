@@ -22,6 +22,7 @@ export async function buildSystemPrompt(c: Conversation): Promise<void> {
         ...(c.input.workspace ? { workspace: c.input.workspace } : {}),
         ...(memoryScope !== undefined ? { memoryScope } : {}),
         ...(c.tools.includes(SKILL_VIEW) ? { skills: true } : {}),
+        ...(c.input.model ? { profile: c.input.model } : {}),
       },
     ]);
   } catch (err) {
@@ -29,6 +30,11 @@ export async function buildSystemPrompt(c: Conversation): Promise<void> {
     // The prompt is an aid like memory: the conversation goes on with the stable parts (the failure is in the history).
     c.note('prompt', `the worker could not gather the system prompt's parts (${describeFailure(err).message}): no project context or memory`);
     parts = { date: new Date(Date.now()).toISOString().slice(0, 10), workspace: c.input.workspace ?? '(the worker default)' };
+  }
+  if (parts.smallModel) {
+    c.toolView.showCore();
+    const hidden = c.toolView.hidden(c.tools, c.input.tools);
+    if (hidden.length) c.note('tools', `a small model: shown the core tools; ${hidden.length} more through tool_search (${hidden.join(', ')})`);
   }
   if (parts.memoryError) c.note('memory', `memory of scope ${memoryScope} could not be recalled (${parts.memoryError}); going on without it`);
   if (parts.contextFile?.blocked)
@@ -39,7 +45,7 @@ export async function buildSystemPrompt(c: Conversation): Promise<void> {
   const { system: extra, schedule } = c.input;
   c.transcript.setSystemPrompt(
     builtSystemPrompt(
-      { tools: [...c.tools], ...(extra ? { extra } : {}), ...(schedule ? { schedule } : {}), ...(memoryScope ? { memoryScope } : {}) },
+      { tools: c.shownTools, ...(extra ? { extra } : {}), ...(schedule ? { schedule } : {}), ...(memoryScope ? { memoryScope } : {}) },
       parts,
     ),
   );

@@ -10,6 +10,14 @@ export const NOTHING_TO_REPORT = 'NOTHING_TO_REPORT';
  */
 export const CONVERSATION_HEADING = '## This conversation';
 
+/**
+ * A small model's first answer of a turn, given before any tool ran, is asked for once more (model-step.ts): the
+ * 1.5B model answered "100" and "3" to "how many lines does server.log have?" without reading it.
+ */
+export const UNTOOLED_ANSWER_NUDGE =
+  'You have not used any tool yet. If the answer depends on the workspace (its files, the output of a command), ' +
+  'call a tool now to find out or to do it; if it does not, reply with the same answer again.';
+
 export const EMPTY_NUDGE = 'Your last reply was empty. Continue the task: call a tool, or reply with your final answer.';
 
 export function finalSummaryRequest(reason: 'budget' | 'repeating' | 'invalid', detail: string): string {
@@ -68,9 +76,60 @@ export function refused(reason: string): string {
 
 /** The model wrote something that looks like a tool call but could not be read as one. */
 export function unparsedCallCorrection(why: string): string {
+  return `Your tool call could not be parsed: ${why}. ${CALL_FORMAT_REMINDER}`;
+}
+
+export const CALL_FORMAT_REMINDER =
+  'To call a tool, reply with exactly one JSON object per call inside <tool_call></tool_call> tags: ' +
+  '<tool_call>{"name": "TOOL", "arguments": {...}}</tool_call> — or answer in plain text.';
+
+/**
+ * The call format text mode's system prompt teaches (src/llm/text-mode.ts inserts it before the tool list). Here,
+ * not there, so the workflow can tell a reply that parrots it (echo-check.ts) from an answer.
+ */
+export const TEXT_MODE_CALL_FORMAT = [
+  '# Tools',
+  '',
+  'You may call one or more functions to assist with the user query.',
+  '',
+  'You are provided with function signatures within <tools></tools> XML tags:',
+].join('\n');
+
+/**
+ * After the tool list: the call format in the words of the Hermes function-calling format, which Qwen2.5's chat
+ * template (and others trained on it) use, so a small model sees the prompt it was trained on.
+ */
+export const TEXT_MODE_CALL_RULES = [
+  'For each function call, return a json object with function name and arguments within <tool_call></tool_call> XML tags:',
+  '<tool_call>',
+  '{"name": <function-name>, "arguments": <args-json-object>}',
+  '</tool_call>',
+  'The results come back in the next message. When the task is done, reply with your final answer and no <tool_call>.',
+].join('\n');
+
+/** A final reply made before any tool ran that holds a made-up tool result (echo-check.ts madeUpResult). */
+export function madeUpResultCorrection(why: string): string {
   return (
-    `Your tool call could not be parsed: ${why}. To call a tool, reply with exactly one JSON object per call inside ` +
-    '<tool_call></tool_call> tags: <tool_call>{"name": "TOOL", "arguments": {...}}</tool_call> — or answer in plain text.'
+    `Your reply is not an answer: ${why}. Results come from running the tool. Call the tool now and wait for its ` + `result. ${CALL_FORMAT_REMINDER}`
+  );
+}
+
+/** A final reply that repeats the runtime's own instructions instead of answering (echo-check.ts). */
+export function echoCorrection(what: string): string {
+  return (
+    `Your reply repeats the instructions of the runtime (${what}) instead of doing the task. Do not repeat them. ` +
+    `Do the next step of the task now: call a tool, or give your own final answer. ${CALL_FORMAT_REMINDER}`
+  );
+}
+
+/** What text mode shows of a reply that consisted of made-up tool results only (src/llm/text-mode.ts). */
+export const REMOVED_RESULTS = '(a reply that wrote tool results itself)';
+
+/** Why a text-mode reply that writes a <tool_response> itself is not an answer (src/llm/text-mode.ts). */
+export function inventedResultReason(tools: string[]): string {
+  return (
+    'the reply writes a tool result itself (<tool_response>) but no <tool_call>: results come from running the tool, ' +
+    `so write the call and wait for its result; tools: ${tools.join(', ')}`
   );
 }
 

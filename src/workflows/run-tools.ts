@@ -16,7 +16,7 @@ import { executeTool, type RunCall, type ToolOutcome } from './tool-call';
 const MEMORY_WRITES = new Set(['add', 'replace', 'remove']);
 
 export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<ToolRound> {
-  const plan = planToolCalls(calls, c.tools, (name) => toolSpec(name) ?? catalogSpec(c, name));
+  const plan = planToolCalls(calls, c.callableTools, (name) => toolSpec(name) ?? catalogSpec(c, name));
   const outcomes = new Map<string, ToolOutcome>();
   for (const p of plan) {
     if (p.kind !== 'invalid') continue;
@@ -52,6 +52,7 @@ export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<
       label: `${r.name} ${shortArgs(r.args)}`,
     })),
     lastName: plan[plan.length - 1]!.call.function.name,
+    found: ran.flatMap((r) => outcomes.get(r.call.id)!.found ?? []),
     wroteMemory: ran.some((r) => r.name === 'memory' && MEMORY_WRITES.has(String(r.args.action)) && outcomes.get(r.call.id)!.kind === 'ok'),
   };
 }

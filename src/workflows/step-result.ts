@@ -9,7 +9,13 @@ export type ModelReply =
   /** No text and no tool calls. */
   | { kind: 'empty' }
   /** A tool call written as text that could not be read: never an answer; the correction goes back to the model. */
-  | { kind: 'unreadable'; message: ChatMessage; correction: string }
+  /**
+   * `why`: a reply without calls that repeats the runtime's instructions, or that holds a tool result though no
+   * tool has run (echo-check.ts).
+   */
+  | { kind: 'unreadable'; message: ChatMessage; correction: string; why?: 'echo' | 'made-up result' }
+  /** A small model's answer before any tool ran: asked once more (`nudge`), the reply kept in the context. */
+  | { kind: 'recheck'; message: ChatMessage; nudge: string }
   | { kind: 'fail'; reason: string; error: string };
 
 /** A tool call that ran to its end (not cut short): what the repetition check compares. */
@@ -29,6 +35,8 @@ export interface ToolRound {
   valid: boolean[];
   ran: RanCall[];
   lastName: string;
+  /** What tool_search calls found: shown to the model from the next step on. */
+  found: string[];
   /** A memory call that changed memory succeeded: the next chat turn's system prompt recalls it. */
   wroteMemory: boolean;
 }

@@ -19,6 +19,8 @@ export interface PromptParts {
   memory?: MemoryView | null;
   /** Why memory could not be recalled (the conversation goes on without it). */
   memoryError?: string;
+  /** The conversation's model profile is a small model on this worker: it is shown the core tools (tool-view.ts). */
+  smallModel?: true;
   /** The skills listed (names and descriptions, bounded), gathered only when the conversation offers skill_view. */
   skills?: PromptSkills;
 }
@@ -54,7 +56,7 @@ export interface BuiltPromptOptions {
   memoryScope?: string;
 }
 
-const IDENTITY_AND_RULES = [
+export const IDENTITY_AND_RULES = [
   'You are Hermes, an autonomous agent. You carry out tasks by calling tools that inspect and change the workspace,',
   'and you keep going until the task is done.',
   '',

@@ -3,7 +3,7 @@
 // outcome it was, never judged from the text.
 import { ActivityCancellationType, CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { ToolCallResult } from '../shared/wire';
-import { approvalVerdict, DELEGATE_TASK, toolSpec } from '../tools/registry';
+import { approvalVerdict, DELEGATE_TASK, TOOL_SEARCH, toolSpec } from '../tools/registry';
 import { onceToolOptions, retryingToolOptions, toolActivities } from './activities';
 import { shortArgs, toolMessageContent } from './context-ops';
 import type { Conversation } from './conversation-state';
@@ -26,6 +26,8 @@ export type ToolOutcomeKind = 'ok' | 'error' | 'refused' | 'cut' | 'invalid';
 export interface ToolOutcome {
   content: string;
   kind: ToolOutcomeKind;
+  /** tool_search: the tools it found (its recorded result), shown from the next step on. */
+  found?: string[];
 }
 
 export async function executeTool(c: Conversation, r: RunCall): Promise<ToolOutcome> {
@@ -60,6 +62,8 @@ export async function executeTool(c: Conversation, r: RunCall): Promise<ToolOutc
           ...(r.spec.cluster ? { conversation: input } : {}),
           // A built-in that changes state learns its model step: a file-changing call's checkpoint is per step.
           ...(catalog ? { hash: catalog.hash } : r.spec.concurrency === 'write' ? { step: c.meter.modelCalls } : {}),
+          // tool_search searches the offered tools the model is not shown (tool-view.ts); names only, the worker has the rest.
+          ...(r.name === TOOL_SEARCH ? { searchable: c.toolView.hidden(c.tools, input.tools) } : {}),
           ...(r.name === 'terminal' && (input.sandbox || input.network !== undefined)
             ? { sandbox: { ...(input.sandbox ? { mode: input.sandbox } : {}), ...(input.network !== undefined ? { network: input.network } : {}) } }
             : {}),
@@ -89,7 +93,8 @@ export async function executeTool(c: Conversation, r: RunCall): Promise<ToolOutc
   const summary = `${shortArgs(r.args)} → ${res.ok ? 'ok' : 'error'}, ${size}${res.redactions ? `, ${res.redactions} secret(s) redacted` : ''}`;
   const checkpoint = res.checkpoint ? { checkpoint: res.checkpoint } : {};
   c.record({ kind: 'tool', name: r.name, summary, ok: res.ok, ...c.meter.redacted(res.redactions), ...checkpoint });
-  return { content: toolMessageContent(res.content, r.name, r.repairedFrom, limits.toolOutputLimit), kind: res.ok ? 'ok' : 'error' };
+  const found = r.name === TOOL_SEARCH && res.found?.length ? { found: res.found } : {};
+  return { content: toolMessageContent(res.content, r.name, r.repairedFrom, limits.toolOutputLimit), kind: res.ok ? 'ok' : 'error', ...found };
 }
 
 async function runInternal(c: Conversation, r: RunCall): Promise<ToolOutcome> {

@@ -96,16 +96,30 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
         c.record({ kind: 'model', name: 'empty', summary: `empty response (${c.guards.emptyStreak})`, ok: false });
         if (c.guards.emptyStreak === 1) c.transcript.append({ role: 'user', content: EMPTY_NUDGE });
         continue;
+      case 'recheck':
+        c.transcript.append(reply.message, { role: 'user', content: reply.nudge });
+        c.note('model', 'a small model answered before using any tool: asked once to check');
+        verdict = evaluateStop(c);
+        continue;
       case 'unreadable':
         c.transcript.append(reply.message, { role: 'user', content: reply.correction });
         verdict = evaluateStop(c, reply);
-        c.note('model', `tool call written as text could not be read (${c.guards.invalidStreak} in a row)`);
+        c.note(
+          'model',
+          reply.why === 'echo'
+            ? `the reply repeats the runtime's instructions: not taken as the answer (${c.guards.invalidStreak} in a row)`
+            : reply.why === 'made-up result'
+              ? `the reply holds a made-up tool result: not taken as the answer (${c.guards.invalidStreak} in a row)`
+              : `tool call written as text could not be read (${c.guards.invalidStreak} in a row)`,
+        );
         continue;
       case 'tools': {
         c.transcript.append(reply.message);
         const round = await runToolCalls(c, reply.calls);
         c.transcript.append(...round.messages);
         if (round.wroteMemory) c.chat.memoryChanged();
+        const shown = c.toolView.reveal(round.found);
+        if (shown.length) c.note('tools', `tool_search found ${shown.join(', ')}: shown from the next step on`);
         step = { kind: 'tools', valid: round.valid, ran: round.ran, lastName: round.lastName };
         break;
       }

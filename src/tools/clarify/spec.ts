@@ -8,6 +8,7 @@ export const clarifySpec = defineTool({
   name: 'clarify',
   description:
     'Asks the user a question and waits for the answer, which comes back as the result. Use only when you cannot proceed sensibly without it.',
+  brief: 'Asks the user a question and waits for the answer.',
   schema: () =>
     z.object({
       question: z.string().min(1).max(2_000).describe('The question, self-contained'),

@@ -8,6 +8,7 @@ export const listDirSpec = defineTool({
   description:
     'Lists the entries of a workspace directory as an indented tree: directories end with "/", files show ' +
     'their size; node_modules and .git are shown but not entered; at most 500 entries.',
+  brief: 'Lists the files and folders of a workspace directory.',
   schema: () =>
     z.object({
       path: z.string().optional().describe('Directory, relative to the workspace. Default ".".'),

@@ -8,6 +8,7 @@ export const patchSpec = defineTool({
   description:
     'Replaces an exact string in a workspace file and returns how many replacements were made; fails when ' +
     'old_string is not found, or is found more than once and replace_all is not set.',
+  brief: 'Replaces exact text in a file of the workspace.',
   schema: () =>
     z.object({
       path: z.string().min(1).describe('File path, relative to the workspace (or absolute inside it).'),

@@ -8,6 +8,7 @@ export const readFileSpec = defineTool({
   description:
     'Returns the lines of a text file in the workspace, numbered like "  12| text", one page at a time; ' +
     'a footer gives the total line count and the offset of the next page when more remain.',
+  brief: 'Reads a text file of the workspace: its numbered lines.',
   schema: () =>
     z.object({
       path: z.string().min(1).describe('File path, relative to the workspace (or absolute inside it).'),

@@ -8,6 +8,7 @@ export const searchFilesSpec = defineTool({
   description:
     'Returns the lines of workspace files that match a JavaScript regular expression, as "path:line: text"; ' +
     'skips binary files, node_modules and .git; `glob` narrows the files searched.',
+  brief: 'Finds the lines of workspace files that match a regular expression.',
   schema: () =>
     z.object({
       pattern: z.string().min(1).describe('JavaScript regular expression (without slashes), e.g. "function \\w+".'),

@@ -12,6 +12,9 @@ export const terminalSpec = defineTool({
     'Runs a bash command in the workspace and returns its combined stdout/stderr followed by "exit code: N" ' +
     '(a non-zero exit is reported, not an error); a command that exceeds its timeout is killed and the output ' +
     'so far is returned.',
+  brief: 'Runs a bash command in the workspace and returns what it printed.',
+  // The 1.5B model filled in every optional parameter: a 600 s timeout, and as `cwd` the workspace path misspelt.
+  briefParams: ['command'],
   schema: () =>
     z.object({
       command: z.string().min(1).describe('The bash command line to run (bash -c).'),

@@ -8,6 +8,7 @@ export const todoSpec = defineTool({
   name: 'todo',
   description:
     'Replaces (or with merge: true, updates by id) your task list for this conversation and returns the whole list. Use it to plan multi-step work and mark progress.',
+  brief: 'Sets or updates your task list for this conversation.',
   schema: () =>
     z.object({
       todos: z

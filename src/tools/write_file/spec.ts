@@ -7,6 +7,7 @@ export const writeFileSpec = defineTool({
   name: 'write_file',
   description:
     'Writes content to a file in the workspace, replacing it if it exists and creating parent directories; ' + 'returns "Wrote N bytes to <path>".',
+  brief: 'Writes a file of the workspace (the whole content; folders are created).',
   schema: () =>
     z.object({
       path: z.string().min(1).describe('File path, relative to the workspace (or absolute inside it).'),
