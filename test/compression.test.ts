@@ -60,7 +60,8 @@ const summaries = (messages: Msg[]) => messages.filter((m) => String(m.content).
 function profiles(contextWindow: number) {
   return (baseURL: string) => ({
     defaultName: 'default',
-    profiles: { default: defineProfile('default', { baseURL, model: 'mock-model', contextWindow }) },
+    // Small windows to make compression come soon, on a model that is not treated as a small one (core tools only).
+    profiles: { default: defineProfile('default', { baseURL, model: 'mock-model', contextWindow, small: false }) },
   });
 }
 
