@@ -18,6 +18,7 @@ import { ALL_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
 import { logger } from '../src/logger';
 import { createHermesWorker } from '../src/worker';
 import { SUMMARISER_SYSTEM } from '../src/workflows/compress-prompts';
+import { fetchRunHistories } from '../src/inspect';
 import { decodeStoredValue } from '../src/storage/decode';
 import { MockModel, type RecordedRequest, type Reply } from '../test/helpers/mock-model';
 import type { TemporalExecutable } from '../src/server/temporal-cli';
@@ -76,23 +77,25 @@ function router(n: number, sizes: number[]) {
 }
 
 async function historyOf(client: Client, id: string) {
+  // The chain of runs as `hermes inspect` walks it (oldest first); a run's id is named by the next run's start.
+  const histories = await fetchRunHistories(client, id);
+  const startOf = (h: (typeof histories)[number]) => h.events?.[0]?.workflowExecutionStartedEventAttributes;
+  const ids = [...histories.slice(1).map((h) => startOf(h)!.continuedExecutionRunId!), (await client.workflow.getHandle(id).describe()).runId];
   const runs: LongRun['runs'] = [];
-  let carried: Record<string, unknown> | undefined; // the last run's carried state, decoded
-  let runId: string | undefined;
-  for (;;) {
-    const d = await client.workflow.getHandle(id, runId).describe();
-    const history = await client.workflow.getHandle(id, d.runId).fetchHistory();
-    const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  for (const [k, h] of histories.entries()) {
+    const d = await client.workflow.getHandle(id, ids[k]).describe();
     // The carried state (the second argument) as the history holds it: inline, or a payload-store reference.
-    const carry = started?.input?.payloads?.[1];
-    const carryBytes = carry ? PayloadProto.encode(carry).finish().length : 0;
-    runs.unshift({ runId: d.runId, bytes: d.historySize ?? 0, events: d.historyLength, carryBytes });
-    if (carry && !carried) carried = await decodeStoredValue<Record<string, unknown>>(client.options.loadedDataConverter, carry as Payload);
-    const prev = started?.continuedExecutionRunId;
-    if (!prev) break;
-    runId = prev;
+    const carry = startOf(h)?.input?.payloads?.[1];
+    runs.push({
+      runId: d.runId,
+      bytes: d.historySize ?? 0,
+      events: d.historyLength,
+      carryBytes: carry ? PayloadProto.encode(carry).finish().length : 0,
+    });
   }
   // What the carried state is made of (JSON characters per part), as the last continue-as-new carried it.
+  const last = startOf(histories.at(-1)!)?.input?.payloads?.[1];
+  const carried = await decodeStoredValue<Record<string, unknown>>(client.options.loadedDataConverter, last as Payload | undefined);
   const parts = Object.entries(carried ?? {}).map(([k, v]) => [k, JSON.stringify(v).length] as const);
   return { runs, parts: Object.fromEntries(parts.filter(([, n]) => n > 200)) };
 }
