@@ -56,6 +56,18 @@ describe('classifyModelError', () => {
     ['400', apiError(400, 'unsupported parameter'), 'ModelBadRequest', true],
     ['404', apiError(404, 'no such model'), 'ModelBadRequest', true],
     ['400 overflow', apiError(400, "This model's maximum context length is 8192 tokens"), 'ContextOverflow', true],
+    [
+      '400 overflow (llama.cpp)',
+      apiError(400, 'request (16793 tokens) exceeds the available context size (16384 tokens), try increasing it'),
+      'ContextOverflow',
+      true,
+    ],
+    [
+      '400 overflow (by error type)',
+      APIError.generate(400, { error: { message: 'slot skipped', type: 'exceed_context_size_error' } }, 'slot skipped', new Headers()),
+      'ContextOverflow',
+      true,
+    ],
     ['429', apiError(429, 'slow down'), 'RateLimited', false],
     ['500', apiError(500, 'oops'), 'ModelUnavailable', false],
     ['529', apiError(529, 'overloaded'), 'ModelUnavailable', false],

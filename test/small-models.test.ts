@@ -53,6 +53,31 @@ describe("the runtime's instructions are not an answer", () => {
   });
 });
 
+describe('a <tool_response> in a reply', () => {
+  it('repeating a result the conversation holds is an answer quoting it; one no tool returned is made up', async () => {
+    h = await createHarness([
+      toolCall('write_file', { path: 'hello.txt', content: 'Hello, world!\n' }, 'w1'),
+      // As the 1.5B model ended the write-file task in native mode: the real result, in the results' tag.
+      (req) => answer(`<tool_response>\n${toolResult(req.messages, 'w1')}\n</tool_response>`),
+      // Second conversation: a result of a tool that ran, but not what it returned.
+      toolCall('list_dir', {}, 'l1'),
+      answer('<tool_response>\nhello.txt\nnotes.md\nsrc/ (12 entries)\n</tool_response>'),
+      answer('There is one file, hello.txt.'),
+    ]);
+    const { first, second } = await h.run(async () => {
+      const first = await (await h.hermes.start({ prompt: 'write hello.txt' })).result();
+      const second = await (await h.hermes.start({ prompt: 'what is here?' })).result();
+      return { first, second };
+    });
+    const wrote = toolResult(h.mock.requests[1]!.messages, 'w1')!;
+    expect(wrote).toMatch(/^Wrote 14 bytes to /);
+    expect(first).toMatchObject({ status: 'completed', answer: wrote });
+    expect(second).toMatchObject({ status: 'completed', answer: 'There is one file, hello.txt.' });
+    expect(String(h.mock.requests[4]!.messages.at(-1)!.content)).toMatch(/the reply writes a tool result itself \(<tool_response>\)/);
+    expect(h.mock.requests).toHaveLength(5);
+  });
+});
+
 describe('text mode reads what the 1.5B model wrote', () => {
   const text = (baseURL: string) => ({
     defaultName: 'default',

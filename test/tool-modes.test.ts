@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { APIError } from 'openai';
 import { fetchRuns, stepRows } from '../src/inspect';
 import { defineProfile, type ToolCallMode } from '../src/llm/profiles';
-import { rejectsTools, toTextMode } from '../src/llm/text-mode';
+import { quotedResults, rejectsTools, toTextMode } from '../src/llm/text-mode';
 import { toolDefinitions } from '../src/tools/registry';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import type { RecordedRequest, Reply } from './helpers/mock-model';
@@ -237,6 +237,23 @@ describe('text mode helpers', () => {
       expect(rejectsTools(err(status, message)), message).toBe(false);
     }
     expect(rejectsTools(new Error('does not support tools'))).toBe(false);
+  });
+
+  it('tells a quoted result from a made-up one', () => {
+    const results = ['Wrote 14 bytes to /w/hello.txt', '[lines 1-2 of 2]\n     1| the first line\n     2| the second line'];
+    expect(quotedResults('<tool_response>\nWrote 14 bytes to /w/hello.txt\n</tool_response>', results)).toBe('Wrote 14 bytes to /w/hello.txt');
+    expect(quotedResults('Done.\n<tool_response>{"name": "write_file", "content": "Wrote 14 bytes to /w/hello.txt"}</tool_response>', results)).toBe(
+      'Done.\n{"name": "write_file", "content": "Wrote 14 bytes to /w/hello.txt"}',
+    );
+    // A long enough piece of a result quotes it; a short one ("3") is in most results and quotes none.
+    expect(quotedResults('<tool_response>1| the first line\n2| the second line</tool_response>', results)).toBe(
+      '1| the first line\n2| the second line',
+    );
+    expect(quotedResults('<tool_response>3</tool_response>', results)).toBeUndefined();
+    expect(quotedResults('<tool_response>Wrote 14 bytes to /w/other.txt</tool_response>', results)).toBeUndefined();
+    // Every block must quote one; no results yet, nothing is quoted.
+    expect(quotedResults('<tool_response>Wrote 14 bytes to /w/hello.txt</tool_response><tool_response>x</tool_response>', results)).toBeUndefined();
+    expect(quotedResults('<tool_response>Wrote 14 bytes to /w/hello.txt</tool_response>', [])).toBeUndefined();
   });
 
   it('puts the tool block before the per-conversation part, or at the end of an older prompt', () => {

@@ -9,11 +9,11 @@ import { modelFetch } from '../llm/http';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
 import { reasoningExcerpt, reasoningField, splitThinking } from '../llm/reasoning';
 import { costOf, fallbackChain, isSmallProfile, type ModelProfile, type ProfileSet } from '../llm/profiles';
-import { inventedResult, rejectsTools, toTextMode, type Definition } from '../llm/text-mode';
+import { inventedResult, quotedResults, rejectsTools, toTextMode, type Definition } from '../llm/text-mode';
 import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
-import type { ModelAttemptFailure, ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
+import type { ChatMessage, ModelAttemptFailure, ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
 import { toolsQuery } from '../shared/messages';
 import type { ToolCatalog } from '../tools/external';
 import { observeModelCall } from '../observe/step';
@@ -140,7 +140,7 @@ export function createModelActivities(deps: ModelDeps) {
           finishReason: res.choices?.[0]?.finish_reason,
           cachedTokens: res.usage?.prompt_tokens_details?.cached_tokens,
         });
-        const raw = toResult(res, profile, input, mode, tools);
+        const raw = toResult(res, profile, input, mode, tools, toolResults(messages));
         if (
           mode === 'native' &&
           input.tools.length &&
@@ -200,6 +200,11 @@ export function createModelActivities(deps: ModelDeps) {
   return { callModel, modelFallbacks };
 }
 
+/** The texts of the tool results the request holds. */
+function toolResults(messages: ChatMessage[]): string[] {
+  return messages.flatMap((m) => (m.role === 'tool' && typeof m.content === 'string' ? [m.content] : []));
+}
+
 /** Text content; some servers send an array of text parts instead of a string. */
 function textOf(content: unknown): string | null {
   if (typeof content === 'string') return content;
@@ -246,6 +251,7 @@ function toResult(
   input: ModelCallInput,
   mode: WireMode,
   definitions: Definition[],
+  results: string[],
 ): ModelCallResult {
   const choice = res.choices?.[0];
   if (!choice) {
@@ -286,15 +292,18 @@ function toResult(
     toolCalls = recovered.calls.map((c) => ({ ...c, function: { ...c.function, arguments: argumentsText(c.function.arguments) } }));
   }
   // A made-up result (or a call written in the results' tag) is neither an answer nor a result, in either mode: in
-  // native mode too the model writes its calls as text until `auto` turns to text mode.
-  const unparsed = recovered?.unparsed ?? (recovered && !fromText && content ? inventedResult(content, definitions) : undefined);
+  // native mode too the model writes its calls as text until `auto` turns to text mode. Results it only repeats
+  // are an answer quoting them.
+  const quoted = recovered && !fromText && !recovered.unparsed && content ? quotedResults(content, results) : undefined;
+  const unparsed =
+    recovered?.unparsed ?? (recovered && !fromText && content && quoted === undefined ? inventedResult(content, definitions) : undefined);
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
   // Reported by OpenAI, DeepSeek, OpenRouter, vLLM; otherwise estimated from the text (~4 characters a token).
   const reported = res.usage?.completion_tokens_details?.reasoning_tokens;
   const reasoningTokens = typeof reported === 'number' && reported > 0 ? reported : thinking ? Math.ceil(thinking.length / 4) : 0;
   return {
-    message: { content: fromText ? null : content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+    message: { content: fromText ? null : (quoted ?? content), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
     ...(fromText ? { fromText: true as const } : {}),
     ...(mode === 'text' ? { toolMode: 'text' as const } : {}),
     ...(unparsed ? { unparsedToolCall: unparsed } : {}),

@@ -4,7 +4,9 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { FailureType } from '../shared/errors';
 
-const OVERFLOW = /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|reduce the length/i;
+// llama.cpp: "request (N tokens) exceeds the available context size (M tokens)", type exceed_context_size_error.
+const OVERFLOW = /context[_ ]length|context size|maximum context|context window|too many tokens|prompt is too long|reduce the length/i;
+const OVERFLOW_TYPES = new Set(['context_length_exceeded', 'exceed_context_size_error']);
 
 /** `endpoint` (the profile's base URL) is named in network errors: the first thing to check. */
 export function classifyModelError(err: unknown, endpoint?: string): ApplicationFailure | Error {
@@ -26,7 +28,7 @@ export function classifyModelError(err: unknown, endpoint?: string): Application
     if (s === 401 || s === 403) return failure(FailureType.ModelAuth, msg, err, true);
     if (s === 429) return failure(FailureType.RateLimited, msg, err, false, retryAfterMs(err.headers as Headers | undefined));
     if (s === 408) return failure(FailureType.ModelTimeout, msg, err);
-    if ((s === 400 || s === 413 || s === 422) && OVERFLOW.test(err.message)) {
+    if ((s === 400 || s === 413 || s === 422) && (OVERFLOW.test(err.message) || OVERFLOW_TYPES.has(String(err.type ?? err.code)))) {
       return failure(FailureType.ContextOverflow, msg, err, true);
     }
     if (s >= 400 && s < 500) return failure(FailureType.ModelBadRequest, msg, err, true);

@@ -28,6 +28,40 @@ export function inventedResult(text: string, tools: Definition[]): string | unde
 }
 
 const RESULT_TAG = /<tool_response\b/;
+const RESULT_BLOCK = /<tool_response\b[^>]*>([\s\S]*?)(?:<\/tool_response>|$)/g;
+
+/**
+ * A reply whose <tool_response> blocks only repeat results the conversation already holds: the model quoting what
+ * a tool said, not inventing it (seen in native mode with Qwen2.5-Coder-1.5B after write_file ran: its last reply
+ * was `<tool_response>Wrote 14 bytes to …/hello.txt</tool_response>`, corrected as made-up five times until the run
+ * stopped). That is an answer: the text with the tags taken off. `results`: the tool results in the request.
+ * A block quotes a result when it is that result, or a piece of one of at least QUOTE_MIN characters ("3" is in
+ * most results and quotes none).
+ */
+export function quotedResults(text: string, results: string[]): string | undefined {
+  const blocks = [...text.matchAll(RESULT_BLOCK)].map((m) => m[1]!);
+  if (!blocks.length || !results.length) return undefined;
+  const known = results.map(flat);
+  const quotes = (inner: string) =>
+    innerTexts(inner).some((q) => q.length > 0 && known.some((r) => r === q || (q.length >= QUOTE_MIN && r.includes(q))));
+  if (!blocks.every(quotes)) return undefined;
+  return text.replace(RESULT_BLOCK, (_, inner: string) => inner.trim()).trim();
+}
+
+const QUOTE_MIN = 24;
+const flat = (s: string) => s.replace(/\s+/g, ' ').trim();
+
+/** The block's text, and the strings of a JSON object it holds (Qwen's template writes `{"name": …, "content": …}`). */
+function innerTexts(inner: string): string[] {
+  const out = [flat(inner)];
+  try {
+    const v: unknown = JSON.parse(inner);
+    if (v && typeof v === 'object') for (const x of Object.values(v)) if (typeof x === 'string') out.push(flat(x));
+  } catch {
+    // not JSON: the text itself
+  }
+  return out;
+}
 
 /** `<tool_call>{"name": "write_file", "arguments": {"path": "...", "content": "..."}}</tool_call>`: its required parameters, else its first. */
 function callSkeleton(d: Definition): string {
