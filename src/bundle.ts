@@ -61,9 +61,18 @@ export function buildId(): string {
  * (answers a finished run's queries without a worker); workers never run it. `traced` has the OpenTelemetry
  * interceptors; it replays the same histories as the plain one (test/replay.test.ts runs the corpus with it).
  */
-export async function cachedWorkflowBundle(variant?: 'probe' | 'traced', build: string = buildId()): Promise<{ codePath: string }> {
-  const dir = path.join(hermesHome(), 'bundles');
-  const file = path.join(dir, `workflows-${variant ? `${variant}-` : ''}${build}.js`);
+export async function cachedWorkflowBundle(
+  variant?: 'probe' | 'traced',
+  build: string = buildId(),
+  home: string = hermesHome(),
+): Promise<{ codePath: string }> {
+  const dir = path.join(home, 'bundles');
+  const name = `workflows-${variant ? `${variant}-` : ''}${build}.js`;
+  const file = path.join(dir, name);
+  // Another HERMES_HOME on this install (a profile, a test's fresh home) reuses the install's own bundle: the name
+  // is the hash of every source and the lock file, so the same name is the same code. Saves ~5 s of CPU per start.
+  const installs = path.join(installHome(), 'bundles', name);
+  if (!existsSync(file) && existsSync(installs)) return { codePath: installs };
   if (!existsSync(file)) {
     const options = bundleOptions(undefined, { tracing: variant === 'traced' });
     const { code } = await bundleWorkflowCode(variant === 'probe' ? { ...options, workflowInterceptorModules: [probePath()] } : options);
@@ -74,6 +83,11 @@ export async function cachedWorkflowBundle(variant?: 'probe' | 'traced', build: 
     renameSync(tmp, file);
   }
   return { codePath: file };
+}
+
+/** The install's own HERMES_HOME default (`<package>/.hermes`), whatever HERMES_HOME says. */
+export function installHome(): string {
+  return path.join(packageRoot(), '.hermes');
 }
 
 function sourceFiles(dir: string): string[] {

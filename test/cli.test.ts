@@ -81,6 +81,8 @@ describe('hermes run (embedded server)', () => {
     // the embedded server lived in HERMES_HOME and is gone after the command
     expect(existsSync(path.join(env.HERMES_HOME, 'temporal.db'))).toBe(true);
     expect(existsSync(path.join(env.HERMES_HOME, 'venv'))).toBe(!inject('temporalCliPath'));
+    // The install's workflow bundle (written by the test setup) served this fresh home: nothing was bundled again.
+    expect(existsSync(path.join(env.HERMES_HOME, 'bundles'))).toBe(false);
     expect(await portOpen(port)).toBe(false);
     expect(await portOpen(uiPort)).toBe(false);
   }, 120_000);
