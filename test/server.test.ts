@@ -1,12 +1,13 @@
 import { Connection } from '@temporalio/client';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureSearchAttributes, startDevServer, type DevServer } from '../src/server/dev-server';
 import { findTemporalBinary, requireTemporalCli, temporalExecutable } from '../src/server/temporal-cli';
-import { freePort, portOpen } from './helpers/spawn-hermes';
-import { alive } from './helpers/wait';
+import { cleanEnv, freePort, HERMES_BIN, portOpen } from './helpers/spawn-hermes';
+import { alive, waitFor } from './helpers/wait';
 
 const KEYWORD = 2; // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
 
@@ -190,4 +191,34 @@ describe('startDevServer', () => {
     expect(err!.message).toMatch(/exited with code/);
     expect(err!.message).toContain('no-such-flag');
   });
+});
+
+describe('hermes server', () => {
+  it('stays up, not on a terminal, until SIGTERM, then stops the server it started', async () => {
+    const [port, uiPort] = [await freePort(), await freePort()];
+    const home = path.join(tmp, 'home-cmd');
+    const child = spawn(process.execPath, [HERMES_BIN, 'server'], {
+      env: cleanEnv({ HERMES_HOME: home, TEMPORAL_CLI_PATH: cliPath, HERMES_TEMPORAL_PORT: String(port), HERMES_UI_PORT: String(uiPort) }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    try {
+      await waitFor('the server line', () => stderr.includes(`Temporal dev server on 127.0.0.1:${port}`), 60_000);
+      // Before the fix the command returned right after that line, and its exit hook stopped the server.
+      const conn = await Connection.connect({ address: `127.0.0.1:${port}` });
+      try {
+        await conn.workflowService.describeNamespace({ namespace: 'default' });
+      } finally {
+        await conn.close();
+      }
+      expect(child.exitCode, stderr).toBeNull();
+      child.kill('SIGTERM');
+      expect(await exited, stderr).toBe(0);
+      expect(await portOpen(port)).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  }, 90_000);
 });

@@ -2,6 +2,7 @@
 // foreground) and `hermes install-temporal`.
 import type { Connection } from '@temporalio/client';
 import { parseArgs } from 'node:util';
+import path from 'node:path';
 import { Hermes } from '../client';
 import { connectWorker } from '../connection';
 import { installRuntimeLogger } from '../logger';
@@ -120,12 +121,31 @@ export async function server(): Promise<number> {
   const s = await startDevServer({ home: hermesHome() });
   process.stderr.write(`Temporal dev server on ${s.address}, Web UI ${s.uiUrl}${s.reused ? ' (already running)' : ''}\n`);
   if (s.reused) return 0;
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
+  let watch: NodeJS.Timeout | undefined;
+  const code = await new Promise<number>((resolve) => {
+    process.once('SIGINT', () => resolve(0));
+    process.once('SIGTERM', () => resolve(0));
+    // The server's child process is unref'd (a `hermes run` must not wait for it) and signal listeners hold
+    // nothing, so without this timer the command returned as soon as the server answered. It also notices a
+    // server that died under it.
+    watch = setInterval(() => {
+      if (s.pid === undefined || alive(s.pid)) return;
+      process.stderr.write(`hermes: the Temporal dev server exited; its log: ${s.logFile ?? path.join(hermesHome(), 'temporal-server.log')}\n`);
+      resolve(1);
+    }, 1000);
   });
+  clearInterval(watch);
   await s.stop();
-  return 0;
+  return code;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function installTemporal(): Promise<number> {
