@@ -7,8 +7,9 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineProfile } from '../src/llm/profiles';
 import { TOOLSETS } from '../src/tools/registry';
-import { UNTOOLED_ANSWER_NUDGE } from '../src/workflows/prompts';
+import { REPEATED_RESULT_REASON, unparsedCallCorrection, UNTOOLED_ANSWER_NUDGE } from '../src/workflows/prompts';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
+import type { RecordedRequest } from './helpers/mock-model';
 
 let h: Harness;
 afterEach(async () => {
@@ -54,27 +55,33 @@ describe("the runtime's instructions are not an answer", () => {
 });
 
 describe('a <tool_response> in a reply', () => {
-  it('repeating a result the conversation holds is an answer quoting it; one no tool returned is made up', async () => {
+  it('repeating a result the conversation holds is asked for once more, then an answer quoting it; one no tool returned is made up', async () => {
+    // As the 1.5B model ended the write-file task in native mode: the real result, in the results' tag, again and again.
+    const quote = (req: RecordedRequest) => answer(`<tool_response>\n${toolResult(req.messages, 'w1')}\n</tool_response>`);
     h = await createHarness([
       toolCall('write_file', { path: 'hello.txt', content: 'Hello, world!\n' }, 'w1'),
-      // As the 1.5B model ended the write-file task in native mode: the real result, in the results' tag.
-      (req) => answer(`<tool_response>\n${toolResult(req.messages, 'w1')}\n</tool_response>`),
+      quote,
+      quote,
       // Second conversation: a result of a tool that ran, but not what it returned.
       toolCall('list_dir', {}, 'l1'),
       answer('<tool_response>\nhello.txt\nnotes.md\nsrc/ (12 entries)\n</tool_response>'),
       answer('There is one file, hello.txt.'),
     ]);
-    const { first, second } = await h.run(async () => {
-      const first = await (await h.hermes.start({ prompt: 'write hello.txt' })).result();
+    const { first, steps, second } = await h.run(async () => {
+      const run = await h.hermes.start({ prompt: 'write hello.txt' });
+      const first = await run.result();
+      const steps = (await run.state({ stepsAfter: 0 })).steps;
       const second = await (await h.hermes.start({ prompt: 'what is here?' })).result();
-      return { first, second };
+      return { first, steps, second };
     });
     const wrote = toolResult(h.mock.requests[1]!.messages, 'w1')!;
     expect(wrote).toMatch(/^Wrote 14 bytes to /);
+    expect(String(h.mock.requests[2]!.messages.at(-1)!.content)).toBe(unparsedCallCorrection(REPEATED_RESULT_REASON));
     expect(first).toMatchObject({ status: 'completed', answer: wrote });
+    expect(steps.filter((s) => s.kind === 'model').map((s) => s.summary)).toEqual(['1 tool call(s): write_file', 'unreadable tool call', 'answer']);
     expect(second).toMatchObject({ status: 'completed', answer: 'There is one file, hello.txt.' });
-    expect(String(h.mock.requests[4]!.messages.at(-1)!.content)).toMatch(/the reply writes a tool result itself \(<tool_response>\)/);
-    expect(h.mock.requests).toHaveLength(5);
+    expect(String(h.mock.requests[5]!.messages.at(-1)!.content)).toMatch(/the reply writes a tool result itself \(<tool_response>\)/);
+    expect(h.mock.requests).toHaveLength(6);
   });
 });
 

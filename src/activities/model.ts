@@ -13,6 +13,7 @@ import { inventedResult, quotedResults, rejectsTools, toTextMode, type Definitio
 import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
+import { REPEATED_RESULT_REASON } from '../workflows/prompts';
 import type { ChatMessage, ModelAttemptFailure, ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
 import { toolsQuery } from '../shared/messages';
 import type { ToolCatalog } from '../tools/external';
@@ -200,9 +201,19 @@ export function createModelActivities(deps: ModelDeps) {
   return { callModel, modelFallbacks };
 }
 
-/** The texts of the tool results the request holds. */
-function toolResults(messages: ChatMessage[]): string[] {
-  return messages.flatMap((m) => (m.role === 'tool' && typeof m.content === 'string' ? [m.content] : []));
+interface RequestResults {
+  /** The texts of the tool results the request holds. */
+  texts: string[];
+  /** The request ends with the correction for a reply that repeated one of them. */
+  repeatCorrected: boolean;
+}
+
+function toolResults(messages: ChatMessage[]): RequestResults {
+  const last = messages.at(-1);
+  return {
+    texts: messages.flatMap((m) => (m.role === 'tool' && typeof m.content === 'string' ? [m.content] : [])),
+    repeatCorrected: last?.role === 'user' && typeof last.content === 'string' && last.content.includes(REPEATED_RESULT_REASON),
+  };
 }
 
 /** Text content; some servers send an array of text parts instead of a string. */
@@ -251,7 +262,7 @@ function toResult(
   input: ModelCallInput,
   mode: WireMode,
   definitions: Definition[],
-  results: string[],
+  results: RequestResults,
 ): ModelCallResult {
   const choice = res.choices?.[0];
   if (!choice) {
@@ -292,18 +303,27 @@ function toResult(
     toolCalls = recovered.calls.map((c) => ({ ...c, function: { ...c.function, arguments: argumentsText(c.function.arguments) } }));
   }
   // A made-up result (or a call written in the results' tag) is neither an answer nor a result, in either mode: in
-  // native mode too the model writes its calls as text until `auto` turns to text mode. Results it only repeats
-  // are an answer quoting them.
-  const quoted = recovered && !fromText && !recovered.unparsed && content ? quotedResults(content, results) : undefined;
+  // native mode too the model writes its calls as text until `auto` turns to text mode. A reply that only repeats
+  // results the request holds is asked for once more (REPEATED_RESULT_REASON); repeated again right after that,
+  // it is an answer quoting them.
+  const quoted = recovered && !fromText && !recovered.unparsed && content ? quotedResults(content, results.texts) : undefined;
+  const repeatedAgain = quoted !== undefined && results.repeatCorrected;
   const unparsed =
-    recovered?.unparsed ?? (recovered && !fromText && content && quoted === undefined ? inventedResult(content, definitions) : undefined);
+    recovered?.unparsed ??
+    (quoted !== undefined
+      ? repeatedAgain
+        ? undefined
+        : REPEATED_RESULT_REASON
+      : recovered && !fromText && content
+        ? inventedResult(content, definitions)
+        : undefined);
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
   // Reported by OpenAI, DeepSeek, OpenRouter, vLLM; otherwise estimated from the text (~4 characters a token).
   const reported = res.usage?.completion_tokens_details?.reasoning_tokens;
   const reasoningTokens = typeof reported === 'number' && reported > 0 ? reported : thinking ? Math.ceil(thinking.length / 4) : 0;
   return {
-    message: { content: fromText ? null : (quoted ?? content), ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+    message: { content: fromText ? null : repeatedAgain ? quoted : content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
     ...(fromText ? { fromText: true as const } : {}),
     ...(mode === 'text' ? { toolMode: 'text' as const } : {}),
     ...(unparsed ? { unparsedToolCall: unparsed } : {}),

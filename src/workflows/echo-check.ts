@@ -10,6 +10,7 @@ import {
   inventedResultReason,
   loopWarning,
   REMOVED_RESULTS,
+  REPEATED_RESULT_REASON,
   TEXT_MODE_CALL_FORMAT,
   TEXT_MODE_CALL_RULES,
   unparsedCallCorrection,
@@ -42,6 +43,7 @@ function runtimeTexts(): string[] {
     loopWarning(''),
     finalSummaryRequest('budget', ''),
     inventedResultReason([]),
+    REPEATED_RESULT_REASON,
     REMOVED_RESULTS,
     ...IDENTITY_AND_RULES,
   ].map((t) => ` ${words(t).join(' ')} `));

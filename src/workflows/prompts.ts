@@ -133,6 +133,14 @@ export function inventedResultReason(tools: string[]): string {
   );
 }
 
+/**
+ * Why a reply that only repeats a tool result the conversation holds, in the results' tag, is asked for once more
+ * (src/activities/model.ts): the 1.5B model echoed write_file's result, and a patch error, instead of going on.
+ */
+export const REPEATED_RESULT_REASON =
+  'the reply repeats a tool result that is already in the conversation (<tool_response>); do not repeat it: ' +
+  'call the next tool, or if the task is done, answer in plain words';
+
 /** The system prompt text a sub-agent gets after the usual one; its goal is its first user message. */
 export function subAgentSystem(parentId: string, o: { overall?: string; context?: string; sharedContext?: string }): string {
   const lines = [
