@@ -1,6 +1,5 @@
 // Bundling the workflow code takes ~2 s; every `hermes run` and `hermes worker` would pay it. The bundle is
 // cached under HERMES_HOME, keyed by a hash of the sources and the lock file, so a change invalidates it.
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -74,6 +73,8 @@ export async function cachedWorkflowBundle(
   const installs = path.join(installHome(), 'bundles', name);
   if (!existsSync(file) && existsSync(installs)) return { codePath: installs };
   if (!existsSync(file)) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only to build a bundle
+    const { bundleWorkflowCode } = require('@temporalio/worker') as typeof import('@temporalio/worker');
     const options = bundleOptions(undefined, { tracing: variant === 'traced' });
     const { code } = await bundleWorkflowCode(variant === 'probe' ? { ...options, workflowInterceptorModules: [probePath()] } : options);
     mkdirSync(dir, { recursive: true });

@@ -2,7 +2,7 @@
 // else an embedded dev server this process starts (or reuses) under .hermes/ — zero setup.
 import { Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
-import { NativeConnection, type NativeConnectionOptions } from '@temporalio/worker';
+import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
 import * as net from 'node:net';
 import { hermesHome } from './paths';
 import { startDevServer } from './server/dev-server';
@@ -111,5 +111,8 @@ async function tcpProblem(address: string, timeoutMs = 3_000): Promise<string | 
 }
 
 export function connectWorker(t: TemporalTarget): Promise<NativeConnection> {
-  return NativeConnection.connect(t.connectionOptions);
+  // Required here, not imported: a client-only command (status, list, inspect) never loads the worker package.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { NativeConnection: Native } = require('@temporalio/worker') as typeof import('@temporalio/worker');
+  return Native.connect(t.connectionOptions);
 }

@@ -4,7 +4,7 @@
 // Every line passes through the redactor (src/security/redact.ts) on its way out, whatever wrote it (Hermes, the
 // SDK's worker and workflow loggers, core): the worker's secret-named variables and credential shapes never reach
 // a log file. createHermesWorker adds its configured patterns and values with setLogRedactor.
-import { DefaultLogger, Runtime, type LogLevel, type LogMetadata, type MetricsExporterConfig } from '@temporalio/worker';
+import type { LogLevel, LogMetadata, MetricsExporterConfig } from '@temporalio/worker';
 import { mkdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
@@ -125,6 +125,9 @@ export function installRuntimeLogger(
 ): void {
   if (installed) return;
   installed = true;
+  // Required here: a process that never runs a worker or a replay (a client-only command) never loads the package.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { DefaultLogger, Runtime } = require('@temporalio/worker') as typeof import('@temporalio/worker');
   const sdkRank = LEVELS.indexOf(level);
   // Lines of our workflow and activity code (the SDK's `workflow` and `activity` components: the SDK itself never
   // uses them) follow HERMES_LOG_LEVEL, as Hermes's own lines do; the SDK's and core's follow `level`.

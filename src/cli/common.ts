@@ -9,13 +9,11 @@ import { installRuntimeLogger, logToFile } from '../logger';
 import { hermesHome } from '../paths';
 import { MAX_ITERATIONS_CAP, type ChildView, type StepRecord } from '../shared/contract';
 import { workspaceRoots } from '../tools/roots';
-import { startWorkerFleet } from '../versioning/fleet';
 import { EXIT_CODES, installStopHandlers, sayStopped, stopping, stoppedBy } from './signals';
 
-/** A mistake in the command line: bin/hermes.js prints it with a pointer to --help and exits 2. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+import { UsageError } from './usage-error';
+
+export { UsageError };
 
 /**
  * Connects; in embedded mode also runs a worker in this process for as long as fn runs. That worker is the
@@ -32,8 +30,11 @@ export async function withHermes(
   opts: { workspace?: string | ((hermes: Hermes) => Promise<string | undefined>) } = {},
 ): Promise<number> {
   installStopHandlers();
-  if (!clusterConfigured()) embeddedLogToFile();
-  installRuntimeLogger(undefined, { signals: false });
+  // The SDK's runtime (and its logger) is for the in-process worker: a cluster's client needs none.
+  if (!clusterConfigured()) {
+    embeddedLogToFile();
+    installRuntimeLogger(undefined, { signals: false });
+  }
   const hermes = await Hermes.connect();
   const target = hermes.target!;
   try {
@@ -48,6 +49,9 @@ export async function withHermes(
     const connection = await connectWorker(target);
     // Versioned as `hermes worker` is (src/versioning/fleet.ts): on an embedded server that also has `hermes worker`
     // processes, an unversioned worker would get no new conversation once a build is current.
+    // Loaded when a worker starts: commands that only talk to the server do not pay for the worker code.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- tsx's CommonJS hook: require, not import()
+    const { startWorkerFleet } = require('../versioning/fleet') as typeof import('../versioning/fleet');
     const w = await startWorkerFleet({
       connection,
       client: hermes.client,

@@ -1,27 +1,7 @@
 // The `hermes` command. With no TEMPORAL_ADDRESS it starts (or reuses) an embedded dev server and runs an
 // in-process worker; with one it talks to that cluster, where `hermes worker` processes do the work.
 // One file per command group; this one has the help text and the dispatch.
-import { chat } from './chat';
-import { codecServer } from './codec';
-import { UsageError } from './common';
-import { doctor } from './doctor';
-import { evalCommand } from './eval';
-import { exportCommand } from './export';
-import { inspect, replay } from './inspect';
-import { list } from './list';
-import { memory } from './memory';
-import { rollback } from './rollback';
-import { run } from './run';
-import { schedule } from './schedule';
-import { search } from './search';
-import { serve } from './serve';
-import { skills } from './skills';
-import { installTemporal, server, worker } from './server';
-import { init } from './init';
-import { status } from './status';
-import { watch } from './watch';
-import { tools } from './tools';
-import { answer, approve, cancel, interrupt } from './steer';
+import { UsageError } from './usage-error';
 
 export { UsageError };
 
@@ -211,34 +191,41 @@ Environment:
   HERMES_LOG_LEVEL, HERMES_LOG_FORMAT   log level (default info); json or pretty (default: pretty on a terminal)
 `;
 
-const COMMANDS: Record<string, (args: string[]) => Promise<number>> = {
-  run,
-  chat,
-  watch,
-  status,
-  list,
-  interrupt,
-  answer,
-  approve,
-  cancel,
-  inspect,
-  rollback,
-  replay,
-  export: exportCommand,
-  schedule,
-  search,
-  memory,
-  skills,
-  init,
-  tools,
-  worker,
-  server,
-  'install-temporal': installTemporal,
-  doctor,
-  eval: evalCommand,
-  'codec-server': codecServer,
-  serve,
+type Command = (args: string[]) => Promise<number>;
+
+// Each command's module is loaded when it runs: `hermes help` or `hermes status` does not load the worker, the
+// tools and the model client (~1.5 s of a start).
+// (require, not import(): bin/hermes.js runs the sources through tsx's CommonJS hook, which import() bypasses.)
+/* eslint-disable @typescript-eslint/no-require-imports */
+const COMMANDS: Record<string, Command> = {
+  run: (a) => (require('./run') as typeof import('./run')).run(a),
+  chat: (a) => (require('./chat') as typeof import('./chat')).chat(a),
+  watch: (a) => (require('./watch') as typeof import('./watch')).watch(a),
+  status: (a) => (require('./status') as typeof import('./status')).status(a),
+  list: (a) => (require('./list') as typeof import('./list')).list(a),
+  interrupt: (a) => (require('./steer') as typeof import('./steer')).interrupt(a),
+  answer: (a) => (require('./steer') as typeof import('./steer')).answer(a),
+  approve: (a) => (require('./steer') as typeof import('./steer')).approve(a),
+  cancel: (a) => (require('./steer') as typeof import('./steer')).cancel(a),
+  inspect: (a) => (require('./inspect') as typeof import('./inspect')).inspect(a),
+  rollback: (a) => (require('./rollback') as typeof import('./rollback')).rollback(a),
+  replay: (a) => (require('./inspect') as typeof import('./inspect')).replay(a),
+  export: (a) => (require('./export') as typeof import('./export')).exportCommand(a),
+  schedule: (a) => (require('./schedule') as typeof import('./schedule')).schedule(a),
+  search: (a) => (require('./search') as typeof import('./search')).search(a),
+  memory: (a) => (require('./memory') as typeof import('./memory')).memory(a),
+  skills: (a) => (require('./skills') as typeof import('./skills')).skills(a),
+  init: (a) => (require('./init') as typeof import('./init')).init(a),
+  tools: (a) => (require('./tools') as typeof import('./tools')).tools(a),
+  worker: (a) => (require('./server') as typeof import('./server')).worker(a),
+  server: () => (require('./server') as typeof import('./server')).server(),
+  'install-temporal': () => (require('./server') as typeof import('./server')).installTemporal(),
+  doctor: (a) => (require('./doctor') as typeof import('./doctor')).doctor(a),
+  eval: (a) => (require('./eval') as typeof import('./eval')).evalCommand(a),
+  'codec-server': (a) => (require('./codec') as typeof import('./codec')).codecServer(a),
+  serve: (a) => (require('./serve') as typeof import('./serve')).serve(a),
 };
+/* eslint-enable @typescript-eslint/no-require-imports */
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -8,7 +8,6 @@ import { modelStepNumbers } from '../inspect';
 import type { ConversationState } from '../shared/contract';
 import { formatChild, formatStep, UsageError, withHermes } from './common';
 import { closedRunQuery, watchWorker } from './pollers';
-import { replayRun } from '../replay-query';
 
 /** Temporal's closed states that end a conversation without its own result, as status names them. */
 const CLOSED: Partial<Record<TemporalStatus, string>> = {
@@ -41,6 +40,9 @@ export async function status(args: string[]): Promise<number> {
         s = await closedRunQuery(hermes, handle, taskQueue, () => handle.state());
       } catch (e) {
         let why = '';
+        // Loaded only here: replaying needs the worker package, which a status answered by a worker never loads.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports -- tsx's CommonJS hook: require, not import()
+        const { replayRun } = require('../replay-query') as typeof import('../replay-query');
         const replayed = await replayRun(hermes.client, id, undefined, (w) => (why = w)).catch((err: Error) => ((why = err.message), undefined));
         if (replayed?.state) {
           s = replayed.state;

@@ -8,6 +8,7 @@ import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { cachedWorkflowBundle } from '../bundle';
 import { dataConverter } from '../codec';
+import { installRuntimeLogger } from '../logger';
 import type { ConversationState } from '../shared/contract';
 import type { ContextQueryArgs, ContextSlice } from '../shared/wire';
 import type { ProbeAnswers, ProbeSinks } from './probe';
@@ -35,6 +36,8 @@ export async function replayRun(
     hermesReplayProbe: { answers: { fn: (_info, a) => void (answers = a), callDuringReplay: true } },
   };
   const converter = dataConverter();
+  // The SDK's lines go through our logger, as in a worker (a client-only command installs it only now).
+  installRuntimeLogger(undefined, { signals: false });
   try {
     await Worker.runReplayHistory(
       { workflowBundle: await cachedWorkflowBundle('probe'), sinks, ...(converter ? { dataConverter: converter } : {}) },
