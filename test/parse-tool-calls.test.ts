@@ -123,6 +123,19 @@ describe('recoverToolCalls: what Qwen2.5-Coder-1.5B wrote (eval runs, issue 23)'
   });
 });
 
+describe('recoverToolCalls: a looping reply', () => {
+  it('the same call written again is one call, in the order first written', () => {
+    const one = (name: string, args: object) => `<tool_call>\n${JSON.stringify({ name, arguments: args })}\n</tool_call>`;
+    const round = [one('list_dir', { path: '.' }), one('read_file', { path: 'a' })].join('\n');
+    expect(calls(Array.from({ length: 30 }, () => round).join('\n'))).toEqual([LS[0], ['read_file', { path: 'a' }]]);
+    // Different arguments are different calls.
+    expect(calls(`${one('read_file', { path: 'a' })}\n${one('read_file', { path: 'b' })}`)).toEqual([
+      ['read_file', { path: 'a' }],
+      ['read_file', { path: 'b' }],
+    ]);
+  });
+});
+
 describe('recoverToolCalls: ordinary answers stay answers', () => {
   it.each([
     ['an object with a "name" that is no tool', '{"name": "Alice", "age": 3}'],

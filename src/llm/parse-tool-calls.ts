@@ -29,7 +29,15 @@ export function recoverToolCalls(text: string, toolNames: string[], idPrefix: st
   if (!found.items.length && !found.problems.length) fromFences(text, found);
   if (!found.items.length && !found.problems.length) fromLines(text, found);
 
-  const calls = found.items.filter((i): i is CallItem => i.kind === 'call');
+  // The same call written again in one reply is one call: a looping small model wrote three calls over and over,
+  // and each repeat would come back with the whole first result (run-tools.ts), 530 of them overflowing the window.
+  const seen = new Set<string>();
+  const calls = found.items
+    .filter((i): i is CallItem => i.kind === 'call')
+    .filter((c) => {
+      const key = `${c.name}\u0000${c.arguments}`;
+      return !seen.has(key) && Boolean(seen.add(key));
+    });
   if (calls.some((c) => known.has(c.name))) {
     // Calls to tools that are not offered go along: the workflow answers each with "unknown tool".
     return { calls: calls.map((c, i) => ({ id: `${idPrefix}_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } })) };
