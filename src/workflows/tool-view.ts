@@ -37,7 +37,8 @@ export class ToolView {
 
   /** tool_search found these (a recorded result): shown from the next step on. */
   reveal(names: readonly string[]): string[] {
-    const fresh = names.filter((n) => !this.#found.includes(n));
+    // Several tool_search calls in one step may find the same tool (seen: 13 found search_files): once each.
+    const fresh = [...new Set(names)].filter((n) => !this.#found.includes(n));
     this.#found.push(...fresh);
     return fresh;
   }
