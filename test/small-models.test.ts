@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineProfile } from '../src/llm/profiles';
 import { TOOLSETS } from '../src/tools/registry';
-import { REPEATED_RESULT_REASON, unparsedCallCorrection, UNTOOLED_ANSWER_NUDGE } from '../src/workflows/prompts';
+import { REPEATED_RESULT_NUDGE, UNTOOLED_ANSWER_NUDGE } from '../src/workflows/prompts';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import type { RecordedRequest } from './helpers/mock-model';
 
@@ -41,6 +41,8 @@ describe("the runtime's instructions are not an answer", () => {
     const correction = h.mock.requests[1]!.messages.at(-1)!;
     expect(correction.role).toBe('user');
     expect(String(correction.content)).toMatch(/^Your reply repeats the instructions of the runtime \("to call a tool reply with exactly one …"\)/);
+    // Without the call format it echoed: a correction holding it was handed back again (seen with the 1.5B model).
+    expect(String(correction.content)).not.toContain('To call a tool');
     expect(String(h.mock.requests[2]!.messages.at(-1)!.content)).toMatch(
       /^Your reply is not an answer: "Wrote 27 bytes to a" is what a tool's result says/,
     );
@@ -54,8 +56,23 @@ describe("the runtime's instructions are not an answer", () => {
   });
 });
 
+describe('a final summary that repeats the stop request', () => {
+  it('is no answer: the stopped run ends without one, and a note says why', async () => {
+    const stop =
+      '5 tool calls in a row could not run, the last one unreadable: they name tools you do not have or have invalid arguments, ' +
+      'and the run is being stopped. Summarize your progress: what is done, what remains, and the best answer you can give now.';
+    h = await createHarness([...Array.from({ length: 5 }, () => answer(PARROT)), answer(stop)]);
+    const { result, steps } = await h.run(async () => {
+      const run = await h.hermes.start({ prompt: 'count the files' });
+      return { result: await run.result(), steps: (await run.state({ stepsAfter: 0 })).steps };
+    });
+    expect(result).toMatchObject({ status: 'stopped_repeating', reason: 'InvalidToolCalls', answer: '' });
+    expect(steps.map((s) => s.summary)).toContainEqual(expect.stringMatching(/^the final summary repeats the runtime's instructions \("/));
+  });
+});
+
 describe('a <tool_response> in a reply', () => {
-  it('repeating a result the conversation holds is asked for once more, then an answer quoting it; one no tool returned is made up', async () => {
+  it('repeating a result the conversation holds is asked for once more (no call format in the nudge), then an answer quoting it; one no tool returned is made up', async () => {
     // As the 1.5B model ended the write-file task in native mode: the real result, in the results' tag, again and again.
     const quote = (req: RecordedRequest) => answer(`<tool_response>\n${toolResult(req.messages, 'w1')}\n</tool_response>`);
     h = await createHarness([
@@ -76,9 +93,9 @@ describe('a <tool_response> in a reply', () => {
     });
     const wrote = toolResult(h.mock.requests[1]!.messages, 'w1')!;
     expect(wrote).toMatch(/^Wrote 14 bytes to /);
-    expect(String(h.mock.requests[2]!.messages.at(-1)!.content)).toBe(unparsedCallCorrection(REPEATED_RESULT_REASON));
+    expect(h.mock.requests[2]!.messages.at(-1)).toEqual({ role: 'user', content: REPEATED_RESULT_NUDGE });
     expect(first).toMatchObject({ status: 'completed', answer: wrote });
-    expect(steps.filter((s) => s.kind === 'model').map((s) => s.summary)).toEqual(['1 tool call(s): write_file', 'unreadable tool call', 'answer']);
+    expect(steps.filter((s) => s.kind === 'model').map((s) => s.summary)).toEqual(['1 tool call(s): write_file', 'repeated tool result', 'answer']);
     expect(second).toMatchObject({ status: 'completed', answer: 'There is one file, hello.txt.' });
     expect(String(h.mock.requests[5]!.messages.at(-1)!.content)).toMatch(/the reply writes a tool result itself \(<tool_response>\)/);
     expect(h.mock.requests).toHaveLength(6);

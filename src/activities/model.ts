@@ -13,7 +13,7 @@ import { inventedResult, quotedResults, rejectsTools, toTextMode, type Definitio
 import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
-import { REPEATED_RESULT_REASON } from '../workflows/prompts';
+import { REPEATED_RESULT_NUDGE, REPEATED_RESULT_REASON } from '../workflows/prompts';
 import type { ChatMessage, ModelAttemptFailure, ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
 import { toolsQuery } from '../shared/messages';
 import type { ToolCatalog } from '../tools/external';
@@ -204,7 +204,7 @@ export function createModelActivities(deps: ModelDeps) {
 interface RequestResults {
   /** The texts of the tool results the request holds. */
   texts: string[];
-  /** The request ends with the correction for a reply that repeated one of them. */
+  /** The request ends with the nudge after a reply that repeated one of them. */
   repeatCorrected: boolean;
 }
 
@@ -212,7 +212,7 @@ function toolResults(messages: ChatMessage[]): RequestResults {
   const last = messages.at(-1);
   return {
     texts: messages.flatMap((m) => (m.role === 'tool' && typeof m.content === 'string' ? [m.content] : [])),
-    repeatCorrected: last?.role === 'user' && typeof last.content === 'string' && last.content.includes(REPEATED_RESULT_REASON),
+    repeatCorrected: last?.role === 'user' && last.content === REPEATED_RESULT_NUDGE,
   };
 }
 

@@ -10,7 +10,14 @@ import { compressOnOverflow } from './compress';
 import type { Conversation } from './conversation-state';
 import { describeFailure, FALLBACK_TRIGGERS } from './failures';
 import { echoedInstructions, madeUpResult } from './echo-check';
-import { echoCorrection, madeUpResultCorrection, unparsedCallCorrection, UNTOOLED_ANSWER_NUDGE } from './prompts';
+import {
+  echoCorrection,
+  madeUpResultCorrection,
+  REPEATED_RESULT_NUDGE,
+  REPEATED_RESULT_REASON,
+  unparsedCallCorrection,
+  UNTOOLED_ANSWER_NUDGE,
+} from './prompts';
 import type { ModelReply } from './step-result';
 
 /** One model step with the conversation's tools. */
@@ -62,6 +69,8 @@ function classify(r: ModelCallResult, { anyResultYet, recheck, task }: ReplyCont
   const message = { role: 'assistant' as const, content: text, ...(calls.length ? { tool_calls: calls } : {}) };
   // A tool call the model wrote as text and we could not read: never its answer. It gets a correction, and counts
   // like an invalid call (so a model that cannot produce one is stopped, not looped).
+  // A repeated result is asked for once more (the model activity takes it as the answer the second time).
+  if (r.unparsedToolCall === REPEATED_RESULT_REASON) return { kind: 'recheck', message, nudge: REPEATED_RESULT_NUDGE, why: 'repeated result' };
   if (r.unparsedToolCall) return { kind: 'unreadable', message, correction: unparsedCallCorrection(r.unparsedToolCall) };
   if (calls.length === 0) {
     // The runtime's own instructions handed back (a corrected small model parrots the correction): not an answer
@@ -70,7 +79,7 @@ function classify(r: ModelCallResult, { anyResultYet, recheck, task }: ReplyCont
     if (echo) return { kind: 'unreadable', message, correction: echoCorrection(echo), why: 'echo' };
     const madeUp = madeUpResult(text, anyResultYet);
     if (madeUp) return { kind: 'unreadable', message, correction: madeUpResultCorrection(madeUp), why: 'made-up result' };
-    if (recheck) return { kind: 'recheck', message, nudge: UNTOOLED_ANSWER_NUDGE };
+    if (recheck) return { kind: 'recheck', message, nudge: UNTOOLED_ANSWER_NUDGE, why: 'untooled answer' };
     return { kind: 'answer', message, text: text ?? '' };
   }
   return { kind: 'tools', message, calls };
@@ -92,7 +101,7 @@ function describeReply(r: ModelCallResult, anyResultYet = true, task?: string): 
 }
 
 function replyKind(r: ModelCallResult, anyResultYet: boolean, task: string | undefined): string {
-  if (r.unparsedToolCall) return 'unreadable tool call';
+  if (r.unparsedToolCall) return r.unparsedToolCall === REPEATED_RESULT_REASON ? 'repeated tool result' : 'unreadable tool call';
   if (echoedInstructions(r.message.content, task)) return "echo of the runtime's instructions";
   return madeUpResult(r.message.content, anyResultYet) ? 'made-up tool result' : 'answer';
 }

@@ -118,7 +118,8 @@ export function madeUpResultCorrection(why: string): string {
 export function echoCorrection(what: string): string {
   return (
     `Your reply repeats the instructions of the runtime (${what}) instead of doing the task. Do not repeat them. ` +
-    `Do the next step of the task now: call a tool, or give your own final answer. ${CALL_FORMAT_REMINDER}`
+    // No call format here: the echo seen most was that format, and a correction holding it was handed back again.
+    `Do the next step of the task now: call a tool, or give your own final answer.`
   );
 }
 
@@ -137,9 +138,14 @@ export function inventedResultReason(tools: string[]): string {
  * Why a reply that only repeats a tool result the conversation holds, in the results' tag, is asked for once more
  * (src/activities/model.ts): the 1.5B model echoed write_file's result, and a patch error, instead of going on.
  */
-export const REPEATED_RESULT_REASON =
-  'the reply repeats a tool result that is already in the conversation (<tool_response>); do not repeat it: ' +
-  'call the next tool, or if the task is done, answer in plain words';
+export const REPEATED_RESULT_REASON = 'the reply only repeats a tool result that is already in the conversation';
+
+/**
+ * The nudge for it. No call format in it: corrected with one, the 1.5B model handed the format back five times.
+ */
+export const REPEATED_RESULT_NUDGE =
+  'Your reply only repeats a tool result that is already in the conversation. Do not repeat it. If the task is ' +
+  'done, reply with your answer in plain words; if not, do the next step.';
 
 /** The system prompt text a sub-agent gets after the usual one; its goal is its first user message. */
 export function subAgentSystem(parentId: string, o: { overall?: string; context?: string; sharedContext?: string }): string {

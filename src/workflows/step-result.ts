@@ -14,8 +14,11 @@ export type ModelReply =
    * tool has run (echo-check.ts).
    */
   | { kind: 'unreadable'; message: ChatMessage; correction: string; why?: 'echo' | 'made-up result' }
-  /** A small model's answer before any tool ran: asked once more (`nudge`), the reply kept in the context. */
-  | { kind: 'recheck'; message: ChatMessage; nudge: string }
+  /**
+   * Asked once more (`nudge`), the reply kept in the context, not counted as an invalid call: a small model's answer
+   * before any tool ran, or a reply that only repeats a tool result the conversation holds (`why`).
+   */
+  | { kind: 'recheck'; message: ChatMessage; nudge: string; why: 'untooled answer' | 'repeated result' }
   | { kind: 'fail'; reason: string; error: string };
 
 /** A tool call that ran to its end (not cut short): what the repetition check compares. */

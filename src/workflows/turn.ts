@@ -5,6 +5,7 @@ import { CancelledFailure } from '@temporalio/workflow';
 import { dueWarnings, exhausted } from './budget';
 import { maybeCompress } from './compress';
 import { continueConversationAsNew, shouldContinueAsNew } from './continue-as-new';
+import { echoedInstructions } from './echo-check';
 import type { Conversation } from './conversation-state';
 import { finalSummary, modelStep } from './model-step';
 import { STOPPED, type Stopped, type TurnOutcome } from './outcomes';
@@ -98,7 +99,12 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
         continue;
       case 'recheck':
         c.transcript.append(reply.message, { role: 'user', content: reply.nudge });
-        c.note('model', 'a small model answered before using any tool: asked once to check');
+        c.note(
+          'model',
+          reply.why === 'repeated result'
+            ? 'the reply only repeats a tool result: asked once more'
+            : 'a small model answered before using any tool: asked once to check',
+        );
         verdict = evaluateStop(c);
         continue;
       case 'unreadable':
@@ -139,9 +145,13 @@ async function stopTurn(c: Conversation, stop: StopVerdict): Promise<TurnOutcome
   c.transcript.append({ role: 'user', content: finalSummaryRequest(stop.why, stop.detail) });
   const summary = await finalSummary(c);
   if ('text' in summary) c.transcript.append({ role: 'assistant', content: summary.text });
+  // A summary that hands the runtime's words back (seen: the stop request itself, from the 1.5B model) is no answer:
+  // the run ends without one, and a note says why. The transcript keeps what the model wrote.
+  const echo = 'text' in summary ? echoedInstructions(summary.text, c.input.prompt) : undefined;
+  if (echo) c.note('model', `the final summary repeats the runtime's instructions (${echo}): no answer`);
   const ended: TurnOutcome =
     'text' in summary
-      ? { status: stop.status, answer: summary.text }
+      ? { status: stop.status, answer: echo ? '' : summary.text }
       : { status: stop.status, answer: c.transcript.lastAssistantText(), reason: summary.reason, error: summary.error };
   return stop.why === 'invalid' ? { ...ended, reason: 'InvalidToolCalls' } : ended;
 }
