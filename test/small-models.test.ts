@@ -56,6 +56,25 @@ describe("the runtime's instructions are not an answer", () => {
   });
 });
 
+describe('an echo that holds a call tag', () => {
+  it('gets the echo correction, not the unreadable-call one with the format it echoed', async () => {
+    // As the 1.5B model answered five times in a row (auto and text mode).
+    h = await createHarness([
+      answer('To call a tool, reply with exactly one JSON object per call inside <tools></tools> XML tags.'),
+      answer('Done.'),
+    ]);
+    const { result, steps } = await h.run(async () => {
+      const run = await h.hermes.start({ prompt: 'count the files' });
+      return { result: await run.result(), steps: (await run.state({ stepsAfter: 0 })).steps };
+    });
+    expect(result).toMatchObject({ status: 'completed', answer: 'Done.' });
+    const correction = String(h.mock.requests[1]!.messages.at(-1)!.content);
+    expect(correction).toMatch(/^Your reply repeats the instructions of the runtime/);
+    expect(correction).not.toContain('could not be parsed');
+    expect(steps.filter((s) => s.kind === 'model').map((s) => s.summary)).toEqual(["echo of the runtime's instructions", 'answer']);
+  });
+});
+
 describe('a final summary that repeats the stop request', () => {
   it('is no answer: the stopped run ends without one, and a note says why', async () => {
     const stop =

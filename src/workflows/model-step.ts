@@ -67,16 +67,18 @@ function classify(r: ModelCallResult, { anyResultYet, recheck, task }: ReplyCont
   const text = r.message.content;
   if (calls.length === 0 && !text?.trim()) return { kind: 'empty' };
   const message = { role: 'assistant' as const, content: text, ...(calls.length ? { tool_calls: calls } : {}) };
-  // A tool call the model wrote as text and we could not read: never its answer. It gets a correction, and counts
-  // like an invalid call (so a model that cannot produce one is stopped, not looped).
+  // The runtime's own instructions handed back (a corrected small model parrots the correction): not an answer,
+  // and not a broken call either, though the echo may hold a call tag ("… inside <tools></tools> XML tags", seen
+  // five times in a row): the echo correction, which holds no call format to hand back. Counts towards the
+  // invalid-call stop.
+  const echo = calls.length === 0 ? echoedInstructions(text, task) : undefined;
+  if (echo) return { kind: 'unreadable', message, correction: echoCorrection(echo), why: 'echo' };
   // A repeated result is asked for once more (the model activity takes it as the answer the second time).
   if (r.unparsedToolCall === REPEATED_RESULT_REASON) return { kind: 'recheck', message, nudge: REPEATED_RESULT_NUDGE, why: 'repeated result' };
+  // A tool call the model wrote as text and we could not read: never its answer. It gets a correction, and counts
+  // like an invalid call (so a model that cannot produce one is stopped, not looped).
   if (r.unparsedToolCall) return { kind: 'unreadable', message, correction: unparsedCallCorrection(r.unparsedToolCall) };
   if (calls.length === 0) {
-    // The runtime's own instructions handed back (a corrected small model parrots the correction): not an answer
-    // either. Treated like an unreadable call: the correction, and it counts towards the invalid-call stop.
-    const echo = echoedInstructions(text, task);
-    if (echo) return { kind: 'unreadable', message, correction: echoCorrection(echo), why: 'echo' };
     const madeUp = madeUpResult(text, anyResultYet);
     if (madeUp) return { kind: 'unreadable', message, correction: madeUpResultCorrection(madeUp), why: 'made-up result' };
     if (recheck) return { kind: 'recheck', message, nudge: UNTOOLED_ANSWER_NUDGE, why: 'untooled answer' };
@@ -101,8 +103,8 @@ function describeReply(r: ModelCallResult, anyResultYet = true, task?: string): 
 }
 
 function replyKind(r: ModelCallResult, anyResultYet: boolean, task: string | undefined): string {
+  if (!r.message.tool_calls?.length && echoedInstructions(r.message.content, task)) return "echo of the runtime's instructions";
   if (r.unparsedToolCall) return r.unparsedToolCall === REPEATED_RESULT_REASON ? 'repeated tool result' : 'unreadable tool call';
-  if (echoedInstructions(r.message.content, task)) return "echo of the runtime's instructions";
   return madeUpResult(r.message.content, anyResultYet) ? 'made-up tool result' : 'answer';
 }
 
