@@ -7,6 +7,7 @@ import { Hermes } from '../client';
 import { clusterConfigured, connectWorker } from '../connection';
 import { installRuntimeLogger, logToFile } from '../logger';
 import { hermesHome } from '../paths';
+import { lazyModule } from '../shared/lazy-module';
 import { MAX_ITERATIONS_CAP, type ChildView, type StepRecord } from '../shared/contract';
 import { workspaceRoots } from '../tools/roots';
 import { EXIT_CODES, installStopHandlers, sayStopped, stopping, stoppedBy } from './signals';
@@ -50,8 +51,11 @@ export async function withHermes(
     // Versioned as `hermes worker` is (src/versioning/fleet.ts): on an embedded server that also has `hermes worker`
     // processes, an unversioned worker would get no new conversation once a build is current.
     // Loaded when a worker starts: commands that only talk to the server do not pay for the worker code.
-    // eslint-disable-next-line @typescript-eslint/no-require-imports -- tsx's CommonJS hook: require, not import()
-    const { startWorkerFleet } = require('../versioning/fleet') as typeof import('../versioning/fleet');
+    const { startWorkerFleet } = await lazyModule(
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- see src/shared/lazy-module.ts
+      () => require('../versioning/fleet') as typeof import('../versioning/fleet'),
+      () => import('../versioning/fleet'),
+    );
     const w = await startWorkerFleet({
       connection,
       client: hermes.client,

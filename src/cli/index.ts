@@ -1,6 +1,7 @@
 // The `hermes` command. With no TEMPORAL_ADDRESS it starts (or reuses) an embedded dev server and runs an
 // in-process worker; with one it talks to that cluster, where `hermes worker` processes do the work.
 // One file per command group; this one has the help text and the dispatch.
+import { lazyModule } from '../shared/lazy-module';
 import { UsageError } from './usage-error';
 
 export { UsageError };
@@ -195,35 +196,139 @@ type Command = (args: string[]) => Promise<number>;
 
 // Each command's module is loaded when it runs: `hermes help` or `hermes status` does not load the worker, the
 // tools and the model client (~1.5 s of a start).
-// (require, not import(): bin/hermes.js runs the sources through tsx's CommonJS hook, which import() bypasses.)
+// (Both require and import(): see src/shared/lazy-module.ts.)
 /* eslint-disable @typescript-eslint/no-require-imports */
 const COMMANDS: Record<string, Command> = {
-  run: (a) => (require('./run') as typeof import('./run')).run(a),
-  chat: (a) => (require('./chat') as typeof import('./chat')).chat(a),
-  watch: (a) => (require('./watch') as typeof import('./watch')).watch(a),
-  status: (a) => (require('./status') as typeof import('./status')).status(a),
-  list: (a) => (require('./list') as typeof import('./list')).list(a),
-  interrupt: (a) => (require('./steer') as typeof import('./steer')).interrupt(a),
-  answer: (a) => (require('./steer') as typeof import('./steer')).answer(a),
-  approve: (a) => (require('./steer') as typeof import('./steer')).approve(a),
-  cancel: (a) => (require('./steer') as typeof import('./steer')).cancel(a),
-  inspect: (a) => (require('./inspect') as typeof import('./inspect')).inspect(a),
-  rollback: (a) => (require('./rollback') as typeof import('./rollback')).rollback(a),
-  replay: (a) => (require('./inspect') as typeof import('./inspect')).replay(a),
-  export: (a) => (require('./export') as typeof import('./export')).exportCommand(a),
-  schedule: (a) => (require('./schedule') as typeof import('./schedule')).schedule(a),
-  search: (a) => (require('./search') as typeof import('./search')).search(a),
-  memory: (a) => (require('./memory') as typeof import('./memory')).memory(a),
-  skills: (a) => (require('./skills') as typeof import('./skills')).skills(a),
-  init: (a) => (require('./init') as typeof import('./init')).init(a),
-  tools: (a) => (require('./tools') as typeof import('./tools')).tools(a),
-  worker: (a) => (require('./server') as typeof import('./server')).worker(a),
-  server: () => (require('./server') as typeof import('./server')).server(),
-  'install-temporal': () => (require('./server') as typeof import('./server')).installTemporal(),
-  doctor: (a) => (require('./doctor') as typeof import('./doctor')).doctor(a),
-  eval: (a) => (require('./eval') as typeof import('./eval')).evalCommand(a),
-  'codec-server': (a) => (require('./codec') as typeof import('./codec')).codecServer(a),
-  serve: (a) => (require('./serve') as typeof import('./serve')).serve(a),
+  run: (a) =>
+    lazyModule(
+      () => require('./run') as typeof import('./run'),
+      () => import('./run'),
+    ).then((m) => m.run(a)),
+  chat: (a) =>
+    lazyModule(
+      () => require('./chat') as typeof import('./chat'),
+      () => import('./chat'),
+    ).then((m) => m.chat(a)),
+  watch: (a) =>
+    lazyModule(
+      () => require('./watch') as typeof import('./watch'),
+      () => import('./watch'),
+    ).then((m) => m.watch(a)),
+  status: (a) =>
+    lazyModule(
+      () => require('./status') as typeof import('./status'),
+      () => import('./status'),
+    ).then((m) => m.status(a)),
+  list: (a) =>
+    lazyModule(
+      () => require('./list') as typeof import('./list'),
+      () => import('./list'),
+    ).then((m) => m.list(a)),
+  interrupt: (a) =>
+    lazyModule(
+      () => require('./steer') as typeof import('./steer'),
+      () => import('./steer'),
+    ).then((m) => m.interrupt(a)),
+  answer: (a) =>
+    lazyModule(
+      () => require('./steer') as typeof import('./steer'),
+      () => import('./steer'),
+    ).then((m) => m.answer(a)),
+  approve: (a) =>
+    lazyModule(
+      () => require('./steer') as typeof import('./steer'),
+      () => import('./steer'),
+    ).then((m) => m.approve(a)),
+  cancel: (a) =>
+    lazyModule(
+      () => require('./steer') as typeof import('./steer'),
+      () => import('./steer'),
+    ).then((m) => m.cancel(a)),
+  inspect: (a) =>
+    lazyModule(
+      () => require('./inspect') as typeof import('./inspect'),
+      () => import('./inspect'),
+    ).then((m) => m.inspect(a)),
+  rollback: (a) =>
+    lazyModule(
+      () => require('./rollback') as typeof import('./rollback'),
+      () => import('./rollback'),
+    ).then((m) => m.rollback(a)),
+  replay: (a) =>
+    lazyModule(
+      () => require('./inspect') as typeof import('./inspect'),
+      () => import('./inspect'),
+    ).then((m) => m.replay(a)),
+  export: (a) =>
+    lazyModule(
+      () => require('./export') as typeof import('./export'),
+      () => import('./export'),
+    ).then((m) => m.exportCommand(a)),
+  schedule: (a) =>
+    lazyModule(
+      () => require('./schedule') as typeof import('./schedule'),
+      () => import('./schedule'),
+    ).then((m) => m.schedule(a)),
+  search: (a) =>
+    lazyModule(
+      () => require('./search') as typeof import('./search'),
+      () => import('./search'),
+    ).then((m) => m.search(a)),
+  memory: (a) =>
+    lazyModule(
+      () => require('./memory') as typeof import('./memory'),
+      () => import('./memory'),
+    ).then((m) => m.memory(a)),
+  skills: (a) =>
+    lazyModule(
+      () => require('./skills') as typeof import('./skills'),
+      () => import('./skills'),
+    ).then((m) => m.skills(a)),
+  init: (a) =>
+    lazyModule(
+      () => require('./init') as typeof import('./init'),
+      () => import('./init'),
+    ).then((m) => m.init(a)),
+  tools: (a) =>
+    lazyModule(
+      () => require('./tools') as typeof import('./tools'),
+      () => import('./tools'),
+    ).then((m) => m.tools(a)),
+  worker: (a) =>
+    lazyModule(
+      () => require('./server') as typeof import('./server'),
+      () => import('./server'),
+    ).then((m) => m.worker(a)),
+  server: () =>
+    lazyModule(
+      () => require('./server') as typeof import('./server'),
+      () => import('./server'),
+    ).then((m) => m.server()),
+  'install-temporal': () =>
+    lazyModule(
+      () => require('./server') as typeof import('./server'),
+      () => import('./server'),
+    ).then((m) => m.installTemporal()),
+  doctor: (a) =>
+    lazyModule(
+      () => require('./doctor') as typeof import('./doctor'),
+      () => import('./doctor'),
+    ).then((m) => m.doctor(a)),
+  eval: (a) =>
+    lazyModule(
+      () => require('./eval') as typeof import('./eval'),
+      () => import('./eval'),
+    ).then((m) => m.evalCommand(a)),
+  'codec-server': (a) =>
+    lazyModule(
+      () => require('./codec') as typeof import('./codec'),
+      () => import('./codec'),
+    ).then((m) => m.codecServer(a)),
+  serve: (a) =>
+    lazyModule(
+      () => require('./serve') as typeof import('./serve'),
+      () => import('./serve'),
+    ).then((m) => m.serve(a)),
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

@@ -6,6 +6,7 @@ import type { ConversationHandle, Hermes, InFlightCall, TemporalStatus } from '.
 import { inFlightSummary } from '../in-flight';
 import { modelStepNumbers } from '../inspect';
 import type { ConversationState } from '../shared/contract';
+import { lazyModule } from '../shared/lazy-module';
 import { formatChild, formatStep, UsageError, withHermes } from './common';
 import { closedRunQuery, watchWorker } from './pollers';
 
@@ -41,8 +42,11 @@ export async function status(args: string[]): Promise<number> {
       } catch (e) {
         let why = '';
         // Loaded only here: replaying needs the worker package, which a status answered by a worker never loads.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports -- tsx's CommonJS hook: require, not import()
-        const { replayRun } = require('../replay-query') as typeof import('../replay-query');
+        const { replayRun } = await lazyModule(
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- see src/shared/lazy-module.ts
+          () => require('../replay-query') as typeof import('../replay-query'),
+          () => import('../replay-query'),
+        );
         const replayed = await replayRun(hermes.client, id, undefined, (w) => (why = w)).catch((err: Error) => ((why = err.message), undefined));
         if (replayed?.state) {
           s = replayed.state;
