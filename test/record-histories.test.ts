@@ -15,8 +15,8 @@ import { defineProfile, type ProfileSet } from '../src/llm/profiles';
 import { deleteTask } from '../src/schedules/tasks';
 import { memoryWorkflowId } from '../src/shared/memory';
 import { skillsWorkflowId } from '../src/shared/skills';
-import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
-import type { Reply } from './helpers/mock-model';
+import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
+import type { RecordedRequest, Reply } from './helpers/mock-model';
 import { routed } from './helpers/routed-model';
 import { stateWhen } from './helpers/wait';
 
@@ -224,6 +224,34 @@ describe.runIf(RECORD)('record replay corpus', () => {
 
   it('invalid calls stopped', () =>
     record('invalid-calls-stopped', [...Array.from({ length: 5 }, (_, i) => toolCall('launch_rockets', { n: i })), answer('stopped')], {}));
+
+  // A small profile (core tools): an answer before any tool ran is asked for once more; a reply that only repeats
+  // write_file's result is nudged once, and taken as the answer when repeated right after.
+  it('small-model replies', () => {
+    const quote = (req: RecordedRequest) => answer(`<tool_response>\n${toolResult(req.messages, 'w1')}\n</tool_response>`);
+    return record(
+      'small-model-replies',
+      [answer('3'), toolCall('write_file', { path: 'a.txt', content: 'A' }, 'w1'), quote, quote],
+      {},
+      undefined,
+      undefined,
+      (baseURL) => ({
+        defaultName: 'default',
+        profiles: { default: defineProfile('default', { baseURL, model: 'mock-model', contextWindow: 8192 }) },
+      }),
+    );
+  });
+
+  // Five echoes of the runtime's instructions stop the run; the final summary echoes the stop request: no answer.
+  it('echoed final summary', () =>
+    record(
+      'echoed-final-summary',
+      [
+        ...Array.from({ length: 5 }, () => answer('To call a tool, reply with exactly one JSON object per call inside <tools></tools> XML tags.')),
+        answer('Summarize your progress: what is done, what remains, and the best answer you can give now.'),
+      ],
+      {},
+    ));
 
   // web_fetch is offered to a conversation that names no tools.
   it('web_fetch by default', () =>
