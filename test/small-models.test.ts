@@ -17,6 +17,12 @@ afterEach(async () => {
   h = undefined!;
 });
 
+/** Runs one conversation on the harness's worker: its result and its step records. */
+async function resultAndSteps(prompt: string) {
+  const run = await h.hermes.start({ prompt });
+  return { result: await run.result(), steps: (await run.state({ stepsAfter: 0 })).steps };
+}
+
 const PARROT = 'To call a tool, reply with exactly one JSON object per call inside the `tools` array.';
 
 describe("the runtime's instructions are not an answer", () => {
@@ -31,11 +37,8 @@ describe("the runtime's instructions are not an answer", () => {
       answer('I could not do it.'),
     ]);
     const { first, steps, second } = await h.run(async () => {
-      const run = await h.hermes.start({ prompt: 'how many files?' });
-      const first = await run.result();
-      const steps = (await run.state({ stepsAfter: 0 })).steps;
-      const second = await (await h.hermes.start({ prompt: 'again' })).result();
-      return { first, steps, second };
+      const { result: first, steps } = await resultAndSteps('how many files?');
+      return { first, steps, second: (await resultAndSteps('again')).result };
     });
     expect(first).toMatchObject({ status: 'completed', answer: 'The workspace is empty.' });
     const correction = h.mock.requests[1]!.messages.at(-1)!;
@@ -63,10 +66,7 @@ describe('an echo that holds a call tag', () => {
       answer('To call a tool, reply with exactly one JSON object per call inside <tools></tools> XML tags.'),
       answer('Done.'),
     ]);
-    const { result, steps } = await h.run(async () => {
-      const run = await h.hermes.start({ prompt: 'count the files' });
-      return { result: await run.result(), steps: (await run.state({ stepsAfter: 0 })).steps };
-    });
+    const { result, steps } = await h.run(() => resultAndSteps('count the files'));
     expect(result).toMatchObject({ status: 'completed', answer: 'Done.' });
     const correction = String(h.mock.requests[1]!.messages.at(-1)!.content);
     expect(correction).toMatch(/^Your reply repeats the instructions of the runtime/);
@@ -81,10 +81,7 @@ describe('a final summary that repeats the stop request', () => {
       '5 tool calls in a row could not run, the last one unreadable: they name tools you do not have or have invalid arguments, ' +
       'and the run is being stopped. Summarize your progress: what is done, what remains, and the best answer you can give now.';
     h = await createHarness([...Array.from({ length: 5 }, () => answer(PARROT)), answer(stop)]);
-    const { result, steps } = await h.run(async () => {
-      const run = await h.hermes.start({ prompt: 'count the files' });
-      return { result: await run.result(), steps: (await run.state({ stepsAfter: 0 })).steps };
-    });
+    const { result, steps } = await h.run(() => resultAndSteps('count the files'));
     expect(result).toMatchObject({ status: 'stopped_repeating', reason: 'InvalidToolCalls', answer: '' });
     expect(steps.map((s) => s.summary)).toContainEqual(expect.stringMatching(/^the final summary repeats the runtime's instructions \("/));
   });
@@ -104,11 +101,8 @@ describe('a <tool_response> in a reply', () => {
       answer('There is one file, hello.txt.'),
     ]);
     const { first, steps, second } = await h.run(async () => {
-      const run = await h.hermes.start({ prompt: 'write hello.txt' });
-      const first = await run.result();
-      const steps = (await run.state({ stepsAfter: 0 })).steps;
-      const second = await (await h.hermes.start({ prompt: 'what is here?' })).result();
-      return { first, steps, second };
+      const { result: first, steps } = await resultAndSteps('write hello.txt');
+      return { first, steps, second: (await resultAndSteps('what is here?')).result };
     });
     const wrote = toolResult(h.mock.requests[1]!.messages, 'w1')!;
     expect(wrote).toMatch(/^Wrote 14 bytes to /);

@@ -9,7 +9,7 @@ import { modelFetch } from '../llm/http';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
 import { reasoningExcerpt, reasoningField, splitThinking } from '../llm/reasoning';
 import { costOf, fallbackChain, isSmallProfile, type ModelProfile, type ProfileSet } from '../llm/profiles';
-import { inventedResult, quotedResults, rejectsTools, toTextMode, type Definition } from '../llm/text-mode';
+import { holdsResults, inventedResult, quotedResults, rejectsTools, toTextMode, type Definition } from '../llm/text-mode';
 import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
@@ -141,7 +141,7 @@ export function createModelActivities(deps: ModelDeps) {
           finishReason: res.choices?.[0]?.finish_reason,
           cachedTokens: res.usage?.prompt_tokens_details?.cached_tokens,
         });
-        const raw = toResult(res, profile, input, mode, tools, toolResults(messages));
+        const raw = toResult(res, profile, input, mode, tools, messages);
         if (
           mode === 'native' &&
           input.tools.length &&
@@ -201,19 +201,9 @@ export function createModelActivities(deps: ModelDeps) {
   return { callModel, modelFallbacks };
 }
 
-interface RequestResults {
-  /** The texts of the tool results the request holds. */
-  texts: string[];
-  /** The request ends with the nudge after a reply that repeated one of them. */
-  repeatCorrected: boolean;
-}
-
-function toolResults(messages: ChatMessage[]): RequestResults {
-  const last = messages.at(-1);
-  return {
-    texts: messages.flatMap((m) => (m.role === 'tool' && typeof m.content === 'string' ? [m.content] : [])),
-    repeatCorrected: last?.role === 'user' && last.content === REPEATED_RESULT_NUDGE,
-  };
+/** The texts of the tool results the request holds. */
+function toolResults(messages: ChatMessage[]): string[] {
+  return messages.flatMap((m) => (m.role === 'tool' && typeof m.content === 'string' ? [m.content] : []));
 }
 
 /** Text content; some servers send an array of text parts instead of a string. */
@@ -262,7 +252,7 @@ function toResult(
   input: ModelCallInput,
   mode: WireMode,
   definitions: Definition[],
-  results: RequestResults,
+  messages: ChatMessage[],
 ): ModelCallResult {
   const choice = res.choices?.[0];
   if (!choice) {
@@ -304,26 +294,23 @@ function toResult(
   }
   // A made-up result (or a call written in the results' tag) is neither an answer nor a result, in either mode: in
   // native mode too the model writes its calls as text until `auto` turns to text mode. A reply that only repeats
-  // results the request holds is asked for once more (REPEATED_RESULT_REASON); repeated again right after that,
-  // it is an answer quoting them.
-  const quoted = recovered && !fromText && !recovered.unparsed && content ? quotedResults(content, results.texts) : undefined;
-  const repeatedAgain = quoted !== undefined && results.repeatCorrected;
-  const unparsed =
-    recovered?.unparsed ??
-    (quoted !== undefined
-      ? repeatedAgain
-        ? undefined
-        : REPEATED_RESULT_REASON
-      : recovered && !fromText && content
-        ? inventedResult(content, definitions)
-        : undefined);
+  // results the request holds is asked for once more (REPEATED_RESULT_REASON); repeated right after that nudge, it
+  // is an answer quoting them.
+  let unparsed = recovered?.unparsed;
+  let answer = content;
+  if (!unparsed && recovered && !fromText && content && holdsResults(content)) {
+    const quoted = quotedResults(content, toolResults(messages));
+    if (quoted === undefined) unparsed = inventedResult(content, definitions);
+    else if (messages.at(-1)?.content === REPEATED_RESULT_NUDGE) answer = quoted;
+    else unparsed = REPEATED_RESULT_REASON;
+  }
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
   // Reported by OpenAI, DeepSeek, OpenRouter, vLLM; otherwise estimated from the text (~4 characters a token).
   const reported = res.usage?.completion_tokens_details?.reasoning_tokens;
   const reasoningTokens = typeof reported === 'number' && reported > 0 ? reported : thinking ? Math.ceil(thinking.length / 4) : 0;
   return {
-    message: { content: fromText ? null : repeatedAgain ? quoted : content, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
+    message: { content: fromText ? null : answer, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
     ...(fromText ? { fromText: true as const } : {}),
     ...(mode === 'text' ? { toolMode: 'text' as const } : {}),
     ...(unparsed ? { unparsedToolCall: unparsed } : {}),

@@ -195,142 +195,68 @@ Environment:
 type Command = (args: string[]) => Promise<number>;
 
 // Each command's module is loaded when it runs: `hermes help` or `hermes status` does not load the worker, the
-// tools and the model client (~1.5 s of a start).
-// (Both require and import(): see src/shared/lazy-module.ts.)
-/* eslint-disable @typescript-eslint/no-require-imports */
+// tools and the model client (~1.5 s of a start). Both require and import(): see src/shared/lazy-module.ts.
+
+/** The command modules, by file name. */
+interface Modules {
+  chat: typeof import('./chat');
+  codec: typeof import('./codec');
+  doctor: typeof import('./doctor');
+  eval: typeof import('./eval');
+  export: typeof import('./export');
+  init: typeof import('./init');
+  inspect: typeof import('./inspect');
+  list: typeof import('./list');
+  memory: typeof import('./memory');
+  rollback: typeof import('./rollback');
+  run: typeof import('./run');
+  schedule: typeof import('./schedule');
+  search: typeof import('./search');
+  serve: typeof import('./serve');
+  server: typeof import('./server');
+  skills: typeof import('./skills');
+  status: typeof import('./status');
+  steer: typeof import('./steer');
+  tools: typeof import('./tools');
+  watch: typeof import('./watch');
+}
+
+function load<K extends keyof Modules>(name: K): Promise<Modules[K]> {
+  return lazyModule(
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- see src/shared/lazy-module.ts
+    () => require(`./${name}`) as Modules[K],
+    () => import(`./${name}`) as Promise<Modules[K]>,
+  );
+}
+
 const COMMANDS: Record<string, Command> = {
-  run: (a) =>
-    lazyModule(
-      () => require('./run') as typeof import('./run'),
-      () => import('./run'),
-    ).then((m) => m.run(a)),
-  chat: (a) =>
-    lazyModule(
-      () => require('./chat') as typeof import('./chat'),
-      () => import('./chat'),
-    ).then((m) => m.chat(a)),
-  watch: (a) =>
-    lazyModule(
-      () => require('./watch') as typeof import('./watch'),
-      () => import('./watch'),
-    ).then((m) => m.watch(a)),
-  status: (a) =>
-    lazyModule(
-      () => require('./status') as typeof import('./status'),
-      () => import('./status'),
-    ).then((m) => m.status(a)),
-  list: (a) =>
-    lazyModule(
-      () => require('./list') as typeof import('./list'),
-      () => import('./list'),
-    ).then((m) => m.list(a)),
-  interrupt: (a) =>
-    lazyModule(
-      () => require('./steer') as typeof import('./steer'),
-      () => import('./steer'),
-    ).then((m) => m.interrupt(a)),
-  answer: (a) =>
-    lazyModule(
-      () => require('./steer') as typeof import('./steer'),
-      () => import('./steer'),
-    ).then((m) => m.answer(a)),
-  approve: (a) =>
-    lazyModule(
-      () => require('./steer') as typeof import('./steer'),
-      () => import('./steer'),
-    ).then((m) => m.approve(a)),
-  cancel: (a) =>
-    lazyModule(
-      () => require('./steer') as typeof import('./steer'),
-      () => import('./steer'),
-    ).then((m) => m.cancel(a)),
-  inspect: (a) =>
-    lazyModule(
-      () => require('./inspect') as typeof import('./inspect'),
-      () => import('./inspect'),
-    ).then((m) => m.inspect(a)),
-  rollback: (a) =>
-    lazyModule(
-      () => require('./rollback') as typeof import('./rollback'),
-      () => import('./rollback'),
-    ).then((m) => m.rollback(a)),
-  replay: (a) =>
-    lazyModule(
-      () => require('./inspect') as typeof import('./inspect'),
-      () => import('./inspect'),
-    ).then((m) => m.replay(a)),
-  export: (a) =>
-    lazyModule(
-      () => require('./export') as typeof import('./export'),
-      () => import('./export'),
-    ).then((m) => m.exportCommand(a)),
-  schedule: (a) =>
-    lazyModule(
-      () => require('./schedule') as typeof import('./schedule'),
-      () => import('./schedule'),
-    ).then((m) => m.schedule(a)),
-  search: (a) =>
-    lazyModule(
-      () => require('./search') as typeof import('./search'),
-      () => import('./search'),
-    ).then((m) => m.search(a)),
-  memory: (a) =>
-    lazyModule(
-      () => require('./memory') as typeof import('./memory'),
-      () => import('./memory'),
-    ).then((m) => m.memory(a)),
-  skills: (a) =>
-    lazyModule(
-      () => require('./skills') as typeof import('./skills'),
-      () => import('./skills'),
-    ).then((m) => m.skills(a)),
-  init: (a) =>
-    lazyModule(
-      () => require('./init') as typeof import('./init'),
-      () => import('./init'),
-    ).then((m) => m.init(a)),
-  tools: (a) =>
-    lazyModule(
-      () => require('./tools') as typeof import('./tools'),
-      () => import('./tools'),
-    ).then((m) => m.tools(a)),
-  worker: (a) =>
-    lazyModule(
-      () => require('./server') as typeof import('./server'),
-      () => import('./server'),
-    ).then((m) => m.worker(a)),
-  server: () =>
-    lazyModule(
-      () => require('./server') as typeof import('./server'),
-      () => import('./server'),
-    ).then((m) => m.server()),
-  'install-temporal': () =>
-    lazyModule(
-      () => require('./server') as typeof import('./server'),
-      () => import('./server'),
-    ).then((m) => m.installTemporal()),
-  doctor: (a) =>
-    lazyModule(
-      () => require('./doctor') as typeof import('./doctor'),
-      () => import('./doctor'),
-    ).then((m) => m.doctor(a)),
-  eval: (a) =>
-    lazyModule(
-      () => require('./eval') as typeof import('./eval'),
-      () => import('./eval'),
-    ).then((m) => m.evalCommand(a)),
-  'codec-server': (a) =>
-    lazyModule(
-      () => require('./codec') as typeof import('./codec'),
-      () => import('./codec'),
-    ).then((m) => m.codecServer(a)),
-  serve: (a) =>
-    lazyModule(
-      () => require('./serve') as typeof import('./serve'),
-      () => import('./serve'),
-    ).then((m) => m.serve(a)),
+  run: async (a) => (await load('run')).run(a),
+  chat: async (a) => (await load('chat')).chat(a),
+  watch: async (a) => (await load('watch')).watch(a),
+  status: async (a) => (await load('status')).status(a),
+  list: async (a) => (await load('list')).list(a),
+  interrupt: async (a) => (await load('steer')).interrupt(a),
+  answer: async (a) => (await load('steer')).answer(a),
+  approve: async (a) => (await load('steer')).approve(a),
+  cancel: async (a) => (await load('steer')).cancel(a),
+  inspect: async (a) => (await load('inspect')).inspect(a),
+  rollback: async (a) => (await load('rollback')).rollback(a),
+  replay: async (a) => (await load('inspect')).replay(a),
+  export: async (a) => (await load('export')).exportCommand(a),
+  schedule: async (a) => (await load('schedule')).schedule(a),
+  search: async (a) => (await load('search')).search(a),
+  memory: async (a) => (await load('memory')).memory(a),
+  skills: async (a) => (await load('skills')).skills(a),
+  init: async (a) => (await load('init')).init(a),
+  tools: async (a) => (await load('tools')).tools(a),
+  worker: async (a) => (await load('server')).worker(a),
+  server: async () => (await load('server')).server(),
+  'install-temporal': async () => (await load('server')).installTemporal(),
+  doctor: async (a) => (await load('doctor')).doctor(a),
+  eval: async (a) => (await load('eval')).evalCommand(a),
+  'codec-server': async (a) => (await load('codec')).codecServer(a),
+  serve: async (a) => (await load('serve')).serve(a),
 };
-/* eslint-enable @typescript-eslint/no-require-imports */
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;

@@ -28,6 +28,11 @@ export function inventedResult(text: string, tools: Definition[]): string | unde
 }
 
 const RESULT_TAG = /<tool_response\b/;
+
+/** The text holds a <tool_response> tag: only then can it quote or invent a result. */
+export function holdsResults(text: string): boolean {
+  return RESULT_TAG.test(text);
+}
 const RESULT_BLOCK = /<tool_response\b[^>]*>([\s\S]*?)(?:<\/tool_response>|$)/g;
 
 /**
@@ -132,7 +137,7 @@ export function toTextMode(messages: ChatMessage[], tools: Definition[]): WireMe
  */
 function withoutResults(text: string): string {
   if (!RESULT_TAG.test(text)) return text;
-  const kept = text.replace(/<tool_response\b[\s\S]*?(?:<\/tool_response>|$)/g, '').trim();
+  const kept = text.replace(RESULT_BLOCK, '').trim();
   return kept || REMOVED_RESULTS;
 }
 
