@@ -32,19 +32,23 @@ const nodeAndIoBans = {
     },
   ],
 };
-const workflowImportBans = {
-  paths: nodeAndIoBans.paths,
-  patterns: [
-    ...nodeAndIoBans.patterns,
-    {
-      // From src/workflows/*.ts, '../x' is src/x. Allowed: the pure src/shared/** and the tool registry/specs.
-      // Everything else (activities, llm, server, cli*, client, worker, tool handlers, ...) only as `import type`.
-      regex: '^\\.\\./(?!(shared(/.*)?|tools/registry|tools/spec|tools/[a-z_]+/spec)$)',
-      message: `Workflow code may only import ../shared/**, ../tools/registry, ../tools/spec and ../tools/<tool>/spec at runtime (\`import type\` is fine). ${WORKFLOW_SANDBOX}`,
-      allowTypeImports: true,
-    },
-  ],
-};
+// From src/workflows/*.ts, '../x' is src/x; from src/workflows/<layer>/*.ts, '../../x' is. Allowed at runtime: the
+// pure src/shared/** and the tool registry/specs. Everything else (activities, llm, dev-server, cli, client, worker,
+// tool handlers, ...) only as `import type`.
+function workflowImportBans(up) {
+  const prefix = '\\.\\./'.repeat(up);
+  return {
+    paths: nodeAndIoBans.paths,
+    patterns: [
+      ...nodeAndIoBans.patterns,
+      {
+        regex: `^${prefix}(?!(shared(/.*)?|tools/registry|tools/spec|tools/[a-z_]+/spec)$)`,
+        message: `Workflow code may only import src/shared/**, src/tools/registry, src/tools/spec and src/tools/<tool>/spec at runtime (\`import type\` is fine). ${WORKFLOW_SANDBOX}`,
+        allowTypeImports: true,
+      },
+    ],
+  };
+}
 
 // The tool specs and the registry are in the workflow bundle too (src/workflows imports them). A tool folder's
 // spec.ts and the pure modules it uses import at runtime only ../spec, pure files beside them (never ./handler),
@@ -68,19 +72,6 @@ const toolRegistryImportBans = {
     {
       regex: '^(?!(\\./spec|\\./[a-z_]+/spec)$)\\.',
       message: `The tool registry may only import ./spec and ./<tool>/spec at runtime. ${TOOL_SPEC_SIDE}`,
-      allowTypeImports: true,
-    },
-  ],
-};
-
-// From src/workflows/subagents/*.ts, '../x' is src/workflows/x and '../../x' is src/x.
-const subagentImportBans = {
-  paths: nodeAndIoBans.paths,
-  patterns: [
-    ...nodeAndIoBans.patterns,
-    {
-      regex: '^\\.\\./\\.\\./(?!(shared(/.*)?|tools/registry|tools/spec|tools/[a-z_]+/spec)$)',
-      message: `Workflow code may only import src/shared/**, src/tools/registry, src/tools/spec and src/tools/<tool>/spec at runtime (\`import type\` is fine). ${WORKFLOW_SANDBOX}`,
       allowTypeImports: true,
     },
   ],
@@ -169,16 +160,16 @@ export default defineConfig(
     files: ['src/workflows/**/*.ts'],
     rules: {
       'no-restricted-imports': 'off',
-      '@typescript-eslint/no-restricted-imports': ['error', workflowImportBans],
+      '@typescript-eslint/no-restricted-imports': ['error', workflowImportBans(1)],
       'no-restricted-syntax': ['error', transcriptAppendBan],
     },
   },
   {
-    files: ['src/workflows/subagents/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', subagentImportBans] },
+    files: ['src/workflows/*/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', workflowImportBans(2)] },
   },
   {
-    files: ['src/workflows/turn.ts'],
+    files: ['src/workflows/loop/turn.ts'],
     rules: { 'no-restricted-syntax': 'off' },
   },
 

@@ -6,8 +6,8 @@
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import path from 'node:path';
-import { installRuntimeLogger } from '../src/logger';
-import { temporalExecutable } from '../src/server/temporal-cli';
+import { installRuntimeLogger } from '../src/observe/logger';
+import { temporalExecutable } from '../src/dev-server/temporal-cli';
 import { noop, quietLogger as quiet } from './harness';
 import { activityTimings, median } from './history';
 import type { dispatchProbeWorkflow } from './workflows';

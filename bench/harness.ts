@@ -12,7 +12,7 @@ import { createActivities } from '../src/activities';
 import { ContextCache, type ContextStats } from '../src/activities/context';
 import { Hermes } from '../src/client';
 import { defineProfile, type ProfileSet } from '../src/llm/profiles';
-import type { TemporalExecutable } from '../src/server/temporal-cli';
+import type { TemporalExecutable } from '../src/dev-server/temporal-cli';
 import { DEFAULT_LIMITS, DEV_SERVER_DYNAMIC_CONFIG } from '../src/shared/defaults';
 import { ALL_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
 import { resolveTools } from '../src/tools/registry';

@@ -5,10 +5,10 @@
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import path from 'node:path';
-import { bundleOptions } from '../src/bundle';
+import { bundleOptions } from '../src/startup/bundle';
 import { Hermes } from '../src/client';
 import { defineProfile } from '../src/llm/profiles';
-import { installRuntimeLogger } from '../src/logger';
+import { installRuntimeLogger } from '../src/observe/logger';
 import { createHermesWorker } from '../src/worker';
 import { quietLogger } from './harness';
 import { stopIdle } from './idle-entry';

@@ -2,8 +2,8 @@
 // whole bench takes ~15 minutes, too long to iterate on memory per idle conversation.
 import { bundleWorkflowCode } from '@temporalio/worker';
 import path from 'node:path';
-import { bundleOptions } from '../src/bundle';
-import { temporalExecutable } from '../src/server/temporal-cli';
+import { bundleOptions } from '../src/startup/bundle';
+import { temporalExecutable } from '../src/dev-server/temporal-cli';
 import { PRODUCT_SERVER, withServer } from './harness';
 import { scenarioMemory } from './memory';
 

@@ -2,10 +2,10 @@
 // iteration), for checking a change to the loop without the whole benchmark; dynamic config values given replace
 // the product's. Prints; writes nothing.
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { bundleOptions } from '../src/bundle';
+import { bundleOptions } from '../src/startup/bundle';
 import path from 'node:path';
-import { installRuntimeLogger } from '../src/logger';
-import { temporalExecutable } from '../src/server/temporal-cli';
+import { installRuntimeLogger } from '../src/observe/logger';
+import { temporalExecutable } from '../src/dev-server/temporal-cli';
 import { PRODUCT_SERVER, withServer } from './harness';
 import { scenarioOverhead } from './overhead';
 import { f2 } from './report';

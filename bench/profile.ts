@@ -9,15 +9,15 @@
 // so the summary leaves out start-up and bundling.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
-import { bundleOptions } from '../src/bundle';
+import { bundleOptions } from '../src/startup/bundle';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { MockModel } from '../test/helpers/mock-model';
 import { ContextCache } from '../src/activities/context';
 import { Hermes } from '../src/client';
 import { defineProfile } from '../src/llm/profiles';
-import { installRuntimeLogger } from '../src/logger';
-import { temporalExecutable } from '../src/server/temporal-cli';
+import { installRuntimeLogger } from '../src/observe/logger';
+import { temporalExecutable } from '../src/dev-server/temporal-cli';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../src/shared/defaults';
 import { ALL_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
 import { createHermesWorker } from '../src/worker';

@@ -9,13 +9,13 @@
 // Files: harness.ts (server, workers, mock model), overhead.ts, growth.ts, throughput.ts (the scenarios),
 // report.ts (the results block), meter.ts (CPU and RSS), history.ts (reading histories).
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { bundleOptions } from '../src/bundle';
+import { bundleOptions } from '../src/startup/bundle';
 import { execSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { installRuntimeLogger } from '../src/logger';
-import { temporalExecutable } from '../src/server/temporal-cli';
+import { installRuntimeLogger } from '../src/observe/logger';
+import { temporalExecutable } from '../src/dev-server/temporal-cli';
 import { scenarioGrowth } from './growth';
 import { PRODUCT_SERVER, STOCK_SERVER, withServer } from './harness';
 import { loadavg } from './meter';

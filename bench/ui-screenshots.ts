@@ -15,7 +15,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import puppeteer, { type Page } from 'puppeteer-core';
 import { Hermes, type ConversationHandle } from '../src/client';
 import { defineProfile } from '../src/llm/profiles';
-import { temporalExecutable } from '../src/server/temporal-cli';
+import { temporalExecutable } from '../src/dev-server/temporal-cli';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../src/shared/defaults';
 import { ALL_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
 import { createHermesWorker } from '../src/worker';

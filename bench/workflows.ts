@@ -6,14 +6,14 @@
 //                           activity input, so history grows with the square of the iterations
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { ChatMessage, ToolCall } from '../src/shared/wire';
-import { builtSystemPrompt } from '../src/workflows/system-prompt';
+import { builtSystemPrompt } from '../src/workflows/loop/system-prompt';
 import type { createBenchActivities } from './activities';
 import type { createActivities } from '../src/activities';
 
 type BenchActs = ReturnType<typeof createBenchActivities>;
 type ProductActs = ReturnType<typeof createActivities>;
 
-// Same timeouts and retry shape as the product's model activity (src/workflows/activities.ts).
+// Same timeouts and retry shape as the product's model activity (src/workflows/engine/activity-options.ts).
 const options = {
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',

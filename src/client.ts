@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dataConverter } from './codec';
 import { explainUnreadable, isPayloadKeyMismatch } from './codec/explain';
 import { startMarked } from './codec/marker';
-import { connectClient, resolveTemporal, type TemporalTarget } from './connection';
+import { connectClient, resolveTemporal, type TemporalTarget } from './startup/connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
 import { readConfig } from './config/load';
 import { answerUpdate, approveUpdate, endSignal, eventsQuery, interruptSignal, sendUpdate, stateQuery } from './shared/messages';
@@ -38,11 +38,11 @@ import {
   type StateQueryArgs,
   type TurnResult,
 } from './shared/contract';
-import { cancelledTotals } from './cancelled-totals';
-import { completedModelSteps, fetchRunHistories } from './inspect';
-import { callNames, inFlightCalls, type InFlightCall } from './in-flight';
+import { cancelledTotals } from './inspect/cancelled-totals';
+import { completedModelSteps, fetchRunHistories } from './inspect/step-context';
+import { callNames, inFlightCalls, type InFlightCall } from './inspect/in-flight';
 import { newConversationId } from './shared/ids';
-import { resultOfFailure } from './shared/outcome';
+import { resultOfFailure } from './shared/failed-result';
 import { MemoryClient, type MemoryLimits } from './memory/client';
 import { HermesSchedules } from './schedules/client';
 import { webhookProblem } from './schedules/webhook-policy';
@@ -53,7 +53,7 @@ import type { ExportOptions, ExportRecord } from './export';
 import { clientTracingInterceptors, flushTracing } from './observe/tracing';
 
 export type { ConversationInput, ConversationResult, ConversationState, StartOptions } from './shared/contract';
-export type { InFlightCall } from './in-flight';
+export type { InFlightCall } from './inspect/in-flight';
 export type { ConversationEvent, StepEventRecord, EventsPage } from './shared/events';
 export type { EventsOptions } from './events/client';
 export type { ExportOptions, ExportRecord, ShareGptRecord, TrajectoryRecord } from './export';
@@ -179,7 +179,7 @@ export class Hermes {
   /** Runs a worker in this process (what `hermes run` does with the embedded server). */
   private async startWorker(options: InProcessWorkerOptions): Promise<void> {
     // Loaded here so code that only starts and steers conversations never loads the worker.
-    const { connectWorker } = await import('./connection');
+    const { connectWorker } = await import('./startup/connection');
     const { startWorkerFleet } = await import('./versioning/fleet');
     const target = this.owned!.target;
     const connection = await connectWorker(target);
@@ -340,7 +340,7 @@ export class ConversationHandle {
   /**
    * Waits for the end of the conversation, across continue-as-new runs. Never throws for a failed run. A run
    * cancelled through Temporal has no result of its own: its totals (usage, iterations, calls) are read from its
-   * state or history (src/cancelled-totals.ts); `runs: 0` says they could not be. Rides
+   * state or history (src/inspect/cancelled-totals.ts); `runs: 0` says they could not be. Rides
    * out a server outage (the workflow survives one): while the server cannot be reached it retries with backoff,
    * saying so once per outage, for up to `maxOutageMs` (default 10 minutes).
    */
@@ -428,7 +428,7 @@ export class ConversationHandle {
 
   /**
    * The model-step numbers of the model calls that completed, oldest first (see completedModelSteps in
-   * src/inspect.ts): the numbers `inspect --step` takes, for the model step records of the state query.
+   * src/inspect/step-context.ts): the numbers `inspect --step` takes, for the model step records of the state query.
    */
   async modelSteps(): Promise<number[]> {
     const runs = await fetchRunHistories({ workflow: this.workflow.client }, this.id);

@@ -6,10 +6,10 @@ import path from 'node:path';
 import { createActivities } from './activities';
 import { faultsFromEnv, withFaults, type FaultConfig } from './activities/faults';
 import type { ContextCache } from './activities/context';
-import { cachedWorkflowBundle, workflowsPath } from './bundle';
+import { cachedWorkflowBundle, workflowsPath } from './startup/bundle';
 import { workerDataConverter } from './codec';
 import { loadProfiles, loadSecurityConfig, loadWebConfig, type ProfileSet } from './llm/profiles';
-import { logger, setLogRedactor } from './logger';
+import { logger, setLogRedactor } from './observe/logger';
 import { flushTracing, setTraceRedactor, workerTracingOptions } from './observe/tracing';
 import { Redactor, type RedactConfig } from './security/redact';
 import { TASK_QUEUE } from './shared/defaults';
@@ -19,7 +19,7 @@ import { parseSandboxSetting, resolveWorkerSandbox, type SandboxSetting } from '
 import { readConfig } from './config/load';
 import { catalogFromConfig, type ToolCatalog } from './tools/external';
 import { publishCircuitStates } from './tools/http';
-import { hermesHome } from './paths';
+import { hermesHome } from './shared/paths';
 import { skillsStoreName } from './skills/sources';
 import { loadWebhookPolicy } from './schedules/webhook-policy';
 import type { WebPolicy } from './tools/web_fetch/address-policy';
@@ -208,7 +208,7 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
     shutdownGraceTime: '5 seconds',
     ...(converter ? { dataConverter: converter } : {}),
     // Pinned: a run finishes on the build it started on; it moves to a newer one only by continuing as new
-    // (src/workflows/upgrade.ts). Memory scopes declare AUTO_UPGRADE themselves.
+    // (src/workflows/engine/upgrade.ts). Memory scopes declare AUTO_UPGRADE themselves.
     ...(opts.deploymentVersion
       ? { workerDeploymentOptions: { useWorkerVersioning: true, version: opts.deploymentVersion, defaultVersioningBehavior: 'PINNED' as const } }
       : {}),

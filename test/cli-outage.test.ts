@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { startDevServer, type DevServer } from '../src/server/dev-server';
+import { startDevServer, type DevServer } from '../src/dev-server/dev-server';
 import { MockModel } from './helpers/mock-model';
 import { cleanEnv, freePort, HERMES_BIN } from './helpers/spawn-hermes';
 import { waitFor } from './helpers/wait';

@@ -7,7 +7,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { Hermes } from '../src/client';
 import { createHermesWorker } from '../src/worker';
 import { defineProfile } from '../src/llm/profiles';
-import { installRuntimeLogger } from '../src/logger';
+import { installRuntimeLogger } from '../src/observe/logger';
 import { answer, toolCall } from './helpers/harness';
 import { MockModel } from './helpers/mock-model';
 

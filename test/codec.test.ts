@@ -26,8 +26,8 @@ import {
 } from '../src/codec';
 import { encryptionNotice, startMarked } from '../src/codec/marker';
 import { HermesEncryption } from '../src/shared/search-attributes';
-import { fetchRuns, stepRows } from '../src/inspect';
-import { historiesOf, replayAll } from '../src/replay';
+import { fetchRuns, stepRows } from '../src/inspect/step-context';
+import { historiesOf, replayAll } from '../src/inspect/replay';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import { codecServerFixture } from './helpers/codec-server';
 import { MockModel } from './helpers/mock-model';

@@ -1,10 +1,10 @@
-// Context compression (src/workflows/compress.ts) on a real dev server with the scripted model: what the model
+// Context compression (src/workflows/loop/compress.ts) on a real dev server with the scripted model: what the model
 // receives before and after a compression, the summarising call, overflow recovery, and giving up when it stops
 // helping.
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fetchRuns, modelViewAt, stepRows } from '../src/inspect';
+import { fetchRuns, modelViewAt, stepRows } from '../src/inspect/step-context';
 import { defineProfile } from '../src/llm/profiles';
 import { answer, createHarness, type Harness } from './helpers/harness';
 import type { RecordedRequest, Reply, SuccessReply } from './helpers/mock-model';

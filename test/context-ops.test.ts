@@ -2,8 +2,8 @@
 // protected tail starts, and the summary message's round trip.
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from '../src/shared/wire';
-import { summaryBody, summaryMessage, summaryRequest } from '../src/workflows/compress-prompts';
-import { condenseToolOutputs, headEnd, tailStart, toolLine, transcript } from '../src/workflows/context-ops';
+import { summaryBody, summaryMessage, summaryRequest } from '../src/workflows/loop/compress-texts';
+import { condenseToolOutputs, headEnd, tailStart, toolLine, transcript } from '../src/workflows/rules/context-ops';
 
 const call = (id: string, name: string, args: object): ChatMessage => ({
   role: 'assistant',

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Hermes, hermesDataConverter } from '../src/client';
 import { defineProfile } from '../src/llm/profiles';
-import { installRuntimeLogger } from '../src/logger';
+import { installRuntimeLogger } from '../src/observe/logger';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../src/shared/defaults';
 import { ALL_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
 import { createHermesWorker } from '../src/worker';

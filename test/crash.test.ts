@@ -17,7 +17,7 @@ import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { Hermes } from '../src/client';
 import { dataConverter } from '../src/codec';
-import { fetchRunHistories } from '../src/inspect';
+import { fetchRunHistories } from '../src/inspect/step-context';
 import { answer, toolCall, toolResult } from './helpers/harness';
 import { MockModel, type Reply } from './helpers/mock-model';
 import { cleanupsAfterEach, startWorkerProcess, workerEnv, type WorkerProcess } from './helpers/worker-process';

@@ -1,8 +1,8 @@
 // The checks that keep the runtime's own instructions, and a tool result the model made up, from passing for its
-// answer (src/workflows/echo-check.ts).
+// answer (src/workflows/rules/echo-check.ts).
 import { describe, expect, it } from 'vitest';
-import { echoedInstructions, madeUpResult } from '../src/workflows/echo-check';
-import { EMPTY_NUDGE, TEXT_MODE_CALL_FORMAT, unparsedCallCorrection } from '../src/workflows/prompts';
+import { echoedInstructions, madeUpResult } from '../src/workflows/rules/echo-check';
+import { EMPTY_NUDGE, TEXT_MODE_CALL_FORMAT, unparsedCallCorrection } from '../src/shared/texts';
 
 describe('echoedInstructions', () => {
   it.each([

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import type { ConversationRow } from '../src/list';
+import type { ConversationRow } from '../src/inspect/list';
 import type { ShareGptRecord, TrajectoryRecord } from '../src/export';
 import type { ConversationResult } from '../src/shared/contract';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';

@@ -4,10 +4,10 @@
 // shares them, and the last teardown stops the server.
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { TestProject } from 'vitest/node';
-import { temporalExecutable } from '../src/server/temporal-cli';
+import { temporalExecutable } from '../src/dev-server/temporal-cli';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../src/shared/defaults';
 import { ALL_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
-import { buildId, cachedWorkflowBundle, installHome } from '../src/bundle';
+import { buildId, cachedWorkflowBundle, installHome } from '../src/startup/bundle';
 
 declare module 'vitest' {
   export interface ProvidedContext {

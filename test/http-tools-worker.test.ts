@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ExternalToolContext } from '../src/tools/catalog';
 import { createHttpTools, type PublishedCircuits } from '../src/tools/http';
-import { installRuntimeLogger } from '../src/logger';
+import { installRuntimeLogger } from '../src/observe/logger';
 import { callToolWorkflow } from './fixtures/tool-retry-workflow';
 import { answer, createHarness, toolCall, toolResult } from './helpers/harness';
 import { spawnHermes } from './helpers/spawn-hermes';

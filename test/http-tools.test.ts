@@ -17,7 +17,7 @@ import {
   readPublishedCircuitStates,
   type HttpToolInput,
 } from '../src/tools/http';
-import { installRuntimeLogger } from '../src/logger';
+import { installRuntimeLogger } from '../src/observe/logger';
 import { failure } from './helpers/failure';
 
 installRuntimeLogger('ERROR');

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { fetchRunHistories, fetchRuns, modelViewAt, stepRows } from '../src/inspect';
+import { fetchRunHistories, fetchRuns, modelViewAt, stepRows } from '../src/inspect/step-context';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import { stateWhen } from './helpers/wait';
 

@@ -12,7 +12,7 @@ import { Hermes } from '../src/client';
 import { MemoryClient } from '../src/memory/client';
 import { memoryWorkflowId } from '../src/shared/memory';
 import { contextQuery } from '../src/shared/messages';
-import { emptyMemoryBlock } from '../src/workflows/system-prompt';
+import { emptyMemoryBlock } from '../src/workflows/loop/system-prompt';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { MockModel, type RecordedRequest, type Reply } from './helpers/mock-model';
 import { spawnHermes } from './helpers/spawn-hermes';
@@ -294,7 +294,7 @@ describe('durable memory', () => {
           `recall of an empty scope ${empty.events} / ${empty.bytes} B (+${empty.events - without.events} events, +${empty.bytes - without.bytes} B); ` +
           `recall of 400 characters ${full.events} / ${full.bytes} B (+${full.events - without.events}, +${full.bytes - without.bytes} B)`,
       );
-      // Since the system prompt builder every conversation records one local activity's marker (src/workflows/prompt-step.ts);
+      // Since the system prompt builder every conversation records one local activity's marker (src/workflows/loop/system-prompt-step.ts);
       // the memory snapshot rides in it: no extra event, only its bytes.
       expect(empty.events - without.events).toBe(0);
       expect(full.events - without.events).toBe(0);

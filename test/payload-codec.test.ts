@@ -21,7 +21,7 @@ import {
 import { encryptionNotice } from '../src/codec/marker';
 import { answerSchema, parseArgs } from '../src/shared/contract';
 import { readUndecodable, UNDECODABLE_ENCODING } from '../src/shared/undecodable';
-import { payloadConverter } from '../src/workflows/payload-converter';
+import { payloadConverter } from '../src/workflows/engine/payload-converter';
 import { codecServerFixture } from './helpers/codec-server';
 
 const KEY = randomBytes(32).toString('base64');

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { Hermes } from '../src/client';
-import { fetchRunHistories } from '../src/inspect';
+import { fetchRunHistories } from '../src/inspect/step-context';
 import { FolderStorageDriver } from '../src/storage';
 import { decodeStoredValue } from '../src/storage/decode';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';

@@ -2,10 +2,10 @@
 // the memory block refreshed in place, and <think> blocks split off a reply. What a model receives in a real
 // conversation: system-prompt.test.ts.
 import { describe, expect, it } from 'vitest';
-import { capHeadTail, contextFileOf } from '../src/prompt-parts';
+import { capHeadTail, contextFileOf } from '../src/activities/system-prompt-parts';
 import { reasoningExcerpt, REASONING_KEEP_CHARS, splitThinking } from '../src/llm/reasoning';
-import { setMemoryBlock } from '../src/workflows/memory-recall';
-import { builtSystemPrompt, emptyMemoryBlock } from '../src/workflows/system-prompt';
+import { setMemoryBlock } from '../src/workflows/loop/memory-recall';
+import { builtSystemPrompt, emptyMemoryBlock } from '../src/workflows/loop/system-prompt';
 
 describe('prompt builder parts', () => {
   it('caps head and tail exactly at the limit', () => {

@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, afterEach, describe, it } from 'vitest';
 import type { ConversationHandle, StartOptions } from '../src/client';
-import { fetchRunHistories } from '../src/inspect';
+import { fetchRunHistories } from '../src/inspect/step-context';
 import { defineProfile, type ProfileSet } from '../src/llm/profiles';
 import { deleteTask } from '../src/schedules/tasks';
 import { memoryWorkflowId } from '../src/shared/memory';
@@ -397,7 +397,7 @@ describe.runIf(RECORD)('record replay corpus', () => {
       maxTokens: 40,
     }));
 
-  // Context compression (src/workflows/compress.ts): two summarising compressions (the second updates the first
+  // Context compression (src/workflows/loop/compress.ts): two summarising compressions (the second updates the first
   // summary), then a ContextOverflow that compresses again. Summarising calls are told apart by their system prompt.
   it('context compression', () => {
     const usage = (raw: string) => ({ prompt_tokens: Math.ceil(raw.length / 4), completion_tokens: 5 });

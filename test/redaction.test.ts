@@ -9,7 +9,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { redactResult } from '../src/activities/model';
 import { loadSecurityConfig } from '../src/llm/profiles';
-import { createLogger, redactLogLine } from '../src/logger';
+import { createLogger, redactLogLine } from '../src/observe/logger';
 import { Redactor } from '../src/security/redact';
 import type { ModelCallResult } from '../src/shared/wire';
 import { BASE_TOOL_ENV, parseEnvList, passesToTool, toolEnv } from '../src/tools/env';

@@ -4,10 +4,10 @@
 import { bundleWorkflowCode } from '@temporalio/worker';
 import path from 'node:path';
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import { bundleOptions } from '../src/bundle';
-import { fetchRunHistories } from '../src/inspect';
-import { installRuntimeLogger } from '../src/logger';
-import { historiesOf, replayAll } from '../src/replay';
+import { bundleOptions } from '../src/startup/bundle';
+import { fetchRunHistories } from '../src/inspect/step-context';
+import { installRuntimeLogger } from '../src/observe/logger';
+import { historiesOf, replayAll } from '../src/inspect/replay';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import { spawnHermes } from './helpers/spawn-hermes';
 

@@ -10,7 +10,7 @@ import { git } from '../src/checkpoints/git';
 import { applyRollback, planRollback, rollbackDiff } from '../src/checkpoints/rollback';
 import { checkpointSettings } from '../src/checkpoints/settings';
 import { CheckpointStore, DEFAULT_MAX_FILE_BYTES } from '../src/checkpoints/store';
-import { fetchRuns, stepRows } from '../src/inspect';
+import { fetchRuns, stepRows } from '../src/inspect/step-context';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import { spawnHermes } from './helpers/spawn-hermes';
 import { gitDirState, userRepo } from './helpers/user-repo';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { redactWrite, redactMemoryView } from '../src/memory/client';
-import { gatherPromptParts } from '../src/prompt-parts';
+import { gatherPromptParts } from '../src/activities/system-prompt-parts';
 import { Redactor } from '../src/security/redact';
 import { credentialKinds, redactCredentials } from '../src/shared/credentials';
 import { applyMemoryWrite, credentialRefusal, emptyMemory, type MemoryView } from '../src/shared/memory';

@@ -1,8 +1,8 @@
-// hermes serve's pure parts: the request checks and what a streamed turn shows of the events (src/serve/).
+// hermes serve's pure parts: the request checks and what a streamed turn shows of the events (src/http-api/).
 import { describe, expect, it } from 'vitest';
 import { isLoopback } from '../src/cli/serve';
-import { parseChatRequest, sessionWorkflowId, taskPrompt } from '../src/serve/request';
-import { TurnStream, type ChunkDelta } from '../src/serve/turn-stream';
+import { parseChatRequest, sessionWorkflowId, taskPrompt } from '../src/http-api/request';
+import { TurnStream, type ChunkDelta } from '../src/http-api/turn-stream';
 import type { ConversationEvent } from '../src/shared/events';
 
 const profiles = { defaultName: 'default', names: ['default', 'fast'] };

@@ -4,8 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureSearchAttributes, startDevServer, type DevServer } from '../src/server/dev-server';
-import { findTemporalBinary, requireTemporalCli, temporalExecutable } from '../src/server/temporal-cli';
+import { ensureSearchAttributes, startDevServer, type DevServer } from '../src/dev-server/dev-server';
+import { findTemporalBinary, requireTemporalCli, temporalExecutable } from '../src/dev-server/temporal-cli';
 import { cleanEnv, freePort, HERMES_BIN, portOpen } from './helpers/spawn-hermes';
 import { alive, waitFor } from './helpers/wait';
 

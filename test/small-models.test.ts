@@ -7,7 +7,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defineProfile } from '../src/llm/profiles';
 import { TOOLSETS } from '../src/tools/registry';
-import { REPEATED_RESULT_NUDGE, UNTOOLED_ANSWER_NUDGE } from '../src/workflows/prompts';
+import { REPEATED_RESULT_NUDGE, UNTOOLED_ANSWER_NUDGE } from '../src/shared/texts';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import type { RecordedRequest } from './helpers/mock-model';
 

@@ -5,9 +5,9 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { fetchRuns, modelViewAt, stepRows } from '../src/inspect';
-import { formatModelView } from '../src/inspect-format';
-import { CONTEXT_FILE_CHARS } from '../src/prompt-parts';
+import { fetchRuns, modelViewAt, stepRows } from '../src/inspect/step-context';
+import { formatModelView } from '../src/inspect/format';
+import { CONTEXT_FILE_CHARS } from '../src/activities/system-prompt-parts';
 import { contextQuery } from '../src/shared/messages';
 import { answer, createHarness, type Harness } from './helpers/harness';
 import type { RecordedRequest } from './helpers/mock-model';

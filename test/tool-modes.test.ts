@@ -5,7 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { APIError } from 'openai';
-import { fetchRuns, stepRows } from '../src/inspect';
+import { fetchRuns, stepRows } from '../src/inspect/step-context';
 import { defineProfile, type ToolCallMode } from '../src/llm/profiles';
 import { quotedResults, rejectsTools, toTextMode } from '../src/llm/text-mode';
 import { toolDefinitions } from '../src/tools/registry';

@@ -1,9 +1,9 @@
 // The transcript and the loop guards are plain classes: their rules are checked here without a server.
 import { describe, expect, it } from 'vitest';
 import { extendDigest } from '../src/shared/digest';
-import { LoopGuards } from '../src/workflows/stop-conditions';
-import { Transcript } from '../src/workflows/transcript';
-import type { StepResult } from '../src/workflows/step-result';
+import { LoopGuards } from '../src/workflows/rules/stop-conditions';
+import { Transcript } from '../src/workflows/state/transcript';
+import type { StepResult } from '../src/workflows/loop/step-result';
 
 describe('Transcript', () => {
   it('appends without a new version; a rewrite bumps it and keeps the old context answerable', () => {

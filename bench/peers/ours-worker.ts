@@ -3,9 +3,9 @@
 // The product's worker as the bench's harness creates it (createHermesWorker, one pre-built bundle). Prints
 // "ready" once polling; SIGTERM shuts it down.
 import { bundleWorkflowCode, NativeConnection } from '@temporalio/worker';
-import { bundleOptions } from '../../src/bundle';
+import { bundleOptions } from '../../src/startup/bundle';
 import { defineProfile } from '../../src/llm/profiles';
-import { installRuntimeLogger } from '../../src/logger';
+import { installRuntimeLogger } from '../../src/observe/logger';
 import { createHermesWorker } from '../../src/worker';
 
 installRuntimeLogger('ERROR');

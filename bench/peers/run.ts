@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Hermes } from '../../src/client';
-import { temporalExecutable } from '../../src/server/temporal-cli';
+import { temporalExecutable } from '../../src/dev-server/temporal-cli';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../../src/shared/defaults';
 import { ALL_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
 import { MockModel, type RecordedRequest } from '../../test/helpers/mock-model';

@@ -2,7 +2,7 @@
 // recorded, its arguments checked against that version's JSON Schema, a ToolResultError as a result the model
 // reads, anything else thrown left to Temporal's retry policy.
 import { Context } from '@temporalio/activity';
-import { logger } from '../logger';
+import { logger } from '../observe/logger';
 import type { ToolCallInput } from '../shared/wire';
 import { ToolResultError, type ExternalTool } from '../tools/catalog';
 import type { ToolCatalog } from '../tools/external';

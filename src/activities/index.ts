@@ -7,7 +7,7 @@ import { ContextCache } from './context';
 import { createDeliverActivities } from './deliver';
 import { createMemoryActivities } from './memory';
 import { createModelActivities } from './model';
-import { createPromptActivities } from './prompt';
+import { createPromptActivities } from './system-prompt';
 import { createToolActivities, type ToolDeps } from './tools';
 
 export interface ActivityDeps extends ToolDeps {
@@ -40,7 +40,7 @@ export function createActivities(deps: ActivityDeps) {
     /**
      * Does nothing: the workflow runs it as a local activity so that an outcome no other event shows (an approval
      * that timed out or was denied, an interrupt, a stop, a retried model call) is a row with a summary in the
-     * Web UI's compact view and in `temporal workflow show` (src/workflows/trace.ts).
+     * Web UI's compact view and in `temporal workflow show` (src/workflows/engine/trace.ts).
      */
     async outcome(): Promise<void> {},
     /**

@@ -13,7 +13,7 @@ import { holdsResults, inventedResult, quotedResults, rejectsTools, toTextMode, 
 import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
-import { REPEATED_RESULT_NUDGE, REPEATED_RESULT_REASON } from '../workflows/prompts';
+import { REPEATED_RESULT_NUDGE, REPEATED_RESULT_REASON } from '../shared/texts';
 import type { ChatMessage, ModelAttemptFailure, ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
 import { toolsQuery } from '../shared/messages';
 import type { ToolCatalog } from '../tools/external';
@@ -152,7 +152,7 @@ export function createModelActivities(deps: ModelDeps) {
         // Redacted before the cache sees it: the cache must hold exactly what the workflow records.
         const result = deps.redactor ? redactResult(raw, deps.redactor) : raw;
         deps.contextCache.noteAssistant(workflowId, result);
-        // Asked once per profile: the workflow compresses its context against this window (src/workflows/compress.ts).
+        // Asked once per profile: the workflow compresses its context against this window (src/workflows/loop/compress.ts).
         const retried = ctx.info.attempt > 1 ? { attempt: ctx.info.attempt, failures } : {};
         return input.window ? { ...result, ...retried, contextWindow: profile.contextWindow } : { ...result, ...retried };
       } catch (err) {

@@ -2,7 +2,7 @@
 // HERMES_CHECKPOINT_DIR moves the store (default <HERMES_HOME>/checkpoints), HERMES_CHECKPOINT_MAX_FILE_BYTES sets
 // the size limit (default 1 MiB). `hermes rollback` reads the same variables, so it finds what the worker wrote.
 import path from 'node:path';
-import { hermesHome } from '../paths';
+import { hermesHome } from '../shared/paths';
 import { DEFAULT_MAX_FILE_BYTES, type CheckpointSettings } from './store';
 
 export function checkpointSettings(env: NodeJS.ProcessEnv = process.env): CheckpointSettings | false {

@@ -2,9 +2,9 @@
 // pinned to them, which is current, and whether their bundles are kept here (docs/versioning.md). Asks the
 // server, so it is the one check that connects; it never starts the embedded server to do so.
 import { Client } from '@temporalio/client';
-import { buildId } from '../bundle';
-import { clusterConfigured, connectClient, resolveTemporal, type TemporalTarget } from '../connection';
-import { tcpOpen } from '../server/probe';
+import { buildId } from '../startup/bundle';
+import { clusterConfigured, connectClient, resolveTemporal, type TemporalTarget } from '../startup/connection';
+import { tcpOpen } from '../dev-server/probe';
 import { TASK_QUEUE } from '../shared/defaults';
 import { keptBuilds } from '../versioning/builds';
 import { buildsWithOpenRuns, deploymentName, versioningMode, versioningUnsupported } from '../versioning/deployment';

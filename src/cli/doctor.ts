@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { loadProfiles } from '../llm/profiles';
 import { buildsCheck } from './doctor-builds';
-import { findTemporalBinary } from '../server/temporal-cli';
+import { findTemporalBinary } from '../dev-server/temporal-cli';
 import { workspaceRoots } from '../tools/roots';
 import { isolationWarning, probeIsolation, unshareBinary, type Isolation } from '../tools/isolation';
 import { bwrapBinary, probeBwrap, resolveWorkerSandbox, SandboxUnavailableError } from '../tools/sandbox';

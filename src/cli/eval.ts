@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Hermes } from '../client';
-import { clusterConfigured } from '../connection';
+import { clusterConfigured } from '../startup/connection';
 import { exportConversations } from '../export';
 import { buildReport, formatReport } from '../eval/report';
 import { runSuite, type RunRecord } from '../eval/run';

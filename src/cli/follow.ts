@@ -4,12 +4,12 @@ import type readline from 'node:readline/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConversationHandle, Hermes } from '../client';
 import { isPayloadKeyMismatch } from '../codec/explain';
-import { inFlightLine, retryLine, type InFlightCall } from '../in-flight';
-import { modelStepNumbers } from '../inspect';
+import { inFlightLine, retryLine, type InFlightCall } from '../inspect/in-flight';
+import { modelStepNumbers } from '../inspect/step-context';
 import type { ConversationState } from '../shared/contract';
 import { formatStep } from './common';
 import { watchWorker } from './pollers';
-import { promptPending } from './prompts';
+import { promptPending } from './ask-pending';
 import { stopSignal } from './signals';
 
 export interface FollowOptions {

@@ -2,11 +2,11 @@
 // against this version's workflow code).
 import { parseArgs } from 'node:util';
 import { Hermes } from '../client';
-import { contextAsker } from '../context-asker';
-import { fetchRuns, modelViewAt, stepRows } from '../inspect';
-import { formatModelView, formatRows } from '../inspect-format';
-import { installRuntimeLogger } from '../logger';
-import { historiesMatching, historiesOf, replayAll } from '../replay';
+import { contextAsker } from '../inspect/context-asker';
+import { fetchRuns, modelViewAt, stepRows } from '../inspect/step-context';
+import { formatModelView, formatRows } from '../inspect/format';
+import { installRuntimeLogger } from '../observe/logger';
+import { historiesMatching, historiesOf, replayAll } from '../inspect/replay';
 import { UsageError, withHermes } from './common';
 
 export async function inspect(args: string[]): Promise<number> {

@@ -1,6 +1,6 @@
-// `hermes list`: the task queue's conversations, newest first, from visibility (src/list.ts).
+// `hermes list`: the task queue's conversations, newest first, from visibility (src/inspect/list.ts).
 import { parseArgs } from 'node:util';
-import { formatList, listConversations } from '../list';
+import { formatList, listConversations } from '../inspect/list';
 import { UsageError, withHermes } from './common';
 
 export async function list(args: string[]): Promise<number> {

@@ -1,9 +1,9 @@
-// `hermes serve`: the OpenAI-compatible HTTP API (src/serve/, docs/serve.md). Embedded (no TEMPORAL_ADDRESS) it
+// `hermes serve`: the OpenAI-compatible HTTP API (src/http-api/, docs/serve.md). Embedded (no TEMPORAL_ADDRESS) it
 // starts or reuses the dev server and runs a worker in this process, as `hermes run` does; against a cluster it
 // is only a client, and `hermes worker` processes do the work.
 import { parseArgs } from 'node:util';
 import { loadProfiles } from '../llm/profiles';
-import { DEFAULT_SERVE_PORT, startServe } from '../serve/server';
+import { DEFAULT_SERVE_PORT, startServe } from '../http-api/server';
 import { checkedWorkspace, UsageError, withHermes } from './common';
 import { onStop, stopping } from './signals';
 

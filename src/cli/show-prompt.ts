@@ -4,14 +4,14 @@
 // by the workflow's own builtSystemPrompt.
 import { realpath } from 'node:fs/promises';
 import path from 'node:path';
-import { gatherPromptParts } from '../prompt-parts';
+import { gatherPromptParts } from '../activities/system-prompt-parts';
 import { Redactor } from '../security/redact';
 import { SkillsClient } from '../skills/client';
 import { listSkills, skillSources, skillsStoreName } from '../skills/sources';
 import { SKILL_VIEW } from '../tools/skills/spec';
 import { resolveTools } from '../tools/registry';
 import { memoryScopeOf, type MemoryView } from '../shared/memory';
-import { builtSystemPrompt } from '../workflows/system-prompt';
+import { builtSystemPrompt } from '../workflows/loop/system-prompt';
 import { UsageError, withHermes } from './common';
 
 export interface ShowPromptOptions {

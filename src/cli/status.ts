@@ -3,8 +3,8 @@
 // reported so, whatever a replay of its state says; without a worker to answer the state query, that is said.
 import { parseArgs } from 'node:util';
 import type { ConversationHandle, Hermes, InFlightCall, TemporalStatus } from '../client';
-import { inFlightSummary } from '../in-flight';
-import { modelStepNumbers } from '../inspect';
+import { inFlightSummary } from '../inspect/in-flight';
+import { modelStepNumbers } from '../inspect/step-context';
 import type { ConversationState } from '../shared/contract';
 import { lazyModule } from '../shared/lazy-module';
 import { formatChild, formatStep, UsageError, withHermes } from './common';
@@ -44,8 +44,8 @@ export async function status(args: string[]): Promise<number> {
         // Loaded only here: replaying needs the worker package, which a status answered by a worker never loads.
         const { replayRun } = await lazyModule(
           // eslint-disable-next-line @typescript-eslint/no-require-imports -- see src/shared/lazy-module.ts
-          () => require('../replay-query') as typeof import('../replay-query'),
-          () => import('../replay-query'),
+          () => require('../inspect/replay-query') as typeof import('../inspect/replay-query'),
+          () => import('../inspect/replay-query'),
         );
         const replayed = await replayRun(hermes.client, id, undefined, (w) => (why = w)).catch((err: Error) => ((why = err.message), undefined));
         if (replayed?.state) {

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import { configPath } from '../config/load';
-import { hermesHome } from '../paths';
+import { hermesHome } from '../shared/paths';
 import { readPublishedCircuitStates, type PublishedCircuits } from '../tools/http';
 import { TOOL_SPECS, TOOLSETS } from '../tools/registry';
 import { loadCatalog } from '../worker';

@@ -5,7 +5,7 @@
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { INJECTED_PREFIX } from '../activities/faults';
-import { fetchRuns } from '../inspect';
+import { fetchRuns } from '../inspect/step-context';
 import type { ModelCallResult } from '../shared/wire';
 
 type HistoryEvent = Awaited<ReturnType<typeof fetchRuns>>[number][number];

@@ -1,12 +1,12 @@
 // One finished conversation as a training/review record (`hermes export`, `hermes.export()`): rebuilt from its
-// history the way `hermes inspect --step` rebuilds a step (src/inspect.ts), so the messages are exactly what the
+// history the way `hermes inspect --step` rebuilds a step (src/inspect/step-context.ts), so the messages are exactly what the
 // model received — checked against each step's digest — plus the reply it sent last. Continue-as-new runs are
 // one record. Nothing here is read from the live workflow except the `context` query, which a closed run answers
-// by replaying (a worker, or this process: src/context-asker.ts).
+// by replaying (a worker, or this process: src/inspect/context-asker.ts).
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { Hermes } from '../client';
-import { contextAsker } from '../context-asker';
-import { fetchRuns, modelViewAt, stepRows, type ContextAsker, type HistoryEvent } from '../inspect';
+import { contextAsker } from '../inspect/context-asker';
+import { fetchRuns, modelViewAt, stepRows, type ContextAsker, type HistoryEvent } from '../inspect/step-context';
 import type { ConversationResult, Usage } from '../shared/contract';
 import type { ChatMessage, ModelCallInput, ModelCallResult } from '../shared/wire';
 import { toolDefinitions } from '../tools/registry';

@@ -6,7 +6,7 @@
 import { APIError } from 'openai';
 import type { ChatMessage } from '../shared/wire';
 import type { toolDefinitions } from '../tools/registry';
-import { CONVERSATION_HEADING, inventedResultReason, REMOVED_RESULTS, TEXT_MODE_CALL_FORMAT, TEXT_MODE_CALL_RULES } from '../workflows/prompts';
+import { CONVERSATION_HEADING, inventedResultReason, REMOVED_RESULTS, TEXT_MODE_CALL_FORMAT, TEXT_MODE_CALL_RULES } from '../shared/texts';
 
 export type Definition = ReturnType<typeof toolDefinitions>[number];
 

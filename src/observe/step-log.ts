@@ -1,7 +1,7 @@
 // One log line per model step and per tool call, written by the worker that ran it (src/observe/step.ts calls
 // these). JSON off a terminal, for a log pipeline: the fields are stable names, the message a short summary.
-// Lines pass the log redactor like every other (src/logger.ts).
-import { logger } from '../logger';
+// Lines pass the log redactor like every other (src/observe/logger.ts).
+import { logger } from './logger';
 
 export interface StepLine {
   event: 'model_step' | 'tool_call';

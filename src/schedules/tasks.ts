@@ -17,7 +17,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { conversationInputSchema, conversationResultSchema, issuesText, type ConversationInput, type RunStatus } from '../shared/contract';
 import { HermesSchedule } from '../shared/search-attributes';
-import { resultOfFailure } from '../shared/outcome';
+import { resultOfFailure } from '../shared/failed-result';
 import { TASK_LIMITS, TASK_NAME_PATTERN } from './limits';
 import { webhookProblem } from './webhook-policy';
 import { formatFireTime, parseWhen, type When } from './when';
@@ -327,7 +327,7 @@ export async function taskRuns(client: Client, name: string, limit = 10): Promis
     newest
       .filter((r) => r.execution === 'COMPLETED' || r.execution === 'FAILED')
       .map(async (r) => {
-        // A failed conversation is a FAILED workflow carrying its result in the failure (src/shared/outcome.ts).
+        // A failed conversation is a FAILED workflow carrying its result in the failure (src/shared/failed-result.ts).
         const result = conversationResultSchema().safeParse(
           await client.workflow
             .getHandle(r.workflowId)

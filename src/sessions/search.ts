@@ -1,6 +1,6 @@
 // Session search: past conversations found by the words of their turns, through the engine's own index. Each
 // conversation files a bounded, redacted summary of its turns in the HermesSummary Text search attribute at the end
-// of every turn (src/workflows/search-summary.ts); this module asks visibility for the ones whose summary holds the
+// of every turn (src/workflows/loop/search-summary.ts); this module asks visibility for the ones whose summary holds the
 // query's words, in one scope, and cuts a snippet around the match from that summary. Used by the `session_search`
 // tool and `hermes search` (docs/design-notes.md, "Session search").
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';

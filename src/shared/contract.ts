@@ -185,7 +185,7 @@ export function startOptionsSchema() {
 }
 export type StartOptions = z.input<ReturnType<typeof startOptionsSchema>>;
 
-/** Key of the value the workflow sees for a payload it could not decode (src/workflows/payload-converter.ts). */
+/** Key of the value the workflow sees for a payload it could not decode (src/workflows/engine/payload-converter.ts). */
 export const UNREADABLE_PAYLOAD = 'hermes:unreadable-payload';
 /** Next to it when the worker's codec could not decrypt the payload: the key ids (src/shared/undecodable.ts). */
 export const UNDECODABLE_PAYLOAD = 'hermes:undecodable-payload';

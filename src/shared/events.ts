@@ -1,7 +1,7 @@
 // The live events of a conversation: what `handle.events()`, `hermes watch`, `hermes run`'s streamed display and
 // `hermes serve` show while it runs. Two sources, neither recorded in the history:
 // - step events, kept by the workflow in a bounded log with offsets that keep counting across continue-as-new
-//   (src/workflows/event-log.ts), read with the `events` query (a query is not recorded);
+//   (src/workflows/state/event-log.ts), read with the `events` query (a query is not recorded);
 // - the text of the model call in flight, which the model activity puts in its heartbeat details while the
 //   endpoint streams (src/activities/model-stream.ts); the server keeps only the latest heartbeat of an attempt,
 //   outside the history, and DescribeWorkflowExecution hands it to any client. The client turns successive

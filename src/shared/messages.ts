@@ -29,7 +29,7 @@ export const approveUpdate = defineUpdate<{ callId: string; decision: 'approve' 
 export const sendUpdate = defineUpdate<TurnResult, [SendArgs]>('send');
 /**
  * Internal: a newer build of the worker deployment became current. Sent by its worker to idle chats pinned to an
- * older build, which then move to it (src/workflows/upgrade.ts); a no-op for any other run.
+ * older build, which then move to it (src/workflows/engine/upgrade.ts); a no-op for any other run.
  */
 export const upgradeSignal = defineSignal('upgrade');
 /** Live step events from `from` on (src/shared/events.ts); a query, so watching costs the conversation no history. */

@@ -1,7 +1,7 @@
 // A payload the worker's codec could not decrypt (src/codec/aes.ts, `markUndecodable`): instead of throwing — which
 // fails the workflow task on every retry and wedges the conversation — the worker hands the workflow a payload
 // with this encoding. It carries key ids only, never content: the id the payload names, the ids this worker has
-// and why it did not open. The bundle's payload converter (src/workflows/payload-converter.ts) turns it into the
+// and why it did not open. The bundle's payload converter (src/workflows/engine/payload-converter.ts) turns it into the
 // contract's unreadable marker, so the input, signal or update is rejected with the text below.
 // Pure and free of node built-ins: the workflow sandbox imports it.
 import type { Payload } from '@temporalio/common';

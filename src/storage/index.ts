@@ -8,7 +8,7 @@
 // on loopback), else off — a folder on one host of a cluster would hold references the others cannot read.
 import path from 'node:path';
 import { ExternalStorage } from '@temporalio/common';
-import { hermesHome } from '../paths';
+import { hermesHome } from '../shared/paths';
 import { FolderStorageDriver } from './folder-driver';
 
 export { FOLDER_DRIVER_NAME, FolderStorageDriver } from './folder-driver';

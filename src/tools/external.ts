@@ -7,7 +7,7 @@ import path from 'node:path';
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
 import type { ExternalToolSpec, ToolList } from '../shared/wire';
 import type { ExternalTool } from './catalog';
-import { logger } from '../logger';
+import { logger } from '../observe/logger';
 import { createHttpTools } from './http';
 import { McpToolsets } from './mcp';
 import { moduleFiles, moduleRevision, moduleStamp, loadToolModule } from './modules';

@@ -27,7 +27,7 @@ describe('specs', () => {
   });
 
   it('uses no zod string formats or regex patterns: the workflow sandbox shares a frozen zod', () => {
-    // zod is a preloaded module (src/workflows/preload.ts); the SDK deep-freezes it, and zod's format checks
+    // zod is a preloaded module (src/workflows/engine/preload.ts); the SDK deep-freezes it, and zod's format checks
     // (email, uuid, date, regex…) reset `lastIndex` on its shared, frozen RegExps — a TypeError in the workflow.
     const checked: string[] = [];
     const walk = (node: unknown, where: string): void => {

@@ -39,7 +39,7 @@ export const TOOL_SPECS: ToolSpec[] = [
   ...SKILL_TOOL_SPECS,
 ];
 
-// tool_search is no default: a conversation gets it when some of its tools are not shown (src/workflows/tool-view.ts).
+// tool_search is no default: a conversation gets it when some of its tools are not shown (src/workflows/rules/tool-view.ts).
 const byName = new Map([...TOOL_SPECS, toolSearchSpec].map((s) => [s.name, s]));
 
 export function toolSpec(name: string): ToolSpec | undefined {
@@ -53,7 +53,7 @@ export const TOOLSETS: Record<string, string[]> = {
   files: names(readFileSpec, writeFileSpec, patchSpec, listDirSpec, searchFilesSpec),
   terminal: names(terminalSpec),
   agent: names(todoSpec, clarifySpec),
-  /** What a small model is shown (src/workflows/tool-view.ts): files without search_files, terminal, todo, clarify. */
+  /** What a small model is shown (src/workflows/rules/tool-view.ts): files without search_files, terminal, todo, clarify. */
   core: names(readFileSpec, writeFileSpec, patchSpec, listDirSpec, terminalSpec, todoSpec, clarifySpec),
   schedules: SCHEDULE_TOOLS,
   web: names(webFetchSpec),

@@ -5,7 +5,7 @@
 // deployment: two task queues served from one HERMES_HOME drain apart.
 import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { hermesHome } from '../paths';
+import { hermesHome } from '../shared/paths';
 
 const BUILD_FILE = /^([A-Za-z0-9_-]+)\.js$/;
 

@@ -5,18 +5,18 @@
 import { isCancellation } from '@temporalio/workflow';
 import type { ConversationInput, ConversationResult } from '../shared/contract';
 import { DEFAULT_LIMITS } from '../shared/defaults';
-import { conversationFailure } from '../shared/outcome';
-import { localActivities, localActivityOptions } from './activities';
-import { runChat } from './chat';
-import { Conversation, type RunConfig } from './conversation-state';
+import { conversationFailure } from '../shared/failed-result';
+import { localActivities, localActivityOptions } from './engine/activity-options';
+import { runChat } from './loop/chat';
+import { Conversation, type RunConfig } from './state/conversation-state';
 import { deliverResult, webhookOf } from './delivery';
-import { describeFailure } from './failures';
-import { registerHandlers } from './handlers';
-import { logEvent } from './observe';
-import { buildSystemPrompt } from './prompt-step';
-import { isRecord, offeredTools, readStart, type Start } from './start';
-import { fetchToolList, wantsCatalog } from './tool-list';
-import { runTurn } from './turn';
+import { describeFailure } from './engine/failures';
+import { registerHandlers } from './loop/handlers';
+import { logEvent } from './engine/observe';
+import { buildSystemPrompt } from './loop/system-prompt-step';
+import { isRecord, offeredTools, readStart, type Start } from './loop/start';
+import { fetchToolList, wantsCatalog } from './loop/tool-list';
+import { runTurn } from './loop/turn';
 
 /**
  * `input` is whatever a client sent; `carried` is the state continue-as-new hands to the next run. Nothing in
@@ -50,7 +50,7 @@ export async function conversationWorkflow(input: unknown, carried?: unknown): P
 
 /**
  * A failed conversation is a FAILED workflow, its reason the failure type and its result in the details
- * (src/shared/outcome.ts). The other endings carry an answer and complete: `budget_exhausted`,
+ * (src/shared/failed-result.ts). The other endings carry an answer and complete: `budget_exhausted`,
  * `stopped_repeating` and `interrupted` are COMPLETED with HermesStatus saying which (docs/design-notes.md).
  */
 function ended(result: ConversationResult): ConversationResult {

@@ -17,8 +17,8 @@ import {
 } from '@temporalio/workflow';
 import type { createDeliverActivities, WebhookBody, WebhookDelivery } from '../activities/deliver';
 import type { ConversationResult, DeliveryNote, TurnResult } from '../shared/contract';
-import { NOTHING_TO_REPORT } from './prompts';
-import type { Conversation } from './conversation-state';
+import { NOTHING_TO_REPORT } from '../shared/texts';
+import type { Conversation } from './state/conversation-state';
 
 export { NOTHING_TO_REPORT };
 

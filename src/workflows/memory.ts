@@ -39,7 +39,7 @@ import {
   type MemoryState,
   type MemoryView,
 } from '../shared/memory';
-import { rejecting } from './validators';
+import { rejecting } from './engine/validators';
 
 /** What continue-as-new hands to the next run. */
 export interface MemoryCarried {

@@ -27,7 +27,7 @@ import {
   SkillWriteError,
   type SkillsState,
 } from '../shared/skills';
-import { rejecting } from './validators';
+import { rejecting } from './engine/validators';
 
 const WRITES_PER_RUN = 200;
 

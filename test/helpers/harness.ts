@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { inject } from 'vitest';
 import { Hermes, hermesDataConverter } from '../../src/client';
-import { installRuntimeLogger, logger } from '../../src/logger';
+import { installRuntimeLogger, logger } from '../../src/observe/logger';
 import { defineProfile, type ProfileSet } from '../../src/llm/profiles';
 import { createHermesWorker, type HermesWorkerOptions } from '../../src/worker';
 import { MockModel, type Reply } from './mock-model';

@@ -1,5 +1,5 @@
 // `clarify`: asks the user and waits for the answer. Runs inside the workflow (no activity): a durable wait for
-// the `answer` update, in src/workflows/human.ts (askClarify), called from src/workflows/tool-call.ts.
+// the `answer` update, in src/workflows/loop/human-waits.ts (askClarify), called from src/workflows/loop/execute-tool.ts.
 // Workflow-safe.
 import { z } from 'zod';
 import { defineTool } from '../spec';

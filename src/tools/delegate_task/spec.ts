@@ -1,5 +1,5 @@
 // `delegate_task`: hands work to sub-agents, each a child conversation. Runs inside the workflow (no activity):
-// src/workflows/subagents/delegate.ts starts and awaits the children, called from src/workflows/tool-call.ts.
+// src/workflows/subagents/delegate.ts starts and awaits the children, called from src/workflows/loop/execute-tool.ts.
 // Workflow-safe.
 import { z } from 'zod';
 import { defineTool } from '../spec';

@@ -7,7 +7,7 @@
 import { ErrorCode, McpError, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { ApplicationFailure } from '@temporalio/common';
 import { createHash } from 'node:crypto';
-import { logger } from '../../logger';
+import { logger } from '../../observe/logger';
 import { ToolResultError, type ExternalTool, type ExternalToolContext } from '../catalog';
 import { flattenContent, type McpCallResult } from './content';
 import { McpConnection, McpFailure, type ConnectionStatus, type McpLog } from './connection';

@@ -1,5 +1,5 @@
 // `todo`: the model's task list for this conversation. Runs inside the workflow (no activity): it only changes
-// conversation state — TodoList in src/workflows/todo.ts, called from src/workflows/tool-call.ts.
+// conversation state — TodoList in src/workflows/state/todo.ts, called from src/workflows/loop/execute-tool.ts.
 // Workflow-safe.
 import { z } from 'zod';
 import { defineTool } from '../spec';

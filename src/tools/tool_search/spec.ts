@@ -1,4 +1,4 @@
-// `tool_search`: for a conversation shown only the core tools (a small model, src/workflows/tool-view.ts), finds
+// `tool_search`: for a conversation shown only the core tools (a small model, src/workflows/rules/tool-view.ts), finds
 // the other offered tools by what they do; the ones found are shown from the next model step on. Workflow-safe:
 // the spec only; search.ts ranks (in the tool activity, so what it found is a recorded result).
 import { z } from 'zod';

@@ -7,7 +7,7 @@ import { ApplicationFailure, getExternalWorkflowHandle, log, workflowInfo } from
 import { approveSchema, type ApproveArgs, type PendingApproval } from '../../shared/contract';
 import { approveFromParentSignal } from '../../shared/messages';
 import { childApprovalsSchema } from '../../shared/wire';
-import type { Conversation } from '../conversation-state';
+import type { Conversation } from '../state/conversation-state';
 import { reportApprovals } from './reporter';
 
 /** Where a decision goes: this conversation's own pending call, or down to the sub-agent that reported it. */

@@ -16,18 +16,18 @@ import {
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
 import type { ConversationInput, ConversationResult } from '../../shared/contract';
-import { resultOfFailure } from '../../shared/outcome';
+import { resultOfFailure } from '../../shared/failed-result';
 import { DEFAULT_DELEGATION } from '../../shared/defaults';
 import { interruptSignal } from '../../shared/messages';
 import { DELEGATE_TASK, resolveTools } from '../../tools/registry';
 import { SCHEDULE_TOOLS } from '../../tools/schedules/spec';
 import { dropChildApprovals } from './approvals';
 import type { conversationWorkflow } from '../conversation';
-import { describeFailure } from '../failures';
-import { delegationRefused, subAgentSystem } from '../prompts';
-import type { Conversation } from '../conversation-state';
-import { ZERO_USAGE } from '../usage';
-import { childLimits, resultText, type ChildOutcome } from './outcomes';
+import { describeFailure } from '../engine/failures';
+import { delegationRefused, subAgentSystem } from '../../shared/texts';
+import type { Conversation } from '../state/conversation-state';
+import { ZERO_USAGE } from '../rules/usage';
+import { childLimits, resultText, type ChildOutcome } from './child-results';
 
 /** Never offered to a sub-agent: nobody answers its questions, and what is remembered is the parent's call. */
 const NOT_FOR_SUB_AGENTS = ['clarify', 'memory'];
@@ -125,7 +125,7 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
         });
         running.set(p.workflowId, handle);
         if (stopping === 'interrupt') await interruptChild(handle, c);
-        // A failed child is a FAILED workflow whose failure carries its result (src/shared/outcome.ts).
+        // A failed child is a FAILED workflow whose failure carries its result (src/shared/failed-result.ts).
         const r: ConversationResult = await handle.result().catch((err: unknown) => {
           const carried = isCancellation(err) ? undefined : resultOfFailure(err);
           if (carried) return carried;

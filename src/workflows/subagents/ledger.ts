@@ -3,7 +3,7 @@
 // approvals waiting in each running child's subtree as it last reported them.
 import type { ChildProgress } from '../../shared/wire';
 import { RUN_STATUSES, type ChildView, type PendingApproval, type Usage } from '../../shared/contract';
-import { subUsage, ZERO_USAGE } from '../usage';
+import { subUsage, ZERO_USAGE } from '../rules/usage';
 
 type Totals = { modelCalls: number; seq: number; usage: Usage; settled: boolean };
 export type ChildApprovals = { runs: number; seq: number; approvals: PendingApproval[] };

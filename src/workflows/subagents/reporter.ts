@@ -3,7 +3,7 @@
 // subtree whenever that changes (forwarded up a level at a time, so a grandchild's reach the top).
 import { CancellationScope, getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import { childApprovalsSignal, childProgressSignal } from '../../shared/messages';
-import type { Conversation } from '../conversation-state';
+import type { Conversation } from '../state/conversation-state';
 
 /** Characters of a command a report carries (the child's own state has all of it). */
 const COMMAND_CAP = 20_000;

@@ -1,0 +1,118 @@
+// Where the Temporal server is: the user's cluster when TEMPORAL_ADDRESS (or an envconfig profile) says so,
+// else an embedded dev server this process starts (or reuses) under .hermes/ — zero setup.
+import { Connection } from '@temporalio/client';
+import { loadClientConnectConfig } from '@temporalio/envconfig';
+import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
+import * as net from 'node:net';
+import { hermesHome } from '../shared/paths';
+import { startDevServer } from '../dev-server/dev-server';
+
+export interface TemporalTarget {
+  connectionOptions: NativeConnectionOptions & { address: string };
+  namespace: string;
+  /** Set when this process started (or reused) the embedded dev server. */
+  embedded?: { uiUrl: string; reused: boolean; stop(): Promise<void> };
+}
+
+export function clusterConfigured(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.TEMPORAL_ADDRESS || env.TEMPORAL_PROFILE || env.TEMPORAL_CONFIG_FILE);
+}
+
+export async function resolveTemporal(env: NodeJS.ProcessEnv = process.env): Promise<TemporalTarget> {
+  if (clusterConfigured(env)) {
+    const cfg = loadClientConnectConfig({ profile: env.TEMPORAL_PROFILE });
+    return {
+      connectionOptions: { ...cfg.connectionOptions, address: cfg.connectionOptions.address ?? 'localhost:7233' },
+      namespace: cfg.namespace ?? 'default',
+    };
+  }
+  const server = await startDevServer({ home: hermesHome() });
+  return { connectionOptions: { address: server.address }, namespace: 'default', embedded: server };
+}
+
+/** How long the first connection to a cluster may take before the error says where it tried. */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
+ * The client connection. A cluster that cannot be used is said at once, with its address, the namespace and what
+ * to check: a refused port or a name that does not resolve before gRPC's own 10 s of retrying, anything else
+ * (not Temporal, TLS) within CONNECT_TIMEOUT_MS; a namespace the server does not have, too.
+ */
+export async function connectClient(t: TemporalTarget, env: NodeJS.ProcessEnv = process.env): Promise<Connection> {
+  const { address, tls, apiKey, metadata } = t.connectionOptions;
+  if (t.embedded) return Connection.connect({ address, tls: tls as never, apiKey: apiKey as never, metadata });
+  const where = `the Temporal server at ${address} (namespace ${t.namespace}, ${origin(env)})`;
+  const unreachable = (why: string) =>
+    new Error(
+      `cannot reach ${where}: ${why}. Check that the server runs and listens there and that the address is right ` +
+        '(TEMPORAL_ADDRESS, or the profile of TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE); for a TLS endpoint such as ' +
+        'Temporal Cloud, TEMPORAL_TLS* and TEMPORAL_API_KEY. Without TEMPORAL_ADDRESS hermes uses its embedded server.',
+    );
+  // Through a proxy only gRPC itself can tell; without one, a plain TCP connect answers within milliseconds.
+  if (!PROXY_VARS.some((v) => env[v])) {
+    const problem = await tcpProblem(address);
+    if (problem) throw unreachable(problem);
+  }
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address, tls: tls as never, apiKey: apiKey as never, metadata, connectTimeout: CONNECT_TIMEOUT_MS });
+  } catch (err) {
+    throw Object.assign(unreachable((err as Error).message), { cause: err });
+  }
+  try {
+    await connection.workflowService.describeNamespace({ namespace: t.namespace });
+  } catch (err) {
+    // Only a namespace the server does not have: a key may lack the permission to describe one it can use.
+    if ((err as { code?: number }).code === 5 /* NOT_FOUND */) {
+      await connection.close().catch(() => undefined);
+      throw new Error(
+        `namespace ${t.namespace} does not exist on the Temporal server at ${address} (${origin(env)}): ` +
+          'check TEMPORAL_NAMESPACE (or the profile), or create it (temporal operator namespace create)',
+        { cause: err },
+      );
+    }
+  }
+  return connection;
+}
+
+const PROXY_VARS = ['grpc_proxy', 'https_proxy', 'http_proxy', 'GRPC_PROXY', 'HTTPS_PROXY', 'HTTP_PROXY'];
+
+function origin(env: NodeJS.ProcessEnv): string {
+  if (env.TEMPORAL_ADDRESS) return 'from TEMPORAL_ADDRESS';
+  return env.TEMPORAL_PROFILE ? `from profile ${env.TEMPORAL_PROFILE}` : 'from the Temporal config file';
+}
+
+/** Why a TCP connection to host:port fails (refused, no such host, timed out), or undefined when it opens. */
+async function tcpProblem(address: string, timeoutMs = 3_000): Promise<string | undefined> {
+  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(address.replace(/^[a-z]+:\/\//i, ''));
+  if (!m) return undefined; // not host:port: let gRPC say what it makes of it
+  const [, host, port] = m;
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: host!, port: Number(port) });
+    const done = (problem: string | undefined) => {
+      socket.removeAllListeners();
+      socket.on('error', () => undefined);
+      socket.destroy();
+      resolve(problem);
+    };
+    socket.setTimeout(timeoutMs, () => done(`no answer within ${timeoutMs / 1000} s (a firewall, or the wrong host)`));
+    socket.once('connect', () => done(undefined));
+    socket.once('error', (err: NodeJS.ErrnoException) => {
+      const code = err.code ?? '';
+      done(
+        code === 'ECONNREFUSED'
+          ? 'connection refused (nothing listens on that port)'
+          : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
+            ? `the host name ${host} does not resolve`
+            : `${code || 'error'}: ${err.message}`,
+      );
+    });
+  });
+}
+
+export function connectWorker(t: TemporalTarget): Promise<NativeConnection> {
+  // Required here, not imported: a client-only command (status, list, inspect) never loads the worker package.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { NativeConnection: Native } = require('@temporalio/worker') as typeof import('@temporalio/worker');
+  return Native.connect(t.connectionOptions);
+}

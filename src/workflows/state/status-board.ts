@@ -1,0 +1,154 @@
+// The status board: what a conversation shows of itself — its status and what it waits for (also as search
+// attributes, so the Web UI and `temporal workflow list` can filter), its outcome, the steps it recorded, the
+// latest outcomes traced into the history and the call in flight (the live details of the Web UI).
+import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { z } from 'zod';
+import { stepRecordSchema, type ConversationState, type RunStatus, type StepRecord } from '../../shared/contract';
+import { HermesIterations, HermesModel, HermesScope, HermesStatus, HermesSummary, HermesWaitingFor } from '../../shared/search-attributes';
+
+const MAX_STEPS_KEPT = 20;
+const OUTCOMES_KEPT = 3;
+const PROGRESS_EVERY_MS = 5_000;
+
+export function statusCarry() {
+  return z.object({ steps: z.array(stepRecordSchema()) });
+}
+export type StatusCarry = z.infer<ReturnType<typeof statusCarry>>;
+
+type WaitingFor = ConversationState['waitingFor'];
+
+export interface BoardSource {
+  /** Search attributes off (input.searchAttributes === false). */
+  quiet: boolean;
+  /** The Markdown of the Web UI's details (view.ts). */
+  details(): string;
+  /** What HermesModel and HermesIterations say now. */
+  progress(): { model: string; iteration: number };
+}
+
+export class StatusBoard {
+  #status: RunStatus = 'running';
+  #waitingFor: WaitingFor = null;
+  #outcome: { reason?: string; error?: string } = {};
+  #steps: StepRecord[];
+  #recentOutcomes: string[] = [];
+  #inFlight: string | undefined;
+  #publishedAtMs = 0;
+
+  constructor(
+    carried: StatusCarry | undefined,
+    private readonly src: BoardSource,
+  ) {
+    this.#steps = carried?.steps ?? [];
+  }
+
+  carry(): StatusCarry {
+    return { steps: this.#steps };
+  }
+
+  get status(): RunStatus {
+    return this.#status;
+  }
+  get waitingFor(): WaitingFor {
+    return this.#waitingFor;
+  }
+  get outcome(): { reason?: string; error?: string } {
+    return this.#outcome;
+  }
+  get steps(): readonly StepRecord[] {
+    return this.#steps;
+  }
+  get recentOutcomes(): readonly string[] {
+    return this.#recentOutcomes;
+  }
+  get inFlight(): string | undefined {
+    return this.#inFlight;
+  }
+
+  set(status: RunStatus, waitingFor: WaitingFor = null): void {
+    const changed = status !== this.#status || waitingFor !== this.#waitingFor;
+    this.#status = status;
+    this.#waitingFor = waitingFor;
+    if (changed) this.publish();
+    this.refresh();
+  }
+
+  /** The run's outcome, once it has one. */
+  end(status: RunStatus, outcome: { reason?: string; error?: string }): void {
+    this.#outcome = outcome;
+    this.set(status);
+  }
+
+  /** Workflow cancellation: the search attribute says so before the run ends as cancelled. */
+  cancelled(): void {
+    this.#status = 'cancelled';
+    this.#waitingFor = null;
+    this.publish();
+    this.refresh();
+  }
+
+  /** `modelStep` numbers as the history's summaries and `hermes inspect --step` do: the model calls so far. */
+  record(step: Omit<StepRecord, 'step' | 'modelStep'>, modelStep: number): void {
+    const last = this.#steps[this.#steps.length - 1];
+    this.#steps.push({ step: last ? last.step + 1 : 1, ...(modelStep ? { modelStep } : {}), ...step });
+    if (this.#steps.length > MAX_STEPS_KEPT) this.#steps.splice(0, this.#steps.length - MAX_STEPS_KEPT);
+    this.refresh();
+  }
+
+  noteOutcome(text: string): void {
+    this.#recentOutcomes.push(text);
+    if (this.#recentOutcomes.length > OUTCOMES_KEPT) this.#recentOutcomes.shift();
+    this.refresh();
+  }
+
+  inFlightNow(what: string | undefined): void {
+    this.#inFlight = what;
+    this.refresh();
+  }
+  inFlightDone(what: string): void {
+    if (this.#inFlight === what) this.#inFlight = undefined;
+  }
+
+  /** HermesStatus / HermesWaitingFor make conversations filterable in the Web UI and `temporal workflow list`. */
+  publish(): void {
+    if (this.src.quiet) return;
+    this.#publishedAtMs = Date.now();
+    const { model, iteration } = this.src.progress();
+    upsertSearchAttributes([
+      { key: HermesStatus, value: this.#status },
+      { key: HermesWaitingFor, value: this.#waitingFor },
+      { key: HermesModel, value: model },
+      { key: HermesIterations, value: iteration },
+    ]);
+  }
+
+  /**
+   * After a model step: the iteration count (and the profile, which a fallback may have changed), at most every
+   * PROGRESS_EVERY_MS of workflow time between status changes (which publish it too). Every upsert is a history
+   * event and a visibility write on the server: once per step it cost ~0.3 KB of history and ~8 % of the loop's
+   * speed (bench/RESULTS.md).
+   */
+  publishProgress(): void {
+    if (this.src.quiet || Date.now() - this.#publishedAtMs < PROGRESS_EVERY_MS) return;
+    this.#publishedAtMs = Date.now();
+    const { model, iteration } = this.src.progress();
+    upsertSearchAttributes([
+      { key: HermesModel, value: model },
+      { key: HermesIterations, value: iteration },
+    ]);
+  }
+
+  /** Session search: the turns' summary and the scope it is found in (search-summary.ts), once per turn. */
+  publishSummary(summary: string, scope: string): void {
+    if (this.src.quiet) return;
+    upsertSearchAttributes([
+      { key: HermesSummary, value: summary },
+      { key: HermesScope, value: scope },
+    ]);
+  }
+
+  /** The live summary on the workflow page of the Temporal Web UI. */
+  refresh(): void {
+    setCurrentDetails(this.src.details());
+  }
+}
