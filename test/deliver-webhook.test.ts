@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createDeliverActivities, type WebhookDelivery } from '../src/activities/deliver';
+import { createDeliverActivities, type WebhookDelivery } from '../src/activities/webhook-post';
 import { loadWebhookPolicy } from '../src/schedules/webhook-policy';
 import { isNothingToReport } from '../src/workflows/delivery';
 import { closedUrl, startReceiver, type Receiver } from './helpers/receiver';

@@ -1,6 +1,6 @@
 // hermes serve's pure parts: the request checks and what a streamed turn shows of the events (src/http-api/).
 import { describe, expect, it } from 'vitest';
-import { isLoopback } from '../src/cli/serve';
+import { isLoopback } from '../src/cli/http-api';
 import { parseChatRequest, sessionWorkflowId, taskPrompt } from '../src/http-api/request';
 import { TurnStream, type ChunkDelta } from '../src/http-api/turn-stream';
 import type { ConversationEvent } from '../src/shared/events';

@@ -4,7 +4,7 @@ import type { ProfileSet } from '../llm/profiles';
 import type { WebPolicy } from '../tools/web_fetch/address-policy';
 import { Redactor, type RedactConfig } from '../security/redact';
 import { ContextCache } from './context';
-import { createDeliverActivities } from './deliver';
+import { createDeliverActivities } from './webhook-post';
 import { createMemoryActivities } from './memory';
 import { createModelActivities } from './model';
 import { createPromptActivities } from './system-prompt';

@@ -210,15 +210,15 @@ interface Modules {
   memory: typeof import('./memory');
   rollback: typeof import('./rollback');
   run: typeof import('./run');
-  schedule: typeof import('./schedule');
+  'schedule-commands': typeof import('./schedule-commands');
   search: typeof import('./search');
-  serve: typeof import('./serve');
-  server: typeof import('./server');
+  'http-api': typeof import('./http-api');
+  processes: typeof import('./processes');
   skills: typeof import('./skills');
   status: typeof import('./status');
   steer: typeof import('./steer');
   tools: typeof import('./tools');
-  watch: typeof import('./watch');
+  'watch-live': typeof import('./watch-live');
 }
 
 function load<K extends keyof Modules>(name: K): Promise<Modules[K]> {
@@ -232,7 +232,7 @@ function load<K extends keyof Modules>(name: K): Promise<Modules[K]> {
 const COMMANDS: Record<string, Command> = {
   run: async (a) => (await load('run')).run(a),
   chat: async (a) => (await load('chat')).chat(a),
-  watch: async (a) => (await load('watch')).watch(a),
+  watch: async (a) => (await load('watch-live')).watch(a),
   status: async (a) => (await load('status')).status(a),
   list: async (a) => (await load('list')).list(a),
   interrupt: async (a) => (await load('steer')).interrupt(a),
@@ -243,19 +243,19 @@ const COMMANDS: Record<string, Command> = {
   rollback: async (a) => (await load('rollback')).rollback(a),
   replay: async (a) => (await load('inspect')).replay(a),
   export: async (a) => (await load('export')).exportCommand(a),
-  schedule: async (a) => (await load('schedule')).schedule(a),
+  schedule: async (a) => (await load('schedule-commands')).schedule(a),
   search: async (a) => (await load('search')).search(a),
   memory: async (a) => (await load('memory')).memory(a),
   skills: async (a) => (await load('skills')).skills(a),
   init: async (a) => (await load('init')).init(a),
   tools: async (a) => (await load('tools')).tools(a),
-  worker: async (a) => (await load('server')).worker(a),
-  server: async () => (await load('server')).server(),
-  'install-temporal': async () => (await load('server')).installTemporal(),
+  worker: async (a) => (await load('processes')).worker(a),
+  server: async () => (await load('processes')).server(),
+  'install-temporal': async () => (await load('processes')).installTemporal(),
   doctor: async (a) => (await load('doctor')).doctor(a),
   eval: async (a) => (await load('eval')).evalCommand(a),
   'codec-server': async (a) => (await load('codec')).codecServer(a),
-  serve: async (a) => (await load('serve')).serve(a),
+  serve: async (a) => (await load('http-api')).serve(a),
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -1,7 +1,7 @@
 // The Web UI's Queries tab lists a workflow's queries from the SDK's built-in `__temporal_workflow_metadata` query.
 // Encrypted, its answer cannot be read without the codec server, and the tab spins forever over "This will fail if
 // you have no workers running" while a worker answers in ~0.1 s. The answer holds the handler definitions (names
-// and descriptions, static in our code: src/workflows/loop/handlers.ts, memory.ts) and `currentDetails` (the markdown of
+// and descriptions, static in our code: src/workflows/loop/message-handlers.ts, memory.ts) and `currentDetails` (the markdown of
 // setCurrentDetails: the task, the last step — content). So the codec sends a public view — the definitions, with
 // the notice in place of the details — and the whole original answer encrypted in its metadata; decoding (the
 // client, `hermes codec-server`) gives back the original byte for byte.

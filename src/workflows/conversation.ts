@@ -11,7 +11,7 @@ import { runChat } from './loop/chat';
 import { Conversation, type RunConfig } from './state/conversation-state';
 import { deliverResult, webhookOf } from './delivery';
 import { describeFailure } from './engine/failures';
-import { registerHandlers } from './loop/handlers';
+import { registerHandlers } from './loop/message-handlers';
 import { logEvent } from './engine/observe';
 import { buildSystemPrompt } from './loop/system-prompt-step';
 import { isRecord, offeredTools, readStart, type Start } from './loop/start';

@@ -15,7 +15,7 @@ import {
   workflowInfo,
   type RetryPolicy,
 } from '@temporalio/workflow';
-import type { createDeliverActivities, WebhookBody, WebhookDelivery } from '../activities/deliver';
+import type { createDeliverActivities, WebhookBody, WebhookDelivery } from '../activities/webhook-post';
 import type { ConversationResult, DeliveryNote, TurnResult } from '../shared/contract';
 import { NOTHING_TO_REPORT } from '../shared/texts';
 import type { Conversation } from './state/conversation-state';

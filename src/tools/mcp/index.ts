@@ -2,4 +2,4 @@
 export { McpToolsets, mcpToolName, type McpServerStatus, type McpToolsetsOptions } from './toolsets';
 export { mcpServerSchema, mcpServersSchema, parseMcpServers, type McpServerConfig, type McpServerInput } from './schema';
 export { McpFailure } from './connection';
-export { flattenContent } from './content';
+export { flattenContent } from './result-text';

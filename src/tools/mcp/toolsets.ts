@@ -9,7 +9,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { createHash } from 'node:crypto';
 import { logger } from '../../observe/logger';
 import { ToolResultError, type ExternalTool, type ExternalToolContext } from '../catalog';
-import { flattenContent, type McpCallResult } from './content';
+import { flattenContent, type McpCallResult } from './result-text';
 import { McpConnection, McpFailure, type ConnectionStatus, type McpLog } from './connection';
 import { parseMcpServers } from './schema';
 
