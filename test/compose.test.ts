@@ -5,9 +5,11 @@ import { load } from 'js-yaml';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startHealthServer } from '../src/observe/health';
+import { DEFAULT_HEALTH_HOST, startHealthServer } from '../src/observe/health';
+import { DEFAULT_METRICS_HOST, metricsHost, prometheusOptions } from '../src/observe/metrics';
 import { DEFAULT_CODEC_PORT } from '../src/codec/server';
 import { SHUTDOWN_FORCE_AFTER_SEC } from '../src/shared/defaults';
+import { SEARCH_ATTRIBUTE_TYPES } from '../src/shared/search-attributes';
 import { buildsDir } from '../src/versioning/builds';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -76,6 +78,9 @@ const HELP = (() => {
   return readme.slice(at, readme.indexOf('\n## ', at + 5));
 })();
 
+/** The temporal-server version deploy/cluster/start.sh builds, which `npm run test:cluster` runs against. */
+const CLUSTER_SERVER_VERSION = /^VER=(\S+)$/m.exec(read('deploy/cluster/start.sh'))![1]!;
+
 /** ENV and RUN lines of the Dockerfile. */
 const DOCKERFILE = read('Dockerfile');
 const dockerEnv = new Map([...DOCKERFILE.matchAll(/\b([A-Z][A-Z0-9_]+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]));
@@ -103,6 +108,13 @@ describe('docker-compose.yml', () => {
     expect(resolve(svc('otel-collector').image!)).toMatch(/^otel\/opentelemetry-collector-contrib:/);
     const t = env(svc('temporal'));
     expect(t.get('DB')).toBe('postgres12');
+    // The version the cluster tier tests (deploy/cluster/start.sh): the server and its admin tools alike.
+    expect(CLUSTER_SERVER_VERSION).toMatch(/^1\.\d+\.\d+$/);
+    expect(resolve(svc('temporal').image!)).toBe(`temporalio/server:${CLUSTER_SERVER_VERSION}`);
+    for (const name of ['temporal-schema', 'temporal-namespace'])
+      expect(resolve(svc(name).image!), name).toBe(`temporalio/admin-tools:${CLUSTER_SERVER_VERSION}`);
+    // The config template reads the visibility store's port from VISIBILITY_DB_PORT (or POSTGRES_PORT), not DB_PORT.
+    expect(t.get('VISIBILITY_DB_PORT') ?? t.get('POSTGRES_PORT'), 'VISIBILITY_DB_PORT').toBe(t.get('DB_PORT'));
     expect(compose.services[t.get('POSTGRES_SEEDS')!]).toBe(svc('postgresql'));
     expect(svc('temporal').depends_on).toMatchObject({ 'temporal-schema': { condition: 'service_completed_successfully' } });
     expect(svc('temporal').ports).toContain('7233:7233');
@@ -167,6 +179,38 @@ describe('docker-compose.yml', () => {
     } finally {
       await h.close();
     }
+  });
+
+  it('binds the health and metrics endpoints on every interface of the container, loopback elsewhere', async () => {
+    // The code's defaults: loopback, so a worker on a laptop or a shared host exposes neither by accident.
+    expect(DEFAULT_HEALTH_HOST).toBe('127.0.0.1');
+    expect(DEFAULT_METRICS_HOST).toBe('127.0.0.1');
+    expect(metricsHost({})).toBe('127.0.0.1');
+    expect(prometheusOptions(9464, metricsHost({})).prometheus.bindAddress).toBe('127.0.0.1:9464');
+    expect(prometheusOptions(9464, '::').prometheus.bindAddress).toBe('[::]:9464');
+    const h = await startHealthServer({ port: 0, source: () => undefined });
+    try {
+      expect(h.url).toBe(`http://127.0.0.1:${h.port}`);
+      const reached = await fetch(`http://127.0.0.1:${h.port}/healthz`);
+      expect(reached.status).toBe(200);
+    } finally {
+      await h.close();
+    }
+    // In the container they must take the healthcheck's and a scraper's connections: the compose file says so.
+    const e = env(svc('hermes-worker'));
+    expect(e.get('HERMES_HEALTH_HOST')).toBe('0.0.0.0');
+    expect(e.get('HERMES_METRICS_HOST')).toBe('0.0.0.0');
+    expect(metricsHost({ HERMES_METRICS_HOST: e.get('HERMES_METRICS_HOST') })).toBe('0.0.0.0');
+  });
+
+  it('registers no search attribute of its own, or all of them with the types the code defines', () => {
+    // The workers register the attributes on start (src/dev-server/dev-server.ts ensureSearchAttributes); a list in
+    // the compose file (an admin-tools `operator search-attribute create`) must not fall behind the code's.
+    const text = read('docker-compose.yml');
+    const named = Object.keys(SEARCH_ATTRIBUTE_TYPES).filter((k) => new RegExp(`\\b${k}\\b`).test(text));
+    if (!named.length) return;
+    for (const [k, type] of Object.entries(SEARCH_ATTRIBUTE_TYPES))
+      expect(text, k).toMatch(new RegExp(`--name[ =]${k}\\b[^\\n]*--type[ =]${type}\\b|${k}=${type}\\b`, 'i'));
   });
 
   it('sends traces to the collector on the OTLP/HTTP port it receives on, and on to Jaeger', () => {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { Hermes } from '../client';
 import { connectWorker } from '../startup/connection';
 import { installRuntimeLogger } from '../observe/logger';
-import { prometheusOptions, watchConversations } from '../observe/metrics';
+import { metricsHost, prometheusOptions, watchConversations } from '../observe/metrics';
 import { tracingConfigured } from '../observe/tracing';
 import { UsageError } from './common';
 import { hermesHome } from '../shared/paths';
@@ -68,7 +68,7 @@ export async function worker(args: string[]): Promise<number> {
   process.stderr.write(
     `hermes worker on ${target.connectionOptions.address} (namespace ${target.namespace}, task queue ${hermes.taskQueue}; ${fleet.summary})\n`,
   );
-  if (metricsPort) say(`metrics on http://${process.env.HERMES_METRICS_HOST ?? '0.0.0.0'}:${metricsPort}/metrics`);
+  if (metricsPort) say(`metrics on http://${metricsHost()}:${metricsPort}/metrics`);
   if (health) say(`health on ${health.url}/healthz (liveness) and ${health.url}/readyz (readiness)`);
   if (tracingConfigured()) say('tracing to the OTLP endpoint of OTEL_EXPORTER_OTLP_ENDPOINT');
   let stopping = false;

@@ -22,7 +22,14 @@ export interface HealthServer {
 /** How long readiness waits for the Temporal frontend before it says "unreachable". */
 const PING_TIMEOUT_MS = 2_000;
 
+/**
+ * Loopback unless told otherwise (HERMES_HEALTH_HOST): a probe from the same host or pod reaches it, and nothing
+ * else does until the operator says so (docker-compose.yml sets 0.0.0.0, where Docker's network is the boundary).
+ */
+export const DEFAULT_HEALTH_HOST = '127.0.0.1';
+
 export async function startHealthServer(o: { port: number; host?: string; source: () => HealthSource | undefined }): Promise<HealthServer> {
+  const host = o.host || DEFAULT_HEALTH_HOST;
   const startedAt = Date.now();
   const server = http.createServer((req, res) => {
     const reply = (code: number, body: Record<string, unknown>) => {
@@ -38,12 +45,12 @@ export async function startHealthServer(o: { port: number; host?: string; source
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(o.port, o.host ?? '0.0.0.0', () => resolve());
+    server.listen(o.port, host, () => resolve());
   });
   server.unref();
   const port = (server.address() as AddressInfo).port;
   return {
-    url: `http://${o.host ?? '0.0.0.0'}:${port}`,
+    url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
     port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };

@@ -84,9 +84,21 @@ export function countToolCall(r: ToolCallMetrics): void {
   if (r.redactions) m.redactions.add(r.redactions, { where: 'tool' });
 }
 
-/** The runtime's metrics options for `hermes worker --metrics-port N`. */
-export function prometheusOptions(port: number, host = process.env.HERMES_METRICS_HOST ?? '0.0.0.0') {
-  return { prometheus: { bindAddress: `${host}:${port}`, histogramBucketOverrides: HISTOGRAM_BUCKETS } };
+/** Loopback unless HERMES_METRICS_HOST says otherwise (docker-compose.yml sets 0.0.0.0 for the scraper). */
+export const DEFAULT_METRICS_HOST = '127.0.0.1';
+
+/** The host the Prometheus endpoint binds: HERMES_METRICS_HOST, else loopback. */
+export function metricsHost(env: NodeJS.ProcessEnv = process.env): string {
+  return env.HERMES_METRICS_HOST?.trim() || DEFAULT_METRICS_HOST;
+}
+
+/**
+ * The runtime's metrics options for `hermes worker --metrics-port N`. Core's `bindAddress` is a socket address,
+ * HOST:PORT, with an IPv6 host in brackets ("[::]:9464").
+ */
+export function prometheusOptions(port: number, host = metricsHost()) {
+  const h = host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
+  return { prometheus: { bindAddress: `${h}:${port}`, histogramBucketOverrides: HISTOGRAM_BUCKETS } };
 }
 
 const WAITING = ['waiting', 'running', 'idle'] as const;
