@@ -14,6 +14,9 @@ import { configDefaults, defineConfig } from 'vitest/config';
 // redaction-acceptance.test.ts).
 // `npm test` runs all three (one dev server for the two that need it); `npm run test:unit` the first,
 // `npm run test:integration` / `test:process` the others; `npx vitest list --project unit` shows which files.
+// A fourth, `cluster` (test/cluster/, by folder, not by content), runs against the production server of
+// deploy/cluster/start.sh (temporal-server on PostgreSQL) and only when asked for: `npm run test:cluster`
+// (`--project cluster`). It is not in `npm test`: its server is built from source the first time (~10 min).
 
 type Tier = 'unit' | 'integration' | 'process';
 
@@ -59,10 +62,14 @@ function testFiles(root: string, dir: string): string[] {
     .sort((a, b) => a.name.localeCompare(b.name))
     .flatMap((e) => {
       const rel = `${dir}/${e.name}`;
-      if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'fixtures' ? [] : testFiles(root, rel);
+      if (e.isDirectory()) return ['node_modules', 'fixtures'].includes(e.name) || rel === CLUSTER_DIR ? [] : testFiles(root, rel);
       return e.name.endsWith('.test.ts') ? [rel] : [];
     });
 }
+
+const CLUSTER_DIR = 'test/cluster';
+/** The cluster project is defined only when the command line names it (`--project cluster`, as test:cluster does). */
+const clusterAsked = process.argv.some((a, i) => a === '--project=cluster' || (a === '--project' && process.argv[i + 1] === 'cluster'));
 
 const tiers = testTiers(fileURLToPath(new URL('.', import.meta.url)));
 const serverSetup = ['test/global-setup.ts'];
@@ -85,6 +92,15 @@ export default defineConfig({
       { extends: true, test: { name: 'unit', include: tiers.unit, exclude: configDefaults.exclude } },
       { extends: true, test: { name: 'integration', include: tiers.integration, globalSetup: serverSetup } },
       { extends: true, test: { name: 'process', include: tiers.process, globalSetup: serverSetup } },
+      // One file at a time: a test there stops and starts the shared server (a restart mid-run).
+      ...(clusterAsked
+        ? [
+            {
+              extends: true,
+              test: { name: 'cluster', include: [`${CLUSTER_DIR}/*.test.ts`], globalSetup: ['test/cluster/global-setup.ts'], fileParallelism: false },
+            },
+          ]
+        : []),
     ],
   },
 });
