@@ -19,7 +19,9 @@ export function openApiDocument() {
       description:
         'An OpenAI-compatible API in front of durable Hermes conversations on Temporal (docs/serve.md). A request with a session id ' +
         "(header X-Hermes-Session-Id, else metadata.session_id) is the next turn of that session's chat conversation; without one " +
-        'it is a task conversation of its own. Errors have the OpenAI shape {error: {message, type, param, code}}.',
+        'it is a task conversation of its own. Errors have the OpenAI shape {error: {message, type, param, code}}. Every request ' +
+        'with an Origin header that was not configured (--allow-origin), and without a token every request whose Host is not ' +
+        'this machine, is a 403 (permission_error); POST bodies are read only as application/json (else 415).',
     },
     servers: [{ url: 'http://127.0.0.1:8642' }],
     security: [{ bearer: [] }],
@@ -58,8 +60,10 @@ export function openApiDocument() {
             },
             400: error,
             401: error,
+            403: error,
             409: error,
             413: error,
+            415: error,
             429: error,
             500: error,
             503: error,
@@ -124,7 +128,15 @@ export function openApiDocument() {
           summary: 'Stop the step in flight; with message, go on with it as the next user message',
           parameters: [sessionParam],
           requestBody: { required: false, ...json({ type: 'object', properties: { reason: { type: 'string' }, message: { type: 'string' } } }) },
-          responses: { 200: { description: 'Sent', ...json({ $ref: '#/components/schemas/Ok' }) }, 400: error, 401: error, 404: error, 409: error },
+          responses: {
+            200: { description: 'Sent', ...json({ $ref: '#/components/schemas/Ok' }) },
+            400: error,
+            401: error,
+            403: error,
+            404: error,
+            409: error,
+            415: error,
+          },
         },
       },
       '/v1/sessions/{id}/answer': {
@@ -136,8 +148,10 @@ export function openApiDocument() {
             200: { description: 'Answered', ...json({ $ref: '#/components/schemas/Ok' }) },
             400: error,
             401: error,
+            403: error,
             404: error,
             409: error,
+            415: error,
             503: error,
           },
         },
@@ -163,8 +177,10 @@ export function openApiDocument() {
             200: { description: 'Decided', ...json({ $ref: '#/components/schemas/Ok' }) },
             400: error,
             401: error,
+            403: error,
             404: error,
             409: error,
+            415: error,
             503: error,
           },
         },

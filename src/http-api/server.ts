@@ -1,8 +1,9 @@
 // `hermes serve`: an OpenAI-compatible HTTP API over node:http (docs/serve.md). Routing, the bearer token, the
-// body limit and the concurrency cap live here; each endpoint's work in its own file.
+// browser boundary (browser-guard.ts), the body limit and the concurrency cap live here; each endpoint's work in its own file.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Hermes } from '../client';
 import { authorized, listen, type RunningHttpServer } from '../shared/http-server';
+import { guardBrowser, requireJson } from './browser-guard';
 import { chatCompletions, type CompletionsContext } from './chat-completions';
 import { ApiError, asApiError, badRequest, notFound, unauthorized } from './errors';
 import { openApiDocument } from './openapi';
@@ -22,6 +23,10 @@ export interface ServeOptions {
   host?: string;
   /** When set, every request needs `Authorization: Bearer <token>`. */
   token?: string;
+  /** Origins a web page may call the API from (CORS); any other `Origin` is a 403. Default none. */
+  allowOrigins?: string[];
+  /** Host names accepted in `Host` besides loopback ones and the bound host (checked only without a token). */
+  allowHosts?: string[];
   /** The model profiles (`GET /v1/models`, the `model` field); read per request, so a config edit shows. */
   profiles: () => ProfileNames & { models?: Record<string, string> };
   defaults?: Partial<SessionDefaults>;
@@ -44,6 +49,12 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     interruptOnDisconnect: opts.interruptOnDisconnect === true,
     log,
   };
+  const browser = {
+    allowedOrigins: (opts.allowOrigins ?? []).map((o) => o.toLowerCase()),
+    allowedHosts: (opts.allowHosts ?? []).map((h) => h.toLowerCase()),
+    boundHost: opts.host ?? '127.0.0.1',
+    tokenRequired: expected !== undefined,
+  };
   let inFlight = 0;
 
   const server = createServer((req, res) => {
@@ -58,6 +69,8 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   });
 
   async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Before the token: a preflight carries none, and a page's request is refused whether or not it has one.
+    if (guardBrowser(browser, req, res)) return;
     if (expected && !authorized(req.headers.authorization, expected)) {
       req.resume();
       throw unauthorized();
@@ -148,8 +161,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(JSON.stringify(body));
 }
 
-/** The body as JSON; 413 past MAX_BODY_BYTES, 400 when it is not JSON. `optional`: an empty body is undefined. */
+/** The body as JSON; 415 without Content-Type application/json, 413 past MAX_BODY_BYTES, 400 when it is not JSON. `optional`: an empty body is undefined. */
 async function readJson(req: IncomingMessage, optional = false): Promise<unknown> {
+  requireJson(req);
   const declared = Number(req.headers['content-length']);
   if (declared > MAX_BODY_BYTES) {
     req.resume();
