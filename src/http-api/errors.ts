@@ -1,6 +1,6 @@
 // Errors of `hermes serve` in the OpenAI API's shape, `{ error: { message, type, param, code } }`, with the status
 // codes stock OpenAI clients map to their error classes (400 BadRequest, 401 Authentication, 403 PermissionDenied,
-// 404 NotFound, 409 Conflict, 413, 415, 429 RateLimit, 500 InternalServer, 503). One class, identified by `type`/`code` strings.
+// 404 NotFound, 409 Conflict, 413, 415, 422 UnprocessableEntity, 429 RateLimit, 500 InternalServer, 503). One class, identified by `type`/`code` strings.
 
 export type ApiErrorType =
   | 'invalid_request_error'
