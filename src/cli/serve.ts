@@ -25,6 +25,7 @@ export async function serve(args: string[]): Promise<number> {
       'approval-mode': { type: 'string' },
       workspace: { type: 'string' },
       'max-concurrent': { type: 'string' },
+      'max-streams': { type: 'string' },
     },
   });
   const host = values.host ?? '127.0.0.1';
@@ -54,6 +55,9 @@ export async function serve(args: string[]): Promise<number> {
   const maxConcurrent = values['max-concurrent'] === undefined ? undefined : Number(values['max-concurrent']);
   if (maxConcurrent !== undefined && !(Number.isInteger(maxConcurrent) && maxConcurrent > 0))
     throw new UsageError('--max-concurrent must be a positive whole number');
+  const maxStreams = values['max-streams'] === undefined ? undefined : Number(values['max-streams']);
+  if (maxStreams !== undefined && !(Number.isInteger(maxStreams) && maxStreams > 0))
+    throw new UsageError('--max-streams must be a positive whole number');
   const workspace = checkedWorkspace(values.workspace);
   // Read once, before connecting: a broken config file is said now, not at the first request.
   const set = loadProfiles();
@@ -75,6 +79,7 @@ export async function serve(args: string[]): Promise<number> {
         defaults: { busyPolicy, start: { ...(workspace ? { workspace } : {}), ...(approvalMode ? { approvalMode } : {}) } },
         interruptOnDisconnect: values['interrupt-on-disconnect'],
         ...(maxConcurrent ? { maxConcurrent } : {}),
+        ...(maxStreams ? { maxStreams } : {}),
         log: (line) => void process.stderr.write(`hermes serve: ${line}\n`),
       });
       onStop((sig) => process.stderr.write(`\nhermes serve: ${sig}: stopped; conversations under way go on durably\n`));

@@ -98,7 +98,13 @@ export function openApiDocument() {
               description: 'Wait up to this many seconds for the turn under way to end.',
             },
           ],
-          responses: { 200: { description: 'The session', ...json({ $ref: '#/components/schemas/Session' }) }, 400: error, 401: error, 404: error },
+          responses: {
+            200: { description: 'The session', ...json({ $ref: '#/components/schemas/Session' }) },
+            400: error,
+            401: error,
+            404: error,
+            429: error,
+          },
         },
       },
       '/v1/sessions/{id}/events': {
@@ -122,6 +128,7 @@ export function openApiDocument() {
             400: error,
             401: error,
             404: error,
+            429: error,
           },
         },
       },
@@ -196,7 +203,13 @@ export function openApiDocument() {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Required when the server was started with a token (always off loopback).' },
       },
-      responses: { Error: { description: 'An error in the OpenAI shape', ...json({ $ref: '#/components/schemas/Error' }) } },
+      responses: {
+        Error: {
+          description: 'An error in the OpenAI shape',
+          headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'On a 429: seconds to wait before trying again.' } },
+          ...json({ $ref: '#/components/schemas/Error' }),
+        },
+      },
       schemas: {
         Error: {
           type: 'object',
