@@ -148,6 +148,67 @@ describe('checkpoints and rollback', () => {
     expect(gitDirState(ws)).toBe(userGit);
   });
 
+  it('never deletes or rewrites a file that was over the limit at the checkpoint: it says it cannot restore it and leaves it', async () => {
+    const store = new CheckpointStore({ dir: tempDir('hermes-cp-'), maxFileBytes: DEFAULT_MAX_FILE_BYTES });
+    h = await createHarness([
+      {
+        toolCalls: [
+          { id: 'w1', name: 'write_file', arguments: { path: 'big.txt', content: 'the agent was here\n' } },
+          { id: 'w2', name: 'write_file', arguments: { path: 'new.txt', content: 'agent made me\n' } },
+        ],
+      },
+      toolCall('terminal', { command: 'printf more >> grow.bin' }, 't1'),
+      answer('done'),
+    ]);
+    const ws = h.workspace;
+    writeFileSync(path.join(ws, 'big.txt'), 'b'.repeat(2_000_000));
+    writeFileSync(path.join(ws, 'grow.bin'), 'g'.repeat(1_500_000));
+    writeFileSync(path.join(ws, 'small.txt'), 'small\n');
+    const id = await h.run(
+      async () => {
+        const run = await h!.hermes.start({ prompt: 'overwrite big.txt' });
+        expect((await run.result()).status).toBe('completed');
+        return run.id;
+      },
+      { checkpoints: store.settings },
+    );
+    expect(readFileSync(path.join(ws, 'big.txt'), 'utf8')).toBe('the agent was here\n');
+    const afterRun = files(ws);
+
+    // Not "created by the agent", not deleted — with --force neither: there is no copy to put back.
+    for (const force of [false, true]) {
+      const plan = await planRollback(store, { conversation: id, step: 1, force });
+      const byPath = Object.fromEntries(plan.changes.map((c) => [c.path, [c.action, c.unrestorable === true]]));
+      expect(byPath, `force ${force}`).toEqual({ 'big.txt': ['keep', true], 'grow.bin': ['keep', true], 'new.txt': ['delete', false] });
+      expect(plan.changes.find((c) => c.path === 'big.txt')!.why).toMatch(
+        /existed before step 1 but was over the checkpoint limit \(2000000 > 1048576 bytes\)/,
+      );
+      expect(plan.changes.find((c) => c.path === 'big.txt')!.why).not.toMatch(/created by the agent/);
+    }
+    expect(files(ws)).toEqual(afterRun);
+
+    const cli = await spawnHermes(['rollback', id, '--step', '1'], { env: { HERMES_CHECKPOINT_DIR: store.settings.dir }, timeoutMs: 30_000 });
+    expect(cli.stderr).toBe('');
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toMatch(/keep +big\.txt .*cannot be restored and is left as it is/);
+    expect(cli.stdout).not.toMatch(/delete +big\.txt/);
+    expect(cli.stdout).toMatch(/delete +new\.txt/);
+    expect(cli.stdout).toContain('2 file(s) cannot be restored, no copy in the checkpoint (over the size limit then), left as they are: ');
+    const { 'new.txt': _gone, ...rest } = afterRun;
+    expect(files(ws)).toEqual(rest);
+    expect(readFileSync(path.join(ws, 'big.txt'), 'utf8')).toBe('the agent was here\n');
+    expect(readFileSync(path.join(ws, 'grow.bin'), 'utf8')).toBe(`${'g'.repeat(1_500_000)}more`);
+    void _gone;
+
+    const forced = await spawnHermes(['rollback', id, '--step', '1', '--force'], {
+      env: { HERMES_CHECKPOINT_DIR: store.settings.dir },
+      timeoutMs: 30_000,
+    });
+    expect(forced.code).toBe(0);
+    expect(forced.stdout).toMatch(/keep +big\.txt/);
+    expect(files(ws)).toEqual(rest);
+  });
+
   it('snapshots are per step, idempotent, concurrent-safe, and leave out ignored, huge and .git files', async () => {
     const settings = { dir: path.join(tempDir('hermes-cp-'), 'store'), maxFileBytes: 1000 };
     const ws = tempDir('hermes-cp-ws-');

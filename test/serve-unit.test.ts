@@ -1,6 +1,7 @@
 // hermes serve's pure parts: the request checks and what a streamed turn shows of the events (src/http-api/).
 import { describe, expect, it } from 'vitest';
 import { isLoopback } from '../src/cli/http-api';
+import { hostName, normalizeOrigin } from '../src/http-api/browser-guard';
 import { parseChatRequest, sessionWorkflowId, taskPrompt } from '../src/http-api/request';
 import { TurnStream, type ChunkDelta } from '../src/http-api/turn-stream';
 import type { ConversationEvent } from '../src/shared/events';
@@ -67,6 +68,22 @@ describe('isLoopback', () => {
   it('knows loopback binds from the others', () => {
     for (const h of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) expect(isLoopback(h), h).toBe(true);
     for (const h of ['0.0.0.0', '::', '192.168.1.4', 'example.com', '']) expect(isLoopback(h), h).toBe(false);
+  });
+});
+
+describe('the browser boundary', () => {
+  it('takes a configured origin only in the form a browser sends it', () => {
+    expect(normalizeOrigin('http://LocalHost:3000')).toBe('http://localhost:3000');
+    expect(normalizeOrigin('https://chat.example/')).toBe('https://chat.example');
+    for (const bad of ['*', 'null', 'localhost:3000', 'http://x.example/path', 'file:///tmp', 'ftp://x.example'])
+      expect(() => normalizeOrigin(bad), bad).toThrow(/not an origin/);
+  });
+
+  it('reads the host name of a Host header without its port', () => {
+    expect(hostName('attacker.example:8642')).toBe('attacker.example');
+    expect(hostName('LOCALHOST')).toBe('localhost');
+    expect(hostName('[::1]:8642')).toBe('::1');
+    expect(hostName('127.0.0.1')).toBe('127.0.0.1');
   });
 });
 

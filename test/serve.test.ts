@@ -242,6 +242,51 @@ describe('hermes serve', () => {
     expect(((await unknown.json()) as { error: { code: string } }).error.code).toBe('session_not_found');
   });
 
+  it('Idempotency-Key: a retry gets the same turn, the same key with another message is a 422, an invalid key a 400', async () => {
+    const s = await serve();
+    const session = `idem-${Date.now().toString(36)}`;
+    const key = `k-${Date.now().toString(36)}`;
+    const post = (content: string, headers: Record<string, string>) =>
+      fetch(`${s.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: JSON.stringify({ model: 'hermes', messages: [{ role: 'user', content }] }),
+      });
+    const body = async (res: Response) =>
+      (await res.json()) as { choices?: Array<{ message: { content: string } }>; error?: { code: string; param: string } };
+    h.mock.push(answer('first answer'), answer('task answer'));
+    const before = h.mock.requests.length;
+    await h.run(async () => {
+      // In a session: the key is the send update's id.
+      const first = await post('first message', { 'X-Hermes-Session-Id': session, 'Idempotency-Key': key });
+      expect((await body(first)).choices![0]!.message.content).toBe('first answer');
+      const retry = await post('first message', { 'X-Hermes-Session-Id': session, 'Idempotency-Key': key });
+      expect((await body(retry)).choices![0]!.message.content).toBe('first answer');
+      const other = await post('a different message', { 'X-Hermes-Session-Id': session, 'Idempotency-Key': key });
+      expect(other.status).toBe(422);
+      expect((await body(other)).error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+      // Without a session: the key names the task's workflow.
+      const task = await post('task message', { 'Idempotency-Key': key });
+      expect((await body(task)).choices![0]!.message.content).toBe('task answer');
+      const again = await body(await post('task message', { 'Idempotency-Key': key }));
+      expect(again, JSON.stringify(again)).toMatchObject({ choices: [{ message: { content: 'task answer' } }] });
+      const otherTask = await post('another task', { 'Idempotency-Key': key });
+      expect(otherTask.status).toBe(422);
+      expect((await body(otherTask)).error!.code).toBe('idempotency_key_reused');
+      // A key that cannot be used is said, not ignored: nothing starts.
+      for (const bad of ['has space', 'x'.repeat(129), '../etc', '-lead']) {
+        const r = await post('would run twice', { 'Idempotency-Key': bad, 'X-Hermes-Session-Id': `${session}-bad` });
+        expect({ status: r.status, error: (await body(r)).error }, bad).toMatchObject({
+          status: 400,
+          error: { code: 'invalid_idempotency_key', param: 'Idempotency-Key' },
+        });
+      }
+    });
+    // Two model calls: the retries and the refused requests reached no model.
+    expect(h.mock.requests.length - before).toBe(2);
+    await expect(h.client.workflow.getHandle(`hermes-session-${session}-bad`).describe()).rejects.toThrow(/not found/i);
+  });
+
   it('answers 409 while a turn runs in a session whose busy policy rejects', async () => {
     const s = await serve({ defaults: { busyPolicy: 'reject' } });
     const session = `busy-${Date.now().toString(36)}`;

@@ -6,11 +6,15 @@
 // agent's last such step left. A path that differs from the target but no step changed (the user edited it between
 // steps), or that changed again after the agent's last step (the user edited it since), is kept unless `force`. The
 // tool results' paths were the other way: a terminal command names none, so only the workspace itself can tell.
+//
+// A file that was over the size limit at the checkpoint is not in its tree, yet it existed: the checkpoint's message
+// lists it (store.ts). Rollback has no content to put back, so it never deletes or rewrites such a file — not even
+// with `force` —, it says it cannot restore it and leaves it as it is.
 import { existsSync } from 'node:fs';
-import { readdir, realpath, rm, rmdir } from 'node:fs/promises';
+import { lstat, readdir, realpath, rm, rmdir } from 'node:fs/promises';
 import path from 'node:path';
 import { git, nulSplit, type GitTarget } from './git';
-import type { CheckpointStore, StepCheckpoint } from './store';
+import type { CheckpointStore, LargeFile, StepCheckpoint } from './store';
 
 export interface RollbackOptions {
   conversation: string;
@@ -28,6 +32,8 @@ export interface RollbackChange {
   /** restore: write the checkpoint's version; delete: the file did not exist then; keep: left as it is. */
   action: 'restore' | 'delete' | 'keep';
   why: string;
+  /** Kept because the checkpoint has no copy of it (too large then): it cannot be put back, with --force neither. */
+  unrestorable?: true;
 }
 
 export interface RollbackPlan {
@@ -79,9 +85,19 @@ export async function planRollback(store: CheckpointStore, o: RollbackOptions): 
     for (const e of await diffTrees(target, s.before, s.after)) agent.set(e.path, { sha: e.sha, mode: e.mode, step: s.step });
   }
 
+  const large = await store.skippedAt(target, checkpoint.before);
+  const limit = store.settings.maxFileBytes;
+  const wanted = (p: string) => only === undefined || only === '' || p === only || p.startsWith(`${only}/`);
   const changes: RollbackChange[] = [];
+  const seen = new Set<string>();
   for (const e of await diffTrees(target, checkpoint.before, now.tree)) {
-    if (only !== undefined && only !== '' && e.path !== only && !e.path.startsWith(`${only}/`)) continue;
+    if (!wanted(e.path)) continue;
+    seen.add(e.path);
+    // Absent from the checkpoint's tree is not "did not exist": it may have been too large to snapshot.
+    if (!e.before && (large.files.has(e.path) || !large.complete)) {
+      changes.push(noCopy(e.path, checkpoint.step, limit, large.files.get(e.path), 'changed'));
+      continue;
+    }
     const action = e.before ? 'restore' : 'delete';
     const mine = agent.get(e.path);
     let kept: string | undefined;
@@ -91,6 +107,14 @@ export async function planRollback(store: CheckpointStore, o: RollbackOptions): 
     if (kept === undefined) changes.push({ path: e.path, action, why: agentsChange(e, mine!.step) });
     else if (o.force) changes.push({ path: e.path, action, why: `${kept} (--force)` });
     else changes.push({ path: e.path, action: 'keep', why: `${kept}: --force restores it` });
+  }
+  // Too large then and still (or gone now): not in either tree, so not in the diff. Said when it changed since.
+  for (const f of large.files.values()) {
+    if (seen.has(f.path) || !wanted(f.path)) continue;
+    const st = await lstat(path.join(workspace, f.path)).catch(() => undefined);
+    if (st && f.size === st.size && f.mtimeMs === Math.floor(st.mtimeMs)) continue;
+    if (st && f.size === undefined) continue; // an older checkpoint: no size to compare with
+    changes.push(noCopy(f.path, checkpoint.step, limit, f, st ? 'changed' : 'deleted'));
   }
   return { conversation: o.conversation, workspace, checkpoint, changes, current: now.tree, target };
 }
@@ -152,6 +176,14 @@ async function diffTrees(t: GitTarget, from: string, to: string): Promise<Entry[
     entries.push({ path: out[i + 1]!, sha: dstSha!, mode: dstMode!, before: srcMode !== '000000' });
   }
   return entries.map((e) => (e.mode === '000000' ? { ...e, sha: ZERO } : e));
+}
+
+function noCopy(p: string, step: number, limit: number, f: LargeFile | undefined, since?: 'changed' | 'deleted'): RollbackChange {
+  const why = f
+    ? `existed before step ${step} but was over the checkpoint limit (${f.size !== undefined ? `${f.size} > ` : 'over '}${limit} bytes), so there is no copy of it` +
+      `${since ? ` and it was ${since} since` : ''}: it cannot be restored and is left as it is (HERMES_CHECKPOINT_MAX_FILE_BYTES)`
+    : `not in the checkpoint of step ${step}, which lists only some of its files over the limit: it may have existed, so it is not deleted`;
+  return { path: p, action: 'keep', why, unrestorable: true };
 }
 
 function agentsChange(e: Entry, step: number): string {

@@ -23,8 +23,11 @@ export interface CheckpointSettings {
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024;
 const ZERO = '0'.repeat(40);
-/** Skipped names kept in a checkpoint's message (the count is always there). */
-const SKIPPED_LISTED = 50;
+/**
+ * Skipped files listed in a checkpoint's message (the count is always there). Rollback needs the list to know that a
+ * file absent from the tree existed (too large to snapshot): past this many, a path absent from the tree is unknown.
+ */
+const SKIPPED_LISTED = 10_000;
 
 /** Which conversation step a checkpoint belongs to: refs/hermes/<conversation hash>/<step>/<run>/{before,after}. */
 export interface CheckpointKey {
@@ -38,6 +41,20 @@ export interface Snapshot {
   tree: string;
   /** Paths (relative, `/`-separated) left out because they are larger than maxFileBytes. */
   skipped: string[];
+  /** The same files with their size and mtime (ms, floored), so a rollback can tell whether one changed since. */
+  large: LargeFile[];
+}
+
+export interface LargeFile {
+  path: string;
+  size?: number;
+  mtimeMs?: number;
+}
+
+/** The files a checkpoint left out as too large; `complete` false when the message lists only some of them. */
+export interface SkippedFiles {
+  files: Map<string, LargeFile>;
+  complete: boolean;
 }
 
 /** One step's checkpoints: the workspace before its first file-changing call, and after its last one. */
@@ -75,11 +92,12 @@ export class CheckpointStore {
     try {
       // Only new and modified files can have grown past the limit since the index last saw them.
       const listed = await git(g, ['ls-files', '-z', '--others', '--modified', '--exclude-standard'], { signal });
-      const skipped: string[] = [];
+      const large: LargeFile[] = [];
       for (const rel of new Set(nulSplit(listed.stdout))) {
         const st = await lstat(path.join(workspace, rel)).catch(() => undefined);
-        if (st?.isFile() && st.size > this.settings.maxFileBytes) skipped.push(rel);
+        if (st?.isFile() && st.size > this.settings.maxFileBytes) large.push({ path: rel, size: st.size, mtimeMs: Math.floor(st.mtimeMs) });
       }
+      const skipped = large.map((f) => f.path);
       const excluded = [OUTPUT_DIR, ...this.#insideWorkspace(workspace), ...skipped];
       const specs = ['.', ...excluded.map((p) => `:(exclude,literal)${p}`)];
       await git(g, ['add', '-A', '--ignore-errors', '--pathspec-from-file=-', '--pathspec-file-nul'], {
@@ -95,7 +113,7 @@ export class CheckpointStore {
         });
       const tree = (await git(g, ['write-tree'], { signal })).stdout.trim();
       await rename(own, shared);
-      return { tree, skipped };
+      return { tree, skipped, large };
     } finally {
       await rm(own, { force: true });
     }
@@ -157,11 +175,35 @@ export class CheckpointStore {
       run: key.run,
       step: key.step,
       workspace: key.workspace,
-      skipped: snap.skipped.slice(0, SKIPPED_LISTED),
-      skippedCount: snap.skipped.length,
+      skipped: snap.large.slice(0, SKIPPED_LISTED).map((f) => [f.path, f.size, f.mtimeMs]),
+      skippedCount: snap.large.length,
     };
     const message = `before step ${key.step} of ${key.conversation}\n\n${JSON.stringify(meta)}\n`;
     return (await git(this.target(key.workspace), ['commit-tree', snap.tree, '-F', '-'], { input: message, signal })).stdout.trim();
+  }
+
+  /** The files a before-checkpoint left out as too large, from its message (older checkpoints list names only). */
+  async skippedAt(t: GitTarget, commit: string): Promise<SkippedFiles> {
+    const body = (await git(t, ['cat-file', 'commit', commit])).stdout;
+    const line = body.split('\n').find((l) => l.startsWith('{"hermes":"checkpoint"'));
+    const files = new Map<string, LargeFile>();
+    if (!line) return { files, complete: false };
+    let meta: { skipped?: unknown; skippedCount?: unknown };
+    try {
+      meta = JSON.parse(line) as typeof meta;
+    } catch {
+      return { files, complete: false };
+    }
+    for (const e of Array.isArray(meta.skipped) ? (meta.skipped as unknown[]) : []) {
+      if (typeof e === 'string') files.set(e, { path: e });
+      else if (Array.isArray(e) && typeof e[0] === 'string')
+        files.set(e[0], {
+          path: e[0],
+          ...(typeof e[1] === 'number' ? { size: e[1] } : {}),
+          ...(typeof e[2] === 'number' ? { mtimeMs: e[2] } : {}),
+        });
+    }
+    return { files, complete: typeof meta.skippedCount === 'number' && files.size >= meta.skippedCount };
   }
 
   /** The store itself, when it lies inside the workspace (HERMES_HOME under the project): never snapshotted. */

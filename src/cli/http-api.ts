@@ -3,6 +3,7 @@
 // is only a client, and `hermes worker` processes do the work.
 import { parseArgs } from 'node:util';
 import { loadProfiles } from '../llm/profiles';
+import { isLoopback, normalizeOrigin } from '../http-api/browser-guard';
 import { DEFAULT_SERVE_PORT, startServe } from '../http-api/server';
 import { checkedWorkspace, UsageError, withHermes } from './common';
 import { onStop, stopping } from './signals';
@@ -17,11 +18,14 @@ export async function serve(args: string[]): Promise<number> {
       host: { type: 'string' },
       port: { type: 'string' },
       token: { type: 'string' },
+      'allow-origin': { type: 'string', multiple: true },
+      'allow-host': { type: 'string', multiple: true },
       'interrupt-on-disconnect': { type: 'boolean', default: false },
       'busy-policy': { type: 'string' },
       'approval-mode': { type: 'string' },
       workspace: { type: 'string' },
       'max-concurrent': { type: 'string' },
+      'max-streams': { type: 'string' },
     },
   });
   const host = values.host ?? '127.0.0.1';
@@ -35,11 +39,25 @@ export async function serve(args: string[]): Promise<number> {
         'whoever can call this API runs the agent and its tools',
     );
   }
+  const allowOrigins = listOf(values['allow-origin'], process.env.HERMES_SERVE_ALLOW_ORIGINS).map((o) => {
+    try {
+      return normalizeOrigin(o);
+    } catch (err) {
+      throw new UsageError(`--allow-origin: ${(err as Error).message}`);
+    }
+  });
+  const allowHosts = listOf(values['allow-host'], process.env.HERMES_SERVE_ALLOW_HOSTS).map((h) => {
+    if (!/^[a-z0-9.-]+$|^\[?[0-9a-f:.]+\]?$/i.test(h)) throw new UsageError(`--allow-host: "${h}" is not a host name (no scheme, no port)`);
+    return h.replace(/^\[|\]$/g, '').toLowerCase();
+  });
   const busyPolicy = oneOf(values['busy-policy'], BUSY, '--busy-policy') ?? 'queue';
   const approvalMode = oneOf(values['approval-mode'], APPROVAL, '--approval-mode');
   const maxConcurrent = values['max-concurrent'] === undefined ? undefined : Number(values['max-concurrent']);
   if (maxConcurrent !== undefined && !(Number.isInteger(maxConcurrent) && maxConcurrent > 0))
     throw new UsageError('--max-concurrent must be a positive whole number');
+  const maxStreams = values['max-streams'] === undefined ? undefined : Number(values['max-streams']);
+  if (maxStreams !== undefined && !(Number.isInteger(maxStreams) && maxStreams > 0))
+    throw new UsageError('--max-streams must be a positive whole number');
   const workspace = checkedWorkspace(values.workspace);
   // Read once, before connecting: a broken config file is said now, not at the first request.
   const set = loadProfiles();
@@ -55,10 +73,13 @@ export async function serve(args: string[]): Promise<number> {
         host,
         port,
         ...(token ? { token } : {}),
+        allowOrigins,
+        allowHosts,
         profiles: () => profiles,
         defaults: { busyPolicy, start: { ...(workspace ? { workspace } : {}), ...(approvalMode ? { approvalMode } : {}) } },
         interruptOnDisconnect: values['interrupt-on-disconnect'],
         ...(maxConcurrent ? { maxConcurrent } : {}),
+        ...(maxStreams ? { maxStreams } : {}),
         log: (line) => void process.stderr.write(`hermes serve: ${line}\n`),
       });
       onStop((sig) => process.stderr.write(`\nhermes serve: ${sig}: stopped; conversations under way go on durably\n`));
@@ -75,10 +96,15 @@ export async function serve(args: string[]): Promise<number> {
   );
 }
 
-/** 127.0.0.0/8, ::1 and localhost: reachable only from this machine. */
-export function isLoopback(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  return h === 'localhost' || h === '::1' || /^127(\.\d{1,3}){3}$/.test(h) || h === '::ffff:127.0.0.1';
+export { isLoopback };
+
+/** Repeated flags, else the environment variable's comma-separated list. */
+function listOf(flags: string[] | undefined, env: string | undefined): string[] {
+  const all = flags?.length ? flags : env ? [env] : [];
+  return all
+    .flatMap((v) => v.split(','))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 function oneOf<T extends string>(v: string | undefined, allowed: readonly T[], flag: string): T | undefined {

@@ -102,7 +102,9 @@ Usage:
   hermes serve [--host H] [--port P] [--token T] [--interrupt-on-disconnect] [--busy-policy queue|reject|interrupt]
                                     an OpenAI-compatible HTTP API (POST /v1/chat/completions, streamed or not;
                                     sessions: X-Hermes-Session-Id); default 127.0.0.1:8642; off loopback a
-                                    bearer token is required (--token or HERMES_SERVE_TOKEN); docs/serve.md
+                                    bearer token is required (--token or HERMES_SERVE_TOKEN); a web page cannot
+                                    call it (--allow-origin O: one that may; --allow-host H: a proxied name);
+                                    docs/serve.md
   hermes codec-server [--port N] [--host H] [--origin URL] [--token T]
                                     decrypt for the Web UI and temporal --codec-endpoint (a Temporal codec
                                     server: /encode, /decode); default 127.0.0.1:8888, origin :8233

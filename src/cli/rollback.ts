@@ -37,13 +37,19 @@ export async function rollback(args: string[]): Promise<number> {
   for (const c of plan.changes) process.stdout.write(`  ${c.action.padEnd(7)} ${c.path}  (${c.why})\n`);
   const changed = plan.changes.filter((c) => c.action !== 'keep').length;
   const kept = plan.changes.length - changed;
+  const noCopy = plan.changes.filter((c) => c.unrestorable).map((c) => c.path);
+  const cannot = noCopy.length
+    ? `${noCopy.length} file(s) cannot be restored, no copy in the checkpoint (over the size limit then), left as they are: ${noCopy.slice(0, 10).join(', ')}${noCopy.length > 10 ? ', …' : ''}\n`
+    : '';
   if (values.diff) {
     const diff = await rollbackDiff(plan);
     if (diff) process.stdout.write(`\n${diff}`);
-    process.stdout.write(`${changed} file(s) would change, ${kept} kept; nothing written (--diff)\n`);
+    process.stdout.write(`${changed} file(s) would change, ${kept} kept; nothing written (--diff)\n${cannot}`);
     return 0;
   }
   await applyRollback(plan);
-  process.stdout.write(plan.changes.length ? `${changed} file(s) put back, ${kept} kept\n` : 'nothing to restore: the workspace is as it was\n');
+  process.stdout.write(
+    plan.changes.length ? `${changed} file(s) put back, ${kept} kept\n${cannot}` : 'nothing to restore: the workspace is as it was\n',
+  );
   return 0;
 }

@@ -8,8 +8,9 @@ import type { ConversationResult, RunStatus, TurnResult, Usage } from '../shared
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ApiError, asApiError, badRequest, noWorker } from './errors';
 import { eventsCursor, liveEvents } from './live';
-import { isSessionId, parseChatRequest, taskPrompt, type ChatRequest, type ProfileNames } from './request';
-import { openSession, sendTurn, type SessionDefaults } from './sessions';
+import { checkSameSend, checkSameTask } from './idempotency';
+import { parseChatRequest, taskPrompt, type ChatRequest, type ProfileNames } from './request';
+import { describeConversation, openSession, sendTurn, type SessionDefaults } from './sessions';
 import { SseWriter } from './sse';
 import { TurnStream, type ChunkDelta } from './turn-stream';
 
@@ -32,8 +33,7 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
   const r = parseChatRequest(body, req.headers, ctx.profiles());
   // Checked before anything is started: without a worker the conversation would wait, stored, with nobody to run it.
   if (!(await ctx.hermes.workerPolling())) throw noWorker(ctx.hermes.taskQueue);
-  const idempotencyKey = headerOf(req, 'idempotency-key');
-  const { handle, sessionId, cursor, done } = await begin(ctx, r, idempotencyKey);
+  const { handle, sessionId, cursor, done } = await begin(ctx, r);
   const meta = { id: `chatcmpl-${randomUUID().replace(/-/g, '')}`, created: Math.floor(Date.now() / 1000), model: r.model };
   const headers = { 'X-Hermes-Conversation-Id': handle.id, ...(sessionId ? { 'X-Hermes-Session-Id': sessionId } : {}) };
   watchDisconnect(ctx, req, res, handle);
@@ -60,10 +60,12 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
 async function begin(
   ctx: CompletionsContext,
   r: ChatRequest,
-  idempotencyKey: string | undefined,
 ): Promise<{ handle: ConversationHandle; sessionId?: string; cursor: number | undefined; done: Promise<Outcome> }> {
+  const idempotencyKey = r.idempotencyKey;
   if (r.sessionId) {
-    const { handle } = await openSession(ctx.hermes, { ...r, sessionId: r.sessionId }, ctx.defaults);
+    const { handle, started } = await openSession(ctx.hermes, { ...r, sessionId: r.sessionId }, ctx.defaults);
+    // A retry attaches to its turn; the same key with another message is refused, not answered with the old turn.
+    if (idempotencyKey && !started) await checkSameSend(handle, idempotencyKey, r.last);
     // Taken before the message is sent, so the stream holds exactly this turn (and any queued before it, skipped).
     const cursor = await eventsCursor(handle);
     const done = sendTurn(handle, r.last, idempotencyKey);
@@ -71,20 +73,29 @@ async function begin(
     return { handle, sessionId: r.sessionId, cursor, done };
   }
   // With an Idempotency-Key, the task's workflow id is derived from it: a retried request finds its task.
-  const id = idempotencyKey && isSessionId(idempotencyKey) ? `hermes-request-${idempotencyKey}` : undefined;
-  const handle = await ctx.hermes
-    .start({
-      ...ctx.defaults.start,
-      prompt: taskPrompt(r),
-      ...(r.profile ? { model: r.profile } : {}),
-      ...(r.system ? { system: r.system } : {}),
-      ...(id ? { id } : {}),
-    })
-    .catch((err: unknown) => {
-      if (id && err instanceof WorkflowExecutionAlreadyStartedError) return ctx.hermes.get(id);
-      const m = (err as Error).message ?? '';
-      throw /^invalid start options|^the (prompt|conversation's input)/.test(m) ? badRequest('messages', m) : err;
-    });
+  const id = idempotencyKey ? `hermes-request-${idempotencyKey}` : undefined;
+  const start = {
+    ...ctx.defaults.start,
+    prompt: taskPrompt(r),
+    ...(r.profile ? { model: r.profile } : {}),
+    ...(r.system ? { system: r.system } : {}),
+  };
+  // A task of this key that has already ended is attached to as well: a start would run it again (Temporal allows
+  // a closed workflow's id to be reused), and a retry must get the answer it missed.
+  const attach = async () => {
+    const existing = ctx.hermes.get(id!);
+    await checkSameTask(existing, idempotencyKey!, start);
+    return existing;
+  };
+  const handle =
+    id && (await describeConversation(ctx.hermes, id)) !== 'none'
+      ? await attach()
+      : await ctx.hermes.start({ ...start, ...(id ? { id } : {}) }).catch(async (err: unknown) => {
+          // Two first requests with the key at once: the other one started it.
+          if (id && err instanceof WorkflowExecutionAlreadyStartedError) return attach();
+          const m = (err as Error).message ?? '';
+          throw /^invalid start options|^the (prompt|conversation's input)/.test(m) ? badRequest('messages', m) : err;
+        });
   const done = handle.result().then(taskOutcome);
   done.catch(() => undefined);
   return { handle, cursor: 0, done };
@@ -194,9 +205,4 @@ function hermesFields(handle: ConversationHandle, sessionId: string | undefined,
     ...(o.turn !== undefined ? { turn: o.turn } : {}),
     ...(o.reason ? { reason: o.reason } : {}),
   };
-}
-
-function headerOf(req: IncomingMessage, name: string): string | undefined {
-  const v = req.headers[name];
-  return Array.isArray(v) ? v[0] : v;
 }

@@ -1,10 +1,11 @@
 // Errors of `hermes serve` in the OpenAI API's shape, `{ error: { message, type, param, code } }`, with the status
-// codes stock OpenAI clients map to their error classes (400 BadRequest, 401 Authentication, 404 NotFound,
-// 409 Conflict, 413, 429 RateLimit, 500 InternalServer, 503). One class, identified by `type`/`code` strings.
+// codes stock OpenAI clients map to their error classes (400 BadRequest, 401 Authentication, 403 PermissionDenied,
+// 404 NotFound, 409 Conflict, 413, 415, 422 UnprocessableEntity, 429 RateLimit, 500 InternalServer, 503). One class, identified by `type`/`code` strings.
 
 export type ApiErrorType =
   | 'invalid_request_error'
   | 'authentication_error'
+  | 'permission_error'
   | 'not_found_error'
   | 'conflict_error'
   | 'rate_limit_error'

@@ -19,7 +19,9 @@ export function openApiDocument() {
       description:
         'An OpenAI-compatible API in front of durable Hermes conversations on Temporal (docs/serve.md). A request with a session id ' +
         "(header X-Hermes-Session-Id, else metadata.session_id) is the next turn of that session's chat conversation; without one " +
-        'it is a task conversation of its own. Errors have the OpenAI shape {error: {message, type, param, code}}.',
+        'it is a task conversation of its own. Errors have the OpenAI shape {error: {message, type, param, code}}. Every request ' +
+        'with an Origin header that was not configured (--allow-origin), and without a token every request whose Host is not ' +
+        'this machine, is a 403 (permission_error); POST bodies are read only as application/json (else 415).',
     },
     servers: [{ url: 'http://127.0.0.1:8642' }],
     security: [{ bearer: [] }],
@@ -39,8 +41,9 @@ export function openApiDocument() {
               name: 'Idempotency-Key',
               in: 'header',
               required: false,
-              schema: { type: 'string' },
-              description: 'A retried request with the same key gets the same turn instead of a new one.',
+              schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$' },
+              description:
+                'A retried request with the same key gets the same turn instead of a new one; the same key with a different request is a 422 (idempotency_key_reused).',
             },
           ],
           requestBody: { required: true, ...json({ $ref: '#/components/schemas/ChatCompletionRequest' }) },
@@ -58,8 +61,11 @@ export function openApiDocument() {
             },
             400: error,
             401: error,
+            403: error,
             409: error,
             413: error,
+            415: error,
+            422: error,
             429: error,
             500: error,
             503: error,
@@ -92,7 +98,13 @@ export function openApiDocument() {
               description: 'Wait up to this many seconds for the turn under way to end.',
             },
           ],
-          responses: { 200: { description: 'The session', ...json({ $ref: '#/components/schemas/Session' }) }, 400: error, 401: error, 404: error },
+          responses: {
+            200: { description: 'The session', ...json({ $ref: '#/components/schemas/Session' }) },
+            400: error,
+            401: error,
+            404: error,
+            429: error,
+          },
         },
       },
       '/v1/sessions/{id}/events': {
@@ -116,6 +128,7 @@ export function openApiDocument() {
             400: error,
             401: error,
             404: error,
+            429: error,
           },
         },
       },
@@ -124,7 +137,15 @@ export function openApiDocument() {
           summary: 'Stop the step in flight; with message, go on with it as the next user message',
           parameters: [sessionParam],
           requestBody: { required: false, ...json({ type: 'object', properties: { reason: { type: 'string' }, message: { type: 'string' } } }) },
-          responses: { 200: { description: 'Sent', ...json({ $ref: '#/components/schemas/Ok' }) }, 400: error, 401: error, 404: error, 409: error },
+          responses: {
+            200: { description: 'Sent', ...json({ $ref: '#/components/schemas/Ok' }) },
+            400: error,
+            401: error,
+            403: error,
+            404: error,
+            409: error,
+            415: error,
+          },
         },
       },
       '/v1/sessions/{id}/answer': {
@@ -136,8 +157,10 @@ export function openApiDocument() {
             200: { description: 'Answered', ...json({ $ref: '#/components/schemas/Ok' }) },
             400: error,
             401: error,
+            403: error,
             404: error,
             409: error,
+            415: error,
             503: error,
           },
         },
@@ -163,8 +186,10 @@ export function openApiDocument() {
             200: { description: 'Decided', ...json({ $ref: '#/components/schemas/Ok' }) },
             400: error,
             401: error,
+            403: error,
             404: error,
             409: error,
+            415: error,
             503: error,
           },
         },
@@ -178,7 +203,13 @@ export function openApiDocument() {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'Required when the server was started with a token (always off loopback).' },
       },
-      responses: { Error: { description: 'An error in the OpenAI shape', ...json({ $ref: '#/components/schemas/Error' }) } },
+      responses: {
+        Error: {
+          description: 'An error in the OpenAI shape',
+          headers: { 'Retry-After': { schema: { type: 'integer' }, description: 'On a 429: seconds to wait before trying again.' } },
+          ...json({ $ref: '#/components/schemas/Error' }),
+        },
+      },
       schemas: {
         Error: {
           type: 'object',

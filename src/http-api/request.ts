@@ -2,6 +2,7 @@
 // naming its field (OpenAI's `param`), so a bad request never starts or touches a conversation.
 import { promptTooLarge } from '../client';
 import { badRequest } from './errors';
+import { idempotencyKeyOf } from './idempotency';
 
 /** The header that names a session (primary); `metadata.session_id` in the body is the fallback. */
 export const SESSION_HEADER = 'x-hermes-session-id';
@@ -33,6 +34,8 @@ export interface ChatRequest {
   earlier: ChatMessage[];
   /** The last message: the user's new message. */
   last: string;
+  /** The Idempotency-Key header, checked (idempotency.ts). */
+  idempotencyKey?: string;
 }
 
 export interface ProfileNames {
@@ -94,6 +97,7 @@ export function parseChatRequest(body: unknown, headers: Record<string, string |
   if (fromHeader !== undefined) sessionId = sessionIdOf(fromHeader, 'X-Hermes-Session-Id');
   else if (fromBody !== undefined && fromBody !== null) sessionId = sessionIdOf(fromBody, 'metadata.session_id');
 
+  const idempotencyKey = idempotencyKeyOf(headers);
   const messages = parseMessages(b.messages);
   const lastIndex = messages.length - 1;
   const lastMessage = messages[lastIndex]!;
@@ -115,6 +119,7 @@ export function parseChatRequest(body: unknown, headers: Record<string, string |
     ...(system.trim() ? { system } : {}),
     earlier: messages.slice(0, lastIndex).filter((m) => m.role !== 'system' && m.role !== 'developer'),
     last: lastMessage.text,
+    ...(idempotencyKey ? { idempotencyKey } : {}),
   };
 }
 

@@ -1,8 +1,9 @@
 // `hermes serve`: an OpenAI-compatible HTTP API over node:http (docs/serve.md). Routing, the bearer token, the
-// body limit and the concurrency cap live here; each endpoint's work in its own file.
+// browser boundary (browser-guard.ts), the body limit and the concurrency cap live here; each endpoint's work in its own file.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Hermes } from '../client';
 import { authorized, listen, type RunningHttpServer } from '../shared/http-server';
+import { guardBrowser, requireJson } from './browser-guard';
 import { chatCompletions, type CompletionsContext } from './chat-completions';
 import { ApiError, asApiError, badRequest, notFound, unauthorized } from './errors';
 import { openApiDocument } from './openapi';
@@ -22,12 +23,18 @@ export interface ServeOptions {
   host?: string;
   /** When set, every request needs `Authorization: Bearer <token>`. */
   token?: string;
+  /** Origins a web page may call the API from (CORS); any other `Origin` is a 403. Default none. */
+  allowOrigins?: string[];
+  /** Host names accepted in `Host` besides loopback ones and the bound host (checked only without a token). */
+  allowHosts?: string[];
   /** The model profiles (`GET /v1/models`, the `model` field); read per request, so a config edit shows. */
   profiles: () => ProfileNames & { models?: Record<string, string> };
   defaults?: Partial<SessionDefaults>;
   interruptOnDisconnect?: boolean;
-  /** Requests handled at once; more get 429. Default 64. */
+  /** Requests handled at once; more get 429. Default 64. `/health`, `/v1/models` and `/openapi.json` are not counted. */
   maxConcurrent?: number;
+  /** `/v1/sessions/ID/events` streams open at once, counted apart from the requests; more get 429. Default 64. */
+  maxStreams?: number;
   log?: (line: string) => void;
 }
 
@@ -37,6 +44,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   const log = opts.log ?? (() => undefined);
   const expected = opts.token ? Buffer.from(`Bearer ${opts.token}`) : undefined;
   const maxConcurrent = opts.maxConcurrent ?? 64;
+  const maxStreams = opts.maxStreams ?? 64;
   const ctx: CompletionsContext = {
     hermes: opts.hermes,
     profiles: opts.profiles,
@@ -44,27 +52,53 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     interruptOnDisconnect: opts.interruptOnDisconnect === true,
     log,
   };
-  let inFlight = 0;
+  const browser = {
+    allowedOrigins: (opts.allowOrigins ?? []).map((o) => o.toLowerCase()),
+    allowedHosts: (opts.allowHosts ?? []).map((h) => h.toLowerCase()),
+    boundHost: opts.host ?? '127.0.0.1',
+    tokenRequired: expected !== undefined,
+  };
+  // Two counts: an idle events stream may stay open for hours, and must not use up the requests' share (nor may
+  // requests use up the streams'). The cheap answers that touch no conversation are counted by neither, so a
+  // health check still answers when both are full.
+  const open = { request: 0, stream: 0 };
 
   const server = createServer((req, res) => {
-    inFlight++;
-    res.once('close', () => inFlight--);
-    route(req, res).catch((err: unknown) => {
+    const kind = limitOf(req.url);
+    if (kind) {
+      open[kind]++;
+      res.once('close', () => open[kind]--);
+    }
+    route(req, res, kind).catch((err: unknown) => {
       const e = asApiError(err);
       if (e.status >= 500) log(`${req.method} ${req.url}: ${e.status} ${e.message}`);
-      if (!res.headersSent) sendJson(res, e.status, e.body, e.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : {});
+      const headers: Record<string, string> =
+        e.status === 401 ? { 'WWW-Authenticate': 'Bearer' } : e.status === 429 ? { 'Retry-After': String(RETRY_AFTER_SEC) } : {};
+      if (!res.headersSent) sendJson(res, e.status, e.body, headers);
       else res.end();
     });
   });
 
-  async function route(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function route(req: IncomingMessage, res: ServerResponse, kind: 'request' | 'stream' | undefined): Promise<void> {
+    // Before the token: a preflight carries none, and a page's request is refused whether or not it has one.
+    if (guardBrowser(browser, req, res)) return;
     if (expected && !authorized(req.headers.authorization, expected)) {
       req.resume();
       throw unauthorized();
     }
-    if (inFlight > maxConcurrent) {
+    if (kind === 'request' && open.request > maxConcurrent) {
       req.resume();
       throw new ApiError(429, `more than ${maxConcurrent} requests at once: try again shortly`, 'rate_limit_error', null, 'too_many_requests');
+    }
+    if (kind === 'stream' && open.stream > maxStreams) {
+      req.resume();
+      throw new ApiError(
+        429,
+        `more than ${maxStreams} event streams open at once: close one, or try again shortly`,
+        'rate_limit_error',
+        null,
+        'too_many_streams',
+      );
     }
     const url = new URL(req.url ?? '/', 'http://serve');
     const path = url.pathname.replace(/\/+$/, '') || '/';
@@ -116,6 +150,18 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   return listen(server, opts.port ?? DEFAULT_SERVE_PORT, opts.host ?? '127.0.0.1');
 }
 
+/** Seconds a 429 asks the client to wait (Retry-After; the OpenAI clients honour it). */
+const RETRY_AFTER_SEC = 1;
+/** Answered from this process alone: never limited. */
+const UNLIMITED = new Set(['/health', '/v1/models', '/openapi.json']);
+
+/** Which count a request is in: an events stream, another request, or none (the cheap answers). */
+function limitOf(url: string | undefined): 'request' | 'stream' | undefined {
+  const p = (url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
+  if (UNLIMITED.has(p) || p.startsWith('/v1/models/')) return undefined;
+  return /^\/v1\/sessions\/[^/]+\/events$/.test(p) ? 'stream' : 'request';
+}
+
 function allow(method: string, expected: string): void {
   if (method !== expected) throw new ApiError(405, `use ${expected}`, 'invalid_request_error', null, 'method_not_allowed');
 }
@@ -148,8 +194,9 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(JSON.stringify(body));
 }
 
-/** The body as JSON; 413 past MAX_BODY_BYTES, 400 when it is not JSON. `optional`: an empty body is undefined. */
+/** The body as JSON; 415 without Content-Type application/json, 413 past MAX_BODY_BYTES, 400 when it is not JSON. `optional`: an empty body is undefined. */
 async function readJson(req: IncomingMessage, optional = false): Promise<unknown> {
+  requireJson(req);
   const declared = Number(req.headers['content-length']);
   if (declared > MAX_BODY_BYTES) {
     req.resume();
