@@ -47,7 +47,10 @@ export function bundleOptions(entry: string = workflowsPath(), opts: { tracing?:
  */
 export function buildId(): string {
   const hash = createHash('sha256');
-  for (const f of sourceFiles(__dirname)) hash.update(path.relative(__dirname, f).split(path.sep).join('/')).update(readFileSync(f));
+  // src/ (dist/ when built), not this file's folder: since bundle.ts moved to src/startup/ the hash covered that
+  // folder alone, so a changed workflow kept its build id and every process reused the stale cached bundle.
+  const src = path.join(__dirname, '..');
+  for (const f of sourceFiles(src)) hash.update(path.relative(src, f).split(path.sep).join('/')).update(readFileSync(f));
   const lock = path.join(packageRoot(), 'package-lock.json');
   if (existsSync(lock)) hash.update(readFileSync(lock));
   return hash.digest('hex').slice(0, 16);
