@@ -2,6 +2,9 @@
 // continue-as-new, a chat whose conversation-wide budget is spent.
 import { afterEach, describe, expect, it } from 'vitest';
 import { ContextCache } from '../src/activities/context';
+import { HermesSummary } from '../src/shared/search-attributes';
+import { searchText } from '../src/shared/search-text';
+import { SUMMARY_MEMO } from '../src/shared/session-summary';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 
 let h: Harness;
@@ -38,19 +41,24 @@ describe('edge cases', () => {
   it('a chat continues as new between turns and keeps its conversation', async () => {
     const replies = Array.from({ length: 8 }, (_, i) => answer(`answer ${i + 1}`));
     h = await createHarness(replies);
-    const { answers, result, state } = await h.run(async () => {
+    const { answers, result, state, chat } = await h.run(async () => {
       const chat = await h.hermes.start({ mode: 'chat', maxHistoryEvents: 40 });
       const answers: string[] = [];
       for (let i = 1; i <= 8; i++) answers.push((await chat.send(`message ${i}`)).answer);
       const state = await chat.state();
       await chat.end();
-      return { answers, result: await chat.result(), state };
+      return { answers, result: await chat.result(), state, chat: chat.id };
     });
     expect(answers).toEqual(replies.map((_, i) => `answer ${i + 1}`));
     expect(state.turn).toBe(8);
     expect(result.runs).toBeGreaterThan(1);
     const last = h.mock.requests.at(-1)!.messages.map((m) => m.content);
     expect(last).toEqual(expect.arrayContaining(['message 1', 'answer 1', 'message 8']));
+    // Session search's readable summary (the memo) crossed every continue-as-new; the attribute holds its words.
+    const d = await h.hermes.get(chat).workflow.describe();
+    const turns = Array.from({ length: 8 }, (_, i) => `Q: message ${8 - i} A: answer ${8 - i}`);
+    expect(d.memo?.[SUMMARY_MEMO]).toBe(turns.join(' | '));
+    expect(d.typedSearchAttributes.get(HermesSummary)).toBe(searchText(turns.join(' ')));
   });
 
   it("once a chat's token budget is spent, further messages are answered without a model call", async () => {

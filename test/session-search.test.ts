@@ -1,9 +1,11 @@
 // Session search on the real dev server (the binary the embedded server runs, with the same search attributes):
-// finished conversations file a redacted summary in the HermesSummary Text attribute, the engine's full-text index
-// finds them, and the session_search / session_view tools read them — only in the caller's scope, never a secret.
+// finished conversations file a redacted summary — its normalized words in the HermesSummary Text attribute, the
+// readable text in the memo — the engine's full-text index finds them, and the session_search / session_view tools
+// read them — only in the caller's scope, never a secret.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { searchSessions, type SearchOptions } from '../src/sessions/search';
 import { HermesScope, HermesSummary } from '../src/shared/search-attributes';
+import { SUMMARY_MEMO } from '../src/shared/session-summary';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { waitFor } from './helpers/wait';
 
@@ -54,12 +56,15 @@ describe('session search', () => {
       });
       expect(bob.hits.map((x) => x.id)).toEqual([id('other')]);
 
-      // The attribute itself: bounded, redacted, scoped.
+      // The attribute itself: normalized words only, redacted, scoped; the readable text is in the memo.
       const d = await h.hermes.get(id('deploy')).workflow.describe();
       const summary = d.typedSearchAttributes.get(HermesSummary)!;
-      expect(summary).toContain('Q: Deploy lighthouse');
-      expect(summary).toContain('[REDACTED');
-      expect(summary).not.toContain(SECRET);
+      expect(summary).toMatch(/^q deploy lighthouse with openai api key redacted [a-z0-9 ]+$/);
+      expect(summary).not.toContain(SECRET.split('-').at(-1)!.toLowerCase());
+      const readable = d.memo?.[SUMMARY_MEMO] as string;
+      expect(readable).toContain('Q: Deploy lighthouse');
+      expect(readable).toContain('[REDACTED');
+      expect(readable).not.toContain(SECRET);
       expect(d.typedSearchAttributes.get(HermesScope)).toBe('default');
 
       // Every search that reaches the secret's conversations shows none of it.
@@ -92,6 +97,37 @@ describe('session search', () => {
     h.mock.push(toolCall('session_view', { id: id('other') }, 'c3'), answer('ok'));
     await h.run(async () => (await h.hermes.start({ prompt: 'peek' })).result());
     expect(toolResult(h.mock.requests.at(-1)!.messages, 'c3')).toContain(`no conversation ${id('other')} in scope "default"`);
+    expect(h.mock.errors).toEqual([]);
+  }, 60_000);
+
+  it('finds an answer full of punctuation, capitals and accents by its plain words (zebrafish, cafe, march)', async () => {
+    const ANSWER = 'Note: done. The Zebrafish migration waits until March; report filed at the Café.';
+    const wid = `ss-acceptance-${Date.now().toString(36)}`;
+    const opts = { taskQueue: h.taskQueue, scope: 'acceptance' } satisfies SearchOptions;
+    h.mock.push(answer(ANSWER));
+    await h.run(async () => {
+      await (await h.hermes.start({ id: wid, prompt: 'Status of the migration?', memoryScope: 'acceptance' })).result();
+      for (const q of ['zebrafish', 'cafe', 'Café', 'march', 'Zebrafish: March']) {
+        const r = await waitFor(`"${q}" in the index`, async () => {
+          const res = await searchSessions(h.client, q, opts);
+          return res.hits.length ? res : undefined;
+        });
+        expect(
+          r.hits.map((x) => x.id),
+          q,
+        ).toEqual([wid]);
+        expect(r.mode, q).toBe('all');
+        // The snippet is the readable text, from the memo.
+        expect(r.hits[0]!.snippet, q).toContain(ANSWER);
+      }
+      // Words it does not hold, as words: no prefix, no match inside a word.
+      for (const q of ['zebra', 'caf', 'marc']) expect((await searchSessions(h.client, q, opts)).hits, q).toEqual([]);
+      const d = await h.hermes.get(wid).workflow.describe();
+      expect(d.typedSearchAttributes.get(HermesSummary)).toBe(
+        'q status of the migration a note done the zebrafish migration waits until march report filed at the cafe',
+      );
+      expect(d.memo?.[SUMMARY_MEMO]).toBe(`Q: Status of the migration? A: ${ANSWER}`);
+    });
     expect(h.mock.errors).toEqual([]);
   }, 60_000);
 });

@@ -1,11 +1,14 @@
 // Session search: past conversations found by the words of their turns, through the engine's own index. Each
-// conversation files a bounded, redacted summary of its turns in the HermesSummary Text search attribute at the end
-// of every turn (src/workflows/loop/search-summary.ts); this module asks visibility for the ones whose summary holds the
-// query's words, in one scope, and cuts a snippet around the match from that summary. Used by the `session_search`
-// tool and `hermes search` (docs/design-notes.md, "Session search").
+// conversation files a bounded, redacted summary of its turns at the end of every turn — its normalized words in the
+// HermesSummary Text search attribute, the readable text in its memo (src/workflows/loop/search-summary.ts); this
+// module asks visibility for the ones whose words hold the query's words, normalized the same way, in one scope, and
+// cuts a snippet around the match from the readable summary. Used by the `session_search` tool and `hermes search`
+// (docs/design-notes.md, "Session search").
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
 import { redactCredentials } from '../shared/credentials';
 import { HermesScope, HermesStatus, HermesSummary } from '../shared/search-attributes';
+import { searchWordsOf } from '../shared/search-text';
+import { SUMMARY_MEMO } from '../shared/session-summary';
 
 export interface SearchOptions {
   /** The task queue whose conversations are searched (a Hermes client's, a worker's). */
@@ -27,14 +30,14 @@ export interface SessionHit {
   status: string;
   startedAt: string;
   closedAt: string | null;
-  /** The summary around the first match (redacted). */
+  /** The readable summary around the first match (redacted). */
   snippet: string;
   /** Query words found in the summary. */
   matched: string[];
 }
 
 export interface SearchResult {
-  /** The words searched for (lowercase, at most MAX_WORDS). */
+  /** The words searched for (normalized as stored: src/shared/search-text.ts; at most MAX_WORDS). */
   words: string[];
   /** `all`: every word had to match; `any`: no conversation had all of them, so any word counted. */
   mode: 'all' | 'any';
@@ -42,19 +45,18 @@ export interface SearchResult {
 }
 
 export const MAX_WORDS = 8;
-const MAX_WORD_CHARS = 64;
 const MAX_HITS = 50;
 const CANDIDATES = 50;
 
 /**
- * The query's words as the indexes see words: runs of letters and digits, lowercase, without diacritics (SQLite's
- * FTS5 `unicode61 remove_diacritics 2` tokenizer, Elasticsearch's standard analyzer split the same way). Anything
- * else (quotes, `*`, `-`, operators) is dropped, so nothing a user types reaches the engine's query syntax: a
- * double quote in a Text value made the dev server's list call hang until its 10 s deadline (measured).
+ * The query's words normalized exactly as the stored words were (src/shared/search-text.ts: lower case, accents
+ * folded, `[a-z0-9]` runs), so a word matches the same words on every store. Anything else (quotes, `*`, `-`,
+ * `:`, `&`, operators) is a separator, so nothing a user types reaches the engine's query syntax: a double quote
+ * in a Text value made the dev server's list call hang until its 10 s deadline (measured); PostgreSQL casts the
+ * value with `::tsquery`.
  */
 export function searchWords(query: string): string[] {
-  const words = fold(query).match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words.map((w) => w.slice(0, MAX_WORD_CHARS)))].slice(0, MAX_WORDS);
+  return [...new Set(searchWordsOf(query))].slice(0, MAX_WORDS);
 }
 
 function fold(s: string): string {
@@ -65,8 +67,9 @@ const quoted = (s: string) => `"${s.replace(/["\\]/g, '\\$&')}"`;
 
 /**
  * The visibility query. `=` on a Text attribute matches when any word of the value is a word of the text (measured
- * on the dev server's SQLite: `HermesSummary = "postgres pizza"` matched a text with only one of them; Elasticsearch's
- * match query is OR by default too), so `all` is one clause per word.
+ * on the dev server's SQLite: `HermesSummary = "postgres pizza"` matched a text with only one of them; PostgreSQL
+ * joins the value's words with `|` into a tsquery; Elasticsearch's match query is OR by default too), so `all` is
+ * one clause per word. Whole words only, no prefixes, on every store.
  */
 export function searchQuery(words: string[], mode: 'all' | 'any', o: SearchOptions): string {
   const parts = ['WorkflowType = "conversationWorkflow"', `TaskQueue = ${quoted(o.taskQueue)}`, 'ExecutionStatus != "ContinuedAsNew"'];
@@ -106,7 +109,7 @@ async function candidates(client: Client, query: string): Promise<WorkflowExecut
 
 function hitOf(w: WorkflowExecutionInfo, words: string[]): SessionHit {
   const sa = w.typedSearchAttributes;
-  const s = snippet(sa.get(HermesSummary) ?? '', words);
+  const s = snippet(readableSummary(w), words);
   return {
     id: w.workflowId,
     runId: w.runId,
@@ -117,7 +120,14 @@ function hitOf(w: WorkflowExecutionInfo, words: string[]): SessionHit {
   };
 }
 
-const isWordChar = (ch: string | undefined) => ch !== undefined && /[\p{L}\p{N}]/u.test(ch);
+/** The readable summary from the memo; a run filed before the memo held it has only the attribute's text. */
+function readableSummary(w: WorkflowExecutionInfo): string {
+  const memo = w.memo?.[SUMMARY_MEMO];
+  return typeof memo === 'string' ? memo : (w.typedSearchAttributes.get(HermesSummary) ?? '');
+}
+
+// On the folded text: a word ends where the stored words end (src/shared/search-text.ts).
+const isWordChar = (ch: string | undefined) => ch !== undefined && /[a-z0-9]/.test(ch);
 
 /**
  * Up to `radius` characters either side of the earliest match of any word (whole words, ignoring case and

@@ -16,9 +16,12 @@ export const HermesIterations = defineSearchAttributeKey('HermesIterations', Sea
  */
 export const HermesEncryption = defineSearchAttributeKey('HermesEncryption', SearchAttributeType.KEYWORD);
 /**
- * Session search (src/sessions/): a bounded, redacted text of the conversation's turns (prompt and answer, newest
- * first), upserted at the end of each turn, matched word by word by the visibility store's full-text index
- * (SQLite FTS5 on the dev server, Elasticsearch on clusters). Never set when payloads are encrypted.
+ * Session search (src/sessions/): the normalized words (src/shared/search-text.ts: `[a-z0-9]` only, so PostgreSQL's
+ * `::tsvector` cast parses no syntax in it) of a bounded, redacted text of the conversation's turns (prompt and
+ * answer, newest first; the readable text is the memo's `hermesSummary`), upserted at the end of each turn, matched
+ * word by word by the visibility store's full-text index (SQLite FTS5 on the dev server, PostgreSQL or
+ * Elasticsearch on clusters). Never set when payloads are encrypted. Any Text attribute added here gets
+ * `searchText` values too.
  */
 export const HermesSummary = defineSearchAttributeKey('HermesSummary', SearchAttributeType.TEXT);
 /** Whose conversation it is for session search: its memory scope (src/shared/session-summary.ts). */

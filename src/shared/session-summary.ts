@@ -1,8 +1,13 @@
-// What session search indexes (docs/design-notes.md, "Session search"): the text of the HermesSummary search
-// attribute, set by the workflow at the end of each turn, and the scope it is filed under. Pure and workflow-safe:
-// the workflow builds the text with it, tests check its bounds.
+// What session search indexes (docs/design-notes.md, "Session search"): the readable summary of a conversation's
+// turns, set by the workflow at the end of each turn in its memo (SUMMARY_MEMO, what people and snippets read), its
+// normalized words in the HermesSummary Text search attribute (what the index matches: src/shared/search-text.ts),
+// and the scope it is filed under. Pure and workflow-safe: the workflow builds both with it, tests check their bounds.
 import { redactCredentials } from './credentials';
 import { memoryScopeOf } from './memory';
+import { searchText } from './search-text';
+
+/** The memo field that holds the readable summary (`Q: … A: … | …`), listed with each run by visibility. */
+export const SUMMARY_MEMO = 'hermesSummary';
 
 /**
  * The server refuses a search attribute value whose payload — the JSON text, quotes included — exceeds 2,048
@@ -62,8 +67,8 @@ function flat(text: string): string {
 }
 
 /**
- * The summary after a turn: this turn's prompt and answer (redacted by the built-in credential rules, on one line),
- * then what the summary held before, newest first, cut to SUMMARY_MAX_BYTES. `previous` is the attribute's current
+ * The readable summary after a turn: this turn's prompt and answer (redacted by the built-in credential rules, on one
+ * line), then what the summary held before, newest first, cut to SUMMARY_MAX_BYTES. `previous` is the memo's current
  * value (already redacted and bounded).
  */
 export function turnSummary(previous: string | undefined, prompt: string, answer: string): string {
@@ -72,4 +77,13 @@ export function turnSummary(previous: string | undefined, prompt: string, answer
   const turn = cutToBytes(`Q: ${cutToBytes(p, PROMPT_MAX_BYTES)} A: ${a}`, TURN_MAX_BYTES);
   const prev = previous ? flat(previous) : '';
   return cutToBytes(prev ? `${turn}${SEPARATOR}${prev}` : turn, SUMMARY_MAX_BYTES);
+}
+
+/**
+ * The HermesSummary value for a readable summary: its words normalized (src/shared/search-text.ts), so no store
+ * parses any of it as syntax, within the attribute's bound. Made from the redacted text, so redaction holds; a
+ * redaction marker `[REDACTED:openai-key]` becomes the words `redacted openai key`.
+ */
+export function summarySearchText(readable: string): string {
+  return searchText(readable, SUMMARY_MAX_BYTES);
 }

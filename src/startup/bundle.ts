@@ -47,6 +47,7 @@ export function bundleOptions(entry: string = workflowsPath(), opts: { tracing?:
  */
 export function buildId(): string {
   const hash = createHash('sha256');
+  // src/ (dist/ when built), not this file's folder: the id must change when any workflow source does.
   const src = path.join(__dirname, '..');
   for (const f of sourceFiles(src)) hash.update(path.relative(src, f).split(path.sep).join('/')).update(readFileSync(f));
   const lock = path.join(packageRoot(), 'package-lock.json');

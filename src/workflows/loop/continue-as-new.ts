@@ -40,8 +40,12 @@ export async function continueConversationAsNew(c: Conversation): Promise<never>
   }
   c.publish({ type: 'continued' });
   logEvent('continue_as_new', 'continuing as new', { modelCalls: c.meter.modelCalls, historyLength: workflowInfo().historyLength });
-  // On a newer target build, the next run starts there (AUTO_UPGRADE), else it stays pinned to this one.
-  return makeContinueAsNewFunc<typeof conversationWorkflow>(continueAsNewOptions())(c.input, c.carry());
+  // On a newer target build, the next run starts there (AUTO_UPGRADE), else it stays pinned to this one. The memo
+  // (the readable session-search summary) is handed over explicitly: left unset, sdk-core fills it with the memo
+  // the run *started* with, not the upserted one (it does take the current search attributes).
+  const memo = workflowInfo().memo;
+  const options = { ...continueAsNewOptions(), ...(memo && Object.keys(memo).length ? { memo } : {}) };
+  return makeContinueAsNewFunc<typeof conversationWorkflow>(options)(c.input, c.carry());
 }
 
 export async function maybeContinueAsNew(c: Conversation): Promise<void> {

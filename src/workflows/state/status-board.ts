@@ -1,10 +1,11 @@
 // The status board: what a conversation shows of itself — its status and what it waits for (also as search
 // attributes, so the Web UI and `temporal workflow list` can filter), its outcome, the steps it recorded, the
 // latest outcomes traced into the history and the call in flight (the live details of the Web UI).
-import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import { z } from 'zod';
 import { stepRecordSchema, type ConversationState, type RunStatus, type StepRecord } from '../../shared/contract';
 import { HermesIterations, HermesModel, HermesScope, HermesStatus, HermesSummary, HermesWaitingFor } from '../../shared/search-attributes';
+import { SUMMARY_MEMO, summarySearchText } from '../../shared/session-summary';
 
 const MAX_STEPS_KEPT = 20;
 const OUTCOMES_KEPT = 3;
@@ -138,13 +139,19 @@ export class StatusBoard {
     ]);
   }
 
-  /** Session search: the turns' summary and the scope it is found in (search-summary.ts), once per turn. */
+  /**
+   * Session search: the turns' summary and the scope it is found in (search-summary.ts), once per turn. The Text
+   * attribute gets only normalized words (a PostgreSQL visibility store parses it as a tsvector: a "Q: " in it
+   * kept the run's close out of visibility for good); the readable text goes to the memo, which visibility lists
+   * with each run, for snippets and the Web UI.
+   */
   publishSummary(summary: string, scope: string): void {
     if (this.src.quiet) return;
     upsertSearchAttributes([
-      { key: HermesSummary, value: summary },
+      { key: HermesSummary, value: summarySearchText(summary) },
       { key: HermesScope, value: scope },
     ]);
+    upsertMemo({ [SUMMARY_MEMO]: summary });
   }
 
   /** The live summary on the workflow page of the Temporal Web UI. */
