@@ -75,7 +75,7 @@ describe('graceful shutdown (SIGTERM to hermes worker)', () => {
     const first = worker(['--grace', String(GRACE_SEC), '--health-port', String(healthPort)]);
     await first.ready;
     // Said right after the start line.
-    await waitFor('the health line', () => new RegExp(`health on http://0\\.0\\.0\\.0:${healthPort}/healthz`).test(first.output()));
+    await waitFor('the health line', () => new RegExp(`health on http://127\\.0\\.0\\.1:${healthPort}/healthz`).test(first.output()));
     expect(await probe(healthPort, '/healthz')).toMatchObject({ status: 200, body: { status: 'ok', pid: first.pid } });
     const ready = await waitFor('the first worker to be ready', async () => {
       const r = await probe(healthPort, '/readyz');
