@@ -182,9 +182,9 @@ describe('hermes usage errors', () => {
     }
     expect(r.stdout).toContain('OPENAI_BASE_URL');
     expect(r.stdout).toContain('TEMPORAL_ADDRESS');
-    // The README's CLI reference quotes the help text: a change to one must be made to the other.
-    const readme = readFileSync(path.resolve(__dirname, '../README.md'), 'utf8');
-    expect(readme, 'README.md "CLI reference" is out of date with `hermes help`').toContain(r.stdout.trim());
+    // The CLI reference quotes the help text: a change to one must be made to the other.
+    const reference = readFileSync(path.resolve(__dirname, '../docs/reference/cli.md'), 'utf8');
+    expect(reference, 'docs/reference/cli.md is out of date with `hermes help`').toContain(r.stdout.trim());
   });
 
   it('run without a prompt exits 2 with a usage message', async () => {

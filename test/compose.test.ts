@@ -71,12 +71,8 @@ const LIBS = [
 ].join('\n');
 const readByCode = (name: string) => new RegExp(`\\b${name}\\b`).test(SRC) || new RegExp(`\\b${name}\\b`).test(LIBS);
 
-/** The README's CLI reference: `hermes help` verbatim (test/cli.test.ts keeps them equal). */
-const HELP = (() => {
-  const readme = read('README.md');
-  const at = readme.indexOf('## CLI reference');
-  return readme.slice(at, readme.indexOf('\n## ', at + 5));
-})();
+/** The CLI reference: `hermes help` verbatim (test/cli.test.ts keeps them equal). */
+const HELP = read('docs/reference/cli.md');
 
 /** The temporal-server version deploy/cluster/start.sh builds, which `npm run test:cluster` runs against. */
 const CLUSTER_SERVER_VERSION = /^VER=(\S+)$/m.exec(read('deploy/cluster/start.sh'))![1]!;

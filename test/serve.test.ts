@@ -328,7 +328,7 @@ describe('hermes serve', () => {
   });
 
   it('answers 503 when no worker polls, and starts nothing', async () => {
-    // A task queue no worker ever polled (DescribeTaskQueue lists a stopped worker for minutes: docs/serve.md).
+    // A task queue no worker ever polled (DescribeTaskQueue lists a stopped worker for minutes: docs/guides/serve.md).
     const taskQueue = `${h.taskQueue}-none`;
     const hermes = await Hermes.connect({ client: h.client, taskQueue });
     const s = await serve({ hermes });

@@ -1,4 +1,4 @@
-// `hermes serve`: the OpenAI-compatible HTTP API (src/http-api/, docs/serve.md). Embedded (no TEMPORAL_ADDRESS) it
+// `hermes serve`: the OpenAI-compatible HTTP API (src/http-api/, docs/guides/serve.md). Embedded (no TEMPORAL_ADDRESS) it
 // starts or reuses the dev server and runs a worker in this process, as `hermes run` does; against a cluster it
 // is only a client, and `hermes worker` processes do the work.
 import { parseArgs } from 'node:util';

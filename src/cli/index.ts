@@ -104,7 +104,7 @@ Usage:
                                     sessions: X-Hermes-Session-Id); default 127.0.0.1:8642; off loopback a
                                     bearer token is required (--token or HERMES_SERVE_TOKEN); a web page cannot
                                     call it (--allow-origin O: one that may; --allow-host H: a proxied name);
-                                    docs/serve.md
+                                    docs/guides/serve.md
   hermes codec-server [--port N] [--host H] [--origin URL] [--token T]
                                     decrypt for the Web UI and temporal --codec-endpoint (a Temporal codec
                                     server: /encode, /decode); default 127.0.0.1:8888, origin :8233
@@ -141,7 +141,7 @@ Options for schedule add (every schedule command takes --json):
   --replace            replace the task of that name (otherwise an existing name is an error)
   --pause-on-failure   pause the task when a firing fails (a failed conversation is a FAILED workflow)
 
-Options for eval (the suite's format: README "Evals"):
+Options for eval (the suite's format: docs/guides/evals.md):
   --concurrency N      runs at a time (default 4); each run is a conversation any worker may take
   --repeat K           run every task K times (default 1)
   --faults RATE        the in-process worker fails this share (0-1) of model calls (500, 429, timeout)

@@ -7,7 +7,7 @@ import { CONFIG_NAMES } from '../config/load';
 
 export const STARTER_CONFIG = `// Hermes configuration. Loaded by \`hermes worker\`, \`hermes run\`, \`hermes tools\`… from the current directory
 // (or the file HERMES_CONFIG names). Checked at start: a wrong field stops the start with its path.
-// Reference: the README's "Configuration" section.
+// Reference: docs/reference/configuration.md of hermes-temporal.
 export default {
   // Named model profiles (any OpenAI-compatible endpoint). The key stays in the environment variable named here.
   // Without profiles, "default" comes from OPENAI_BASE_URL, OPENAI_API_KEY and HERMES_MODEL.

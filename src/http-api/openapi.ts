@@ -17,7 +17,7 @@ export function openApiDocument() {
       title: 'hermes serve',
       version: '1',
       description:
-        'An OpenAI-compatible API in front of durable Hermes conversations on Temporal (docs/serve.md). A request with a session id ' +
+        'An OpenAI-compatible API in front of durable Hermes conversations on Temporal (docs/guides/serve.md). A request with a session id ' +
         "(header X-Hermes-Session-Id, else metadata.session_id) is the next turn of that session's chat conversation; without one " +
         'it is a task conversation of its own. Errors have the OpenAI shape {error: {message, type, param, code}}. Every request ' +
         'with an Origin header that was not configured (--allow-origin), and without a token every request whose Host is not ' +

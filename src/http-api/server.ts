@@ -1,4 +1,4 @@
-// `hermes serve`: an OpenAI-compatible HTTP API over node:http (docs/serve.md). Routing, the bearer token, the
+// `hermes serve`: an OpenAI-compatible HTTP API over node:http (docs/guides/serve.md). Routing, the bearer token, the
 // browser boundary (browser-guard.ts), the body limit and the concurrency cap live here; each endpoint's work in its own file.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Hermes } from '../client';

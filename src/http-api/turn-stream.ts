@@ -1,7 +1,7 @@
 // What a streamed chat completion shows of a turn, made from the conversation's events (src/shared/events.ts).
 // Pure: events in, chunk deltas out; chat-completions.ts writes them as `chat.completion.chunk`s.
 //
-// The rule (docs/serve.md, "What the stream shows"): the joined `content` is the turn's answer, and everything
+// The rule (docs/guides/serve.md, "What the stream shows"): the joined `content` is the turn's answer, and everything
 // else of the turn — the model's thinking, tool calls and their outcomes, waits for approval, restarts — goes
 // to `reasoning_content`, which Open WebUI, LibreChat and the OpenAI-compatible SDKs show as thinking, apart
 // from the answer. A model step's text is only known to be the answer when the step ends without tool calls,

@@ -3,7 +3,7 @@
 // renamed before the claim is returned. The worker stores a workflow task's payloads before it completes the task,
 // so a reference the server records always names a file already on disk: a worker SIGKILLed right after it is
 // no problem for the next one, as long as the next one reads the same folder (the embedded server's workers share
-// the Hermes home; a cluster's workers need a shared volume — README "Deployment").
+// the Hermes home; a cluster's workers need a shared volume — docs/operations/cluster.md).
 import { createHash, randomBytes } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
