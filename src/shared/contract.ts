@@ -457,3 +457,9 @@ export function conversationResultSchema() {
   });
 }
 export type ConversationResult = z.infer<ReturnType<typeof conversationResultSchema>>;
+
+/**
+ * The conversation workflow's signature (src/workflows/conversation.ts), for those that start or continue one by
+ * name (continue-as-new, sub-agents, the client) without importing the workflow module. It checks its own input.
+ */
+export type ConversationWorkflow = (input: unknown, carried?: unknown) => Promise<ConversationResult>;

@@ -3,7 +3,7 @@
 import { allHandlersFinished, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
 import { localActivities } from '../engine/activity-options';
 import { logEvent } from '../engine/observe';
-import type { conversationWorkflow } from '../conversation';
+import type { ConversationWorkflow } from '../../shared/contract';
 import type { Conversation } from '../state/conversation-state';
 import { continueAsNewOptions } from '../engine/upgrade';
 
@@ -45,7 +45,7 @@ export async function continueConversationAsNew(c: Conversation): Promise<never>
   // the run *started* with, not the upserted one (it does take the current search attributes).
   const memo = workflowInfo().memo;
   const options = { ...continueAsNewOptions(), ...(memo && Object.keys(memo).length ? { memo } : {}) };
-  return makeContinueAsNewFunc<typeof conversationWorkflow>(options)(c.input, c.carry());
+  return makeContinueAsNewFunc<ConversationWorkflow>(options)(c.input, c.carry());
 }
 
 export async function maybeContinueAsNew(c: Conversation): Promise<void> {

@@ -15,14 +15,13 @@ import {
   workflowInfo,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
-import type { ConversationInput, ConversationResult } from '../../shared/contract';
+import type { ConversationInput, ConversationResult, ConversationWorkflow } from '../../shared/contract';
 import { resultOfFailure } from '../../shared/failed-result';
 import { DEFAULT_DELEGATION } from '../../shared/defaults';
 import { interruptSignal } from '../../shared/messages';
 import { DELEGATE_TASK, resolveTools } from '../../tools/registry';
 import { SCHEDULE_TOOLS } from '../../tools/schedules/spec';
 import { dropChildApprovals } from './approvals';
-import type { conversationWorkflow } from '../conversation';
 import { describeFailure } from '../engine/failures';
 import { delegationRefused, subAgentSystem } from '../../shared/texts';
 import type { Conversation } from '../state/conversation-state';
@@ -101,7 +100,7 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
   return CancellationScope.nonCancellable(async () => {
     const scope = new CancellationScope();
     const outcomes: ChildOutcome[] = [];
-    const running = new Map<string, ChildWorkflowHandle<typeof conversationWorkflow>>();
+    const running = new Map<string, ChildWorkflowHandle<ConversationWorkflow>>();
     let stopping: 'interrupt' | 'cancel' | undefined;
     let next = 0;
 
@@ -114,7 +113,7 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
       c.children.started(p.workflowId);
       c.note('agent', `↳ started ${p.workflowId}: ${p.goal.split('\n')[0]!.slice(0, 100)}`);
       try {
-        const handle = await startChild<typeof conversationWorkflow>('conversationWorkflow', {
+        const handle = await startChild<ConversationWorkflow>('conversationWorkflow', {
           workflowId: p.workflowId,
           args: [p.input()],
           // A parent that ends (or is cancelled) takes its children with it, and a cancel lets each child stop
@@ -180,7 +179,7 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
   });
 }
 
-async function interruptChild(h: ChildWorkflowHandle<typeof conversationWorkflow>, c: Conversation): Promise<void> {
+async function interruptChild(h: ChildWorkflowHandle<ConversationWorkflow>, c: Conversation): Promise<void> {
   try {
     await h.signal(interruptSignal, { reason: `the parent conversation was stopped ${c.stop.cause()}` });
   } catch {
