@@ -8,7 +8,7 @@ import { SKILL_VIEW } from '../../tools/skills/spec';
 import { localActivities, localActivityOptions } from '../engine/activity-options';
 import { describeFailure } from '../engine/failures';
 import type { Conversation } from '../state/conversation-state';
-import { builtSystemPrompt, type PromptParts } from './system-prompt';
+import { builtSystemPrompt, type PromptParts } from '../../shared/system-prompt';
 
 /** Patch id: a new conversation's system prompt is built by builtSystemPrompt from parts a local activity gathered. */
 export const SYSTEM_PROMPT_BUILDER = 'system-prompt-builder';
