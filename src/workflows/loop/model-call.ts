@@ -72,7 +72,7 @@ function replyShape(
   const calls = r.message.tool_calls?.length ?? 0;
   const text = r.message.content ?? undefined;
   // A step's reply that repeats the runtime's instructions is not an answer (model-step.ts classifies it so too).
-  const unreadable = r.unparsedToolCall || (withTools && echoedInstructions(text));
+  const unreadable = r.unparsedToolCall || r.repeatedResult || (withTools && echoedInstructions(text));
   const kind = calls ? 'tools' : unreadable ? 'unreadable' : text?.trim() ? 'answer' : 'empty';
   return { kind, ...(calls ? { toolCalls: calls } : {}), ...(text ? { text } : {}) };
 }
