@@ -14,7 +14,7 @@ import { forgetChild, logTail, spawnServer, stopChild } from './server-process';
 import type { DevServer, DevServerOptions } from './server-types';
 import { requireTemporalCli } from './temporal-cli';
 
-export { ensureSearchAttributes, type EnsureSearchAttributesResult } from '../startup/register-attributes';
+export { ensureSearchAttributes } from '../startup/register-attributes';
 export type { DevServer, DevServerOptions } from './server-types';
 
 const DEFAULT_PORT = 7233;

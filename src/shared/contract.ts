@@ -167,7 +167,6 @@ export function conversationInputSchema() {
     .refine(oneWebhook, ONE_WEBHOOK);
 }
 export type ConversationInput = z.infer<ReturnType<typeof conversationInputSchema>>;
-export type ApprovalMode = NonNullable<ConversationInput['approvalMode']>;
 export type BusyPolicy = NonNullable<ConversationInput['busyPolicy']>;
 
 /** `Hermes.start` options: the input's fields with the limits flattened in, and the workflow id. */

@@ -17,10 +17,7 @@ import {
 } from '@temporalio/workflow';
 import type { createDeliverActivities, WebhookBody, WebhookDelivery } from '../activities/webhook-post';
 import type { ConversationResult, DeliveryNote, TurnResult } from '../shared/contract';
-import { NOTHING_TO_REPORT } from '../shared/texts';
 import type { Conversation } from './state/conversation-state';
-
-export { NOTHING_TO_REPORT };
 
 /**
  * ~13 minutes from the first attempt to the last (2 s, 4 s, … 256 s, then 5 min), plus the requests' own time.

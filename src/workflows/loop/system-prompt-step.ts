@@ -10,9 +10,6 @@ import { describeFailure } from '../engine/failures';
 import type { Conversation } from '../state/conversation-state';
 import { builtSystemPrompt, type PromptParts } from '../../shared/system-prompt';
 
-/** Patch id: a new conversation's system prompt is built by builtSystemPrompt from parts a local activity gathered. */
-export const SYSTEM_PROMPT_BUILDER = 'system-prompt-builder';
-
 export async function buildSystemPrompt(c: Conversation): Promise<void> {
   const memoryScope = c.tools.includes('memory') ? memoryScopeOf(c.input) : undefined;
   let parts: PromptParts;
