@@ -15,7 +15,7 @@ const CARRY_LIMIT_CHARS = 1_500_000;
  * progress, and no update handler is mid-flight (a chat `send` waiting for its turn keeps the conversation
  * in this run until the turn ends). Synchronous, so the common "no" costs no promise in the workflow.
  */
-export function shouldContinueAsNew(c: Conversation): boolean {
+export function shouldContinueAsNew(c: Pick<Conversation, 'limits' | 'meter'>): boolean {
   // A run must make progress first: the carried state alone can be large enough to trip the limits, and a
   // run that continues-as-new at once would loop forever.
   if (c.meter.modelCalls === c.meter.modelCallsAtRunStart) return false;

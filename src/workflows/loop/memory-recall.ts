@@ -27,7 +27,7 @@ export async function refreshMemoryAfterWrite(c: Conversation): Promise<void> {
   }
 }
 
-async function snapshot(c: Conversation): Promise<string> {
+async function snapshot(c: Pick<Conversation, 'input' | 'note'>): Promise<string> {
   const scope = memoryScopeOf(c.input);
   try {
     const view = await localActivities.recallMemory.executeWithOptions({ ...localActivityOptions, summary: `recall memory (scope ${scope})` }, [

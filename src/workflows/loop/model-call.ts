@@ -50,7 +50,7 @@ export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<M
     c.events.modelCalling(undefined);
   }
   c.publish({ type: 'model.finished', model, usage: r.usage, ...replyShape(r, spec.tools.length > 0) }, step);
-  if (r.attempt) await traceOutcome(c, retriedCall(`model ${label}`, r.attempt, r.failures));
+  if (r.attempt) await traceOutcome(c.board, retriedCall(`model ${label}`, r.attempt, r.failures));
   // Its usage counts like any model call's (budgets, the parent's roll-up).
   c.meter.spend(r.usage);
   if (!own) c.compression.learn(r, chars, profile);

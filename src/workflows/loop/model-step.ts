@@ -103,7 +103,7 @@ function replyKind(r: ModelCallResult, anyResultYet: boolean, task: string | und
 }
 
 /** The profile after the current one in the primary's chain (its `fallbacks`, then the run's fallbackModel). */
-async function nextInChain(c: Conversation): Promise<string | undefined> {
+async function nextInChain(c: Pick<Conversation, 'input' | 'model' | 'note'>): Promise<string | undefined> {
   let chain: string[];
   try {
     ({ chain } = await localActivities.modelFallbacks({

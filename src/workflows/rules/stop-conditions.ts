@@ -14,7 +14,10 @@ export type StopVerdict =
   | { kind: 'fail'; reason: string; error: string }
   | { kind: 'summarise'; status: 'budget_exhausted' | 'stopped_repeating'; why: 'budget' | 'repeating' | 'invalid'; detail: string; trace: string };
 
-type Condition = (c: Conversation, step: StepResult, counted: ReturnType<LoopGuards['count']>) => StopVerdict | undefined;
+/** What the stop conditions read of a conversation: the loop guards and the budgets. */
+type Guarded = Pick<Conversation, 'guards' | 'budgetInput'>;
+
+type Condition = (c: Guarded, step: StepResult, counted: ReturnType<LoopGuards['count']>) => StopVerdict | undefined;
 
 const emptyReplies: Condition = (c) =>
   c.guards.emptyStreak >= EMPTY_REPLIES_LIMIT
@@ -62,7 +65,7 @@ export const STOP_WHEN: readonly Condition[] = [emptyReplies, invalidCalls, repe
  * Counts the step, then the first stop condition that holds (and the loop warning to give when none does).
  * Without a step (a stretch of steps begins, e.g. after the time budget cut one short) nothing is counted.
  */
-export function evaluateStop(c: Conversation, step?: StepResult): { stop?: StopVerdict; warnLooping?: string } {
+export function evaluateStop(c: Guarded, step?: StepResult): { stop?: StopVerdict; warnLooping?: string } {
   const counted = step ? c.guards.count(step) : {};
   step ??= { kind: 'none' };
   for (const when of STOP_WHEN) {
