@@ -8,7 +8,7 @@ import { listSkills, promptSkills, PROMPT_SKILLS_CHARS, viewSkill, type SkillSou
 import { isSkillName, parseSkillMd } from '../../shared/skill-format';
 import { applySkillWrite } from '../../shared/skills';
 import { approvalVerdict } from '../registry';
-import { skillsSection } from '../../workflows/loop/system-prompt';
+import { skillsSection } from '../../shared/system-prompt';
 
 const bed = toolTestBed('hermes-skills-');
 const md = (name: string, description: string, body = '# Steps\n1. do it') => `---\nname: ${name}\ndescription: ${description}\n---\n${body}\n`;

@@ -3,7 +3,7 @@
 import { allHandlersFinished, makeContinueAsNewFunc, workflowInfo } from '@temporalio/workflow';
 import { localActivities } from '../engine/activity-options';
 import { logEvent } from '../engine/observe';
-import type { conversationWorkflow } from '../conversation';
+import type { ConversationWorkflow } from '../../shared/contract';
 import type { Conversation } from '../state/conversation-state';
 import { continueAsNewOptions } from '../engine/upgrade';
 
@@ -15,7 +15,7 @@ const CARRY_LIMIT_CHARS = 1_500_000;
  * progress, and no update handler is mid-flight (a chat `send` waiting for its turn keeps the conversation
  * in this run until the turn ends). Synchronous, so the common "no" costs no promise in the workflow.
  */
-export function shouldContinueAsNew(c: Conversation): boolean {
+export function shouldContinueAsNew(c: Pick<Conversation, 'limits' | 'meter'>): boolean {
   // A run must make progress first: the carried state alone can be large enough to trip the limits, and a
   // run that continues-as-new at once would loop forever.
   if (c.meter.modelCalls === c.meter.modelCallsAtRunStart) return false;
@@ -45,7 +45,7 @@ export async function continueConversationAsNew(c: Conversation): Promise<never>
   // the run *started* with, not the upserted one (it does take the current search attributes).
   const memo = workflowInfo().memo;
   const options = { ...continueAsNewOptions(), ...(memo && Object.keys(memo).length ? { memo } : {}) };
-  return makeContinueAsNewFunc<typeof conversationWorkflow>(options)(c.input, c.carry());
+  return makeContinueAsNewFunc<ConversationWorkflow>(options)(c.input, c.carry());
 }
 
 export async function maybeContinueAsNew(c: Conversation): Promise<void> {
