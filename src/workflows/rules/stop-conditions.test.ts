@@ -7,13 +7,11 @@ import type { StepResult } from '../loop/step-result';
 import type { Conversation } from '../state/conversation-state';
 import type { BudgetInput } from './budget';
 import { MAX_INVALID_STREAK } from './limits';
-import { evaluateStop, LoopGuards } from './stop-conditions';
+import { LoopGuards } from '../state/loop-guards';
+import { evaluateStop } from './stop-conditions';
 import { ZERO_USAGE } from './usage';
 
-/**
- * The parts of a conversation the stop conditions read: its loop guards (real) and its budget input. A whole
- * Conversation needs a workflow context (its meter reads workflowInfo()).
- */
+/** The parts of a conversation the stop conditions read: its loop guards (real) and its budget input. */
 function conversation(limits: Partial<Limits> = {}, used: { iterations?: number; usage?: Partial<Usage> } = {}) {
   const budget: BudgetInput = {
     limits: { ...DEFAULT_LIMITS, maxIterations: 0, maxTokens: 0, maxCostUsd: 0, maxDurationSec: 0, ...limits },
@@ -21,7 +19,7 @@ function conversation(limits: Partial<Limits> = {}, used: { iterations?: number;
     iterations: used.iterations ?? 0,
     elapsedSec: 0,
   };
-  return { guards: new LoopGuards(undefined), budgetInput: () => budget } as Pick<Conversation, 'guards' | 'budgetInput'> as Conversation;
+  return { guards: new LoopGuards(undefined), budgetInput: () => budget } satisfies Pick<Conversation, 'guards' | 'budgetInput'>;
 }
 
 const EMPTY: StepResult = { kind: 'empty' };
@@ -36,7 +34,7 @@ const tools = (valid: boolean[], ran: Array<[name: string, content: string]> = [
 const readA = tools([true], [['read_file', 'hello']]);
 
 /** Steps in order; the verdict after each. */
-const verdicts = (c: Conversation, steps: StepResult[]) => steps.map((s) => evaluateStop(c, s));
+const verdicts = (c: ReturnType<typeof conversation>, steps: StepResult[]) => steps.map((s) => evaluateStop(c, s));
 
 describe('evaluateStop', () => {
   it('lets ordinary steps go on', () => {
