@@ -15,7 +15,9 @@ export function fileTurnSummary(c: Conversation, outcome: TurnOutcome): void {
   const info = workflowInfo();
   const sa = info.typedSearchAttributes;
   if (sa.get(HermesEncryption)) return;
-  c.board.publishSummary(turnSummary(previousSummary(info), turnPrompt(c), outcome.answer), searchScopeOf(c.input));
+  // An empty answer is said, so the summary of a stop that gave none does not read like a finished turn.
+  const answer = outcome.answer.trim() ? outcome.answer : `(no answer: ${outcome.status})`;
+  c.board.publishSummary(turnSummary(previousSummary(info), turnPrompt(c), answer), searchScopeOf(c.input));
 }
 
 /**

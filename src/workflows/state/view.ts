@@ -49,7 +49,7 @@ export function detailsText(c: Conversation): string {
   const task = c.input.prompt?.trim().split('\n')[0];
   const { usage, redactions } = meter;
   return [
-    `**${board.status}**${board.waitingFor ? ` (waiting for ${board.waitingFor})` : ''} · iteration ${meter.iteration} · run ${meter.runs} of ${id}`,
+    `**${board.shownStatus}**${board.waitingFor ? ` (waiting for ${board.waitingFor})` : ''} · iteration ${meter.iteration} · run ${meter.runs} of ${id}`,
     task ? `task: ${task.slice(0, 200)}` : '',
     `tokens ${usage.totalTokens} · cost $${usage.costUsd.toFixed(4)} · tool calls ${meter.toolCalls}${redactions ? ` · secrets redacted ${redactions}` : ''}`,
     board.inFlight ? `in flight: ${board.inFlight} (attempts and the last failure are on its pending-activity card)` : '',
@@ -57,6 +57,9 @@ export function detailsText(c: Conversation): string {
     board.recentOutcomes.length ? `recent outcomes:\n${board.recentOutcomes.map((o) => `- ${o}`).join('\n')}` : '',
     howToAnswer(c, id),
     board.outcome.error ? `${board.outcome.reason ?? 'error'}: ${board.outcome.error}` : '',
+    board.shownStatus.endsWith('_no_answer')
+      ? `no answer: the run stopped (${board.outcome.reason ?? board.status}) and the model's final summary was empty`
+      : '',
   ]
     .filter(Boolean)
     .join('\n\n');
