@@ -3,6 +3,7 @@
 import { workflowInfo } from '@temporalio/workflow';
 import type { ConversationState, StateQueryArgs } from '../../shared/contract';
 import { budgetViews } from '../rules/budget';
+import { handoffText } from '../loop/handoff';
 import type { Conversation } from './conversation-state';
 
 export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationState {
@@ -51,6 +52,7 @@ export function detailsText(c: Conversation): string {
   return [
     `**${board.shownStatus}**${board.waitingFor ? ` (waiting for ${board.waitingFor})` : ''} · iteration ${meter.iteration} · run ${meter.runs} of ${id}`,
     task ? `task: ${task.slice(0, 200)}` : '',
+    handoffText(),
     `tokens ${usage.totalTokens} · cost $${usage.costUsd.toFixed(4)} · tool calls ${meter.toolCalls}${redactions ? ` · secrets redacted ${redactions}` : ''}`,
     board.inFlight ? `in flight: ${board.inFlight} (attempts and the last failure are on its pending-activity card)` : '',
     last ? `last step${last.modelStep ? ` (model step ${last.modelStep})` : ''}: ${last.kind} ${last.name} — ${last.summary}` : '',
