@@ -4,6 +4,7 @@ import { workflowInfo } from '@temporalio/workflow';
 import type { ConversationState, StateQueryArgs } from '../../shared/contract';
 import { budgetViews } from '../rules/budget';
 import { handoffText } from '../loop/handoff';
+import { redactCredentials } from '../../shared/credentials';
 import type { Conversation } from './conversation-state';
 
 export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationState {
@@ -53,6 +54,7 @@ export function detailsText(c: Conversation): string {
     `**${board.shownStatus}**${board.waitingFor ? ` (waiting for ${board.waitingFor})` : ''} · iteration ${meter.iteration} · run ${meter.runs} of ${id}`,
     task ? `task: ${task.slice(0, 200)}` : '',
     handoffText(),
+    c.input.mode === 'chat' ? lastMessageText(c) : '',
     `tokens ${usage.totalTokens} · cost $${usage.costUsd.toFixed(4)} · tool calls ${meter.toolCalls}${redactions ? ` · secrets redacted ${redactions}` : ''}`,
     board.inFlight ? `in flight: ${board.inFlight} (attempts and the last failure are on its pending-activity card)` : '',
     last ? `last step${last.modelStep ? ` (model step ${last.modelStep})` : ''}: ${last.kind} ${last.name} — ${last.summary}` : '',
@@ -65,6 +67,22 @@ export function detailsText(c: Conversation): string {
   ]
     .filter(Boolean)
     .join('\n\n');
+}
+
+/**
+ * A chat turn's user message: an update cannot carry a summary of its own (no user metadata on updates in the
+ * API), so the message a `send` brought is shown here, redacted as the session summary is and cut short.
+ */
+function lastMessageText(c: Conversation): string {
+  const m = c.transcript.messages;
+  for (let i = c.transcript.turnStart; i < m.length; i++) {
+    const msg = m[i]!;
+    if (msg.role === 'user' && typeof msg.content === 'string') {
+      const text = redactCredentials(msg.content).text.replace(/\s+/g, ' ').trim();
+      return `turn ${c.meter.turn}, user: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`;
+    }
+  }
+  return '';
 }
 
 /** The exact commands that unblock a waiting conversation, for the person looking at the Web UI. */
