@@ -16,7 +16,9 @@ export function fileTurnSummary(c: Pick<Conversation, 'input' | 'board' | 'trans
   const info = workflowInfo();
   const sa = info.typedSearchAttributes;
   if (sa.get(HermesEncryption)) return;
-  c.board.publishSummary(turnSummary(previousSummary(info), turnPrompt(c.transcript), outcome.answer), searchScopeOf(c.input));
+  // An empty answer is said, so the summary of a stop that gave none does not read like a finished turn.
+  const answer = outcome.answer.trim() ? outcome.answer : `(no answer: ${outcome.status})`;
+  c.board.publishSummary(turnSummary(previousSummary(info), turnPrompt(c.transcript), answer), searchScopeOf(c.input));
 }
 
 /**

@@ -183,7 +183,7 @@ export class Conversation {
     const { status, answer, reason, error } = o;
     const outcome = { ...(reason ? { reason } : {}), ...(error ? { error } : {}) };
     this.publish({ type: 'status', status, ...outcome });
-    this.board.end(status, outcome);
+    this.board.end(status, outcome, answer);
     const { usage, modelCalls, toolCalls, runs, iteration } = this.meter;
     logEvent('end', `conversation ended: ${status}${reason ? ` (${reason})` : ''}`, {
       status,
