@@ -174,7 +174,9 @@ describe('hermes serve in a real browser', () => {
           body: JSON.stringify({ call_id: 'rm1', decision: 'deny' }),
         });
         expect(deny.status).toBe(200);
-        expect(await (await turn).json()).toMatchObject({ choices: [{ message: { content: 'left it' } }] });
+        // The request was answered at once with the pending approval; the turn's answer is read with ?wait.
+        expect(await (await turn).json()).toMatchObject({ hermes: { status: 'waiting', call_id: 'rm1' } });
+        expect(await (await fetch(`${s.url}/v1/sessions/${session}?wait=30`)).json()).toMatchObject({ last_turn: { answer: 'left it' } });
       });
       expect(existsSync(victim)).toBe(true);
       // No task conversation either: the only workflow on the queue is the victim's session.

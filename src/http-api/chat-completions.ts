@@ -11,8 +11,10 @@ import { eventsCursor, liveEvents } from './live';
 import { checkSameSend, checkSameTask } from './idempotency';
 import { parseChatRequest, taskPrompt, type ChatRequest, type ProfileNames } from './request';
 import { describeConversation, openSession, sendTurn, type SessionDefaults } from './sessions';
+import type { TurnsInFlight } from './session-view';
 import { SseWriter } from './sse';
 import { TurnStream, type ChunkDelta } from './turn-stream';
+import { firstWait, waitingReply } from './waiting';
 
 export interface CompletionsContext {
   hermes: Hermes;
@@ -20,6 +22,8 @@ export interface CompletionsContext {
   defaults: SessionDefaults;
   /** A client that disconnects before the answer interrupts the turn (default: it goes on). */
   interruptOnDisconnect: boolean;
+  /** The session turns this server has sent and not yet seen answered (the session view's `turn_in_progress`). */
+  inFlight: TurnsInFlight;
   log: (line: string) => void;
 }
 
@@ -31,14 +35,36 @@ const DRAIN_MS = 1_500;
 
 export async function chatCompletions(ctx: CompletionsContext, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
   const r = parseChatRequest(body, req.headers, ctx.profiles());
-  // Checked before anything is started: without a worker the conversation would wait, stored, with nobody to run it.
-  if (!(await ctx.hermes.workerPolling())) throw noWorker(ctx.hermes.taskQueue);
-  const { handle, sessionId, cursor, done } = await begin(ctx, r);
+  // Counted from the moment the request is read: a view of the session taken meanwhile says a turn is under way.
+  const sent = r.sessionId ? ctx.inFlight.begin(r.sessionId) : () => undefined;
+  const { handle, sessionId, cursor, done } = await checkedBegin(ctx, r).catch((err: unknown) => {
+    sent();
+    throw err;
+  });
+  done.then(sent, sent);
   const meta = { id: `chatcmpl-${randomUUID().replace(/-/g, '')}`, created: Math.floor(Date.now() / 1000), model: r.model };
   const headers = { 'X-Hermes-Conversation-Id': handle.id, ...(sessionId ? { 'X-Hermes-Session-Id': sessionId } : {}) };
   watchDisconnect(ctx, req, res, handle);
   if (!r.stream) {
-    const o = await done;
+    // A turn that waits for a person is said at once (with how to answer); the turn goes on waiting.
+    const sessionPath = sessionId ? `/v1/sessions/${sessionId}` : undefined;
+    const stop = new AbortController();
+    const shaper = new TurnStream(sessionPath ? { sessionPath, text: r.last } : {});
+    const o = await Promise.race([done, firstWait(handle, cursor, shaper, stop.signal)]).finally(() => stop.abort());
+    if ('type' in o) {
+      const w = waitingReply(o, sessionPath);
+      res.writeHead(200, { 'Content-Type': 'application/json', ...headers });
+      res.end(
+        JSON.stringify({
+          ...meta,
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: w.content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+          usage: null,
+          hermes: { conversation_id: handle.id, session_id: sessionId ?? null, ...w.hermes },
+        }),
+      );
+      return;
+    }
     failedOutcome(o);
     res.writeHead(200, { 'Content-Type': 'application/json', ...headers });
     res.end(
@@ -55,6 +81,12 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
     return;
   }
   await stream(ctx, res, headers, meta, r, { handle, sessionId, cursor, done });
+}
+
+async function checkedBegin(ctx: CompletionsContext, r: ChatRequest): ReturnType<typeof begin> {
+  // Checked before anything is started: without a worker the conversation would wait, stored, with nobody to run it.
+  if (!(await ctx.hermes.workerPolling())) throw noWorker(ctx.hermes.taskQueue);
+  return begin(ctx, r);
 }
 
 async function begin(

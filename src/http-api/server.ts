@@ -9,6 +9,7 @@ import { ApiError, asApiError, badRequest, notFound, unauthorized } from './erro
 import { openApiDocument } from './openapi';
 import { sessionIdOf, type ProfileNames } from './request';
 import { sessionEvents, sessionRoute } from './session-routes';
+import { TurnsInFlight } from './session-view';
 import type { SessionDefaults } from './sessions';
 
 export const DEFAULT_SERVE_PORT = 8642;
@@ -50,6 +51,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     profiles: opts.profiles,
     defaults: { busyPolicy: opts.defaults?.busyPolicy ?? 'queue', start: opts.defaults?.start ?? {} },
     interruptOnDisconnect: opts.interruptOnDisconnect === true,
+    inFlight: new TurnsInFlight(),
     log,
   };
   const browser = {
