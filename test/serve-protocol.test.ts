@@ -1,6 +1,7 @@
 // `hermes serve`'s protocol edges over real HTTP: `?wait` after a turn, a request that waits for an approval,
 // long ids in errors, UTF-8 both ways.
 import { mkdirSync } from 'node:fs';
+import { request } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServe, type RunningServe } from '../src/http-api/server';
@@ -89,4 +90,95 @@ describe('hermes serve: protocol', () => {
       expect(v).toMatchObject({ turn_in_progress: false, last_turn: { turn: 1, answer: 'left it' } });
     });
   }, 60_000);
+
+  it('echoes no long id whole: a 10 KB session id, model name or path comes back cut short', async () => {
+    const long = 'x'.repeat(10_000);
+    const cases: Array<Promise<Response>> = [
+      fetch(`${s.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Hermes-Session-Id': long },
+        body: JSON.stringify({ model: 'hermes', messages: [{ role: 'user', content: 'hi' }] }),
+      }),
+      fetch(`${s.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ model: 'hermes', messages: [{ role: 'user', content: 'hi' }], metadata: { session_id: `${long}/` } }),
+      }),
+      fetch(`${s.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ model: long, messages: [{ role: 'user', content: 'hi' }] }),
+      }),
+      fetch(`${s.url}/v1/sessions/${long}`),
+      fetch(`${s.url}/v1/models/${long}`),
+      fetch(`${s.url}/v1/${long}`),
+    ];
+    for (const res of await Promise.all(cases)) {
+      const body = (await res.json()) as { error: { message: string } };
+      expect(res.status, body.error.message.slice(0, 200)).toBeGreaterThanOrEqual(400);
+      expect(body.error.message.length, body.error.message.slice(0, 200)).toBeLessThan(400);
+      expect(body.error.message).toContain('…');
+    }
+  });
+
+  it('keeps UTF-8 whole both ways: in the message (split across body chunks), the answer and the stream', async () => {
+    const text = 'ünï ✓ 日本 🎉';
+    const session = `utf8-${Date.now().toString(36)}`;
+    h.mock.push(answer(`answer: ${text}`), answer(`streamed: ${text}`));
+    const before = h.mock.requests.length;
+    await h.run(async () => {
+      // The body sent in two writes that cut a character in half.
+      const body = Buffer.from(JSON.stringify({ model: 'hermes', messages: [{ role: 'user', content: text }] }), 'utf8');
+      const cut = body.indexOf(Buffer.from('ü')) + 1;
+      const plain = await rawPost(`/v1/chat/completions`, { 'X-Hermes-Session-Id': session }, [body.subarray(0, cut), body.subarray(cut)]);
+      expect(JSON.parse(plain.text).choices[0].message.content).toBe(`answer: ${text}`);
+      // The charset is said: a client that guesses one for a JSON body without it (Python requests' .text) garbles ünï.
+      expect(plain.type).toBe('application/json; charset=utf-8');
+      const res = await fetch(`${s.url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Hermes-Session-Id': session },
+        body: JSON.stringify({ model: 'hermes', stream: true, messages: [{ role: 'user', content: text }] }),
+      });
+      expect(res.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      const sse = await res.text();
+      const content = sse
+        .split('\n')
+        .filter((l) => l.startsWith('data: {'))
+        .map((l) => (JSON.parse(l.slice(6)) as { choices?: Array<{ delta?: { content?: string } }> }).choices?.[0]?.delta?.content ?? '')
+        .join('');
+      expect(content).toBe(`streamed: ${text}`);
+      const viewRes = await fetch(`${s.url}/v1/sessions/${session}`);
+      expect(viewRes.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(((await viewRes.json()) as View).last_turn?.answer).toBe(`streamed: ${text}`);
+      const missing = await fetch(`${s.url}/v1/sessions/nothing-${text.length}`);
+      expect(missing.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    });
+    const seen = h.mock.requests.slice(before).map((r) => r.messages.filter((m) => m.role === 'user').map((m) => m.content));
+    expect(seen.flat().filter((c) => String(c).includes(text))).toHaveLength(3);
+  }, 60_000);
 });
+
+/** A POST whose body goes out in the given pieces (a socket write each); the response body as text. */
+function rawPost(urlPath: string, headers: Record<string, string>, pieces: Buffer[]): Promise<{ type?: string; text: string }> {
+  return new Promise((resolve, reject) => {
+    const size = pieces.reduce((n, p) => n + p.length, 0);
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: s.port,
+        method: 'POST',
+        path: urlPath,
+        headers: { 'Content-Type': 'application/json', 'Content-Length': size, ...headers },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ type: res.headers['content-type'], text: Buffer.concat(chunks).toString('utf8') }));
+      },
+    );
+    req.on('error', reject);
+    req.flushHeaders();
+    req.write(pieces[0]);
+    setTimeout(() => req.end(pieces[1]), 50);
+  });
+}

@@ -7,6 +7,7 @@ import type { ConversationHandle, Hermes } from '../client';
 import type { ConversationResult, RunStatus, TurnResult, Usage } from '../shared/contract';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ApiError, asApiError, badRequest, noWorker } from './errors';
+import { sendJson } from './json-response';
 import { eventsCursor, liveEvents } from './live';
 import { checkSameSend, checkSameTask } from './idempotency';
 import { parseChatRequest, taskPrompt, type ChatRequest, type ProfileNames } from './request';
@@ -53,22 +54,25 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
     const o = await Promise.race([done, firstWait(handle, cursor, shaper, stop.signal)]).finally(() => stop.abort());
     if ('type' in o) {
       const w = waitingReply(o, sessionPath);
-      res.writeHead(200, { 'Content-Type': 'application/json', ...headers });
-      res.end(
-        JSON.stringify({
+      sendJson(
+        res,
+        200,
+        {
           ...meta,
           object: 'chat.completion',
           choices: [{ index: 0, message: { role: 'assistant', content: w.content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
           usage: null,
           hermes: { conversation_id: handle.id, session_id: sessionId ?? null, ...w.hermes },
-        }),
+        },
+        headers,
       );
       return;
     }
     failedOutcome(o);
-    res.writeHead(200, { 'Content-Type': 'application/json', ...headers });
-    res.end(
-      JSON.stringify({
+    sendJson(
+      res,
+      200,
+      {
         ...meta,
         object: 'chat.completion',
         choices: [
@@ -76,7 +80,8 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
         ],
         usage: usageOf(o.usage),
         hermes: hermesFields(handle, sessionId, o),
-      }),
+      },
+      headers,
     );
     return;
   }
