@@ -156,6 +156,34 @@ describe('hermes serve: protocol', () => {
     const seen = h.mock.requests.slice(before).map((r) => r.messages.filter((m) => m.role === 'user').map((m) => m.content));
     expect(seen.flat().filter((c) => String(c).includes(text))).toHaveLength(3);
   }, 60_000);
+
+  it('names a request without a session after its last user message, not the rendered earlier ones', async () => {
+    h.mock.push(answer('one'), answer('two'));
+    const ids = await h.run(async () => {
+      const out: string[] = [];
+      for (let i = 0; i < 2; i++) {
+        const res = await fetch(`${s.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({
+            model: 'hermes',
+            messages: [
+              { role: 'user', content: 'hello there' },
+              { role: 'assistant', content: 'hi' },
+              { role: 'user', content: 'Deploy the staging branch now' },
+            ],
+          }),
+        });
+        expect(res.status).toBe(200);
+        out.push(res.headers.get('x-hermes-conversation-id')!);
+      }
+      return out;
+    });
+    for (const id of ids) expect(id).toMatch(/^hermes-deploy-the-staging-branch-now-[0-9a-z]{6}$/);
+    expect(new Set(ids).size).toBe(2);
+    const d = await h.client.workflow.getHandle(ids[0]!).describe();
+    expect(await d.staticSummary()).toBe('Deploy the staging branch now');
+  });
 });
 
 /** A POST whose body goes out in the given pieces (a socket write each); the response body as text. */

@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConversationHandle, Hermes } from '../client';
 import type { ConversationResult, RunStatus, TurnResult, Usage } from '../shared/contract';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { newConversationId } from '../shared/ids';
 import { ApiError, asApiError, badRequest, noWorker } from './errors';
 import { sendJson } from './json-response';
 import { eventsCursor, liveEvents } from './live';
@@ -111,9 +112,12 @@ async function begin(
   }
   // With an Idempotency-Key, the task's workflow id is derived from it: a retried request finds its task.
   const id = idempotencyKey ? `hermes-request-${idempotencyKey}` : undefined;
+  // Named after the new message, not the prompt (which opens with the earlier messages: "The conversation so far…").
+  const summary = r.last.trim().split('\n')[0]!.slice(0, 200);
   const start = {
     ...ctx.defaults.start,
     prompt: taskPrompt(r),
+    summary,
     ...(r.profile ? { model: r.profile } : {}),
     ...(r.system ? { system: r.system } : {}),
   };
@@ -127,9 +131,11 @@ async function begin(
   const handle =
     id && (await describeConversation(ctx.hermes, id)) !== 'none'
       ? await attach()
-      : await ctx.hermes.start({ ...start, ...(id ? { id } : {}) }).catch(async (err: unknown) => {
+      : await ctx.hermes.start({ ...start, id: id ?? newConversationId(summary) }).catch(async (err: unknown) => {
           // Two first requests with the key at once: the other one started it.
           if (id && err instanceof WorkflowExecutionAlreadyStartedError) return attach();
+          // A random suffix that clashed (one chance in ~2·10^9 per slug): another one.
+          if (err instanceof WorkflowExecutionAlreadyStartedError) return ctx.hermes.start({ ...start, id: newConversationId(summary) });
           const m = (err as Error).message ?? '';
           throw /^invalid start options|^the (prompt|conversation's input)/.test(m) ? badRequest('messages', m) : err;
         });
