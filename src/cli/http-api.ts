@@ -4,7 +4,7 @@
 import { parseArgs } from 'node:util';
 import { loadProfiles } from '../llm/profiles';
 import { isLoopback, normalizeOrigin } from '../http-api/browser-guard';
-import { DEFAULT_SERVE_PORT, startServe } from '../http-api/server';
+import { DEFAULT_SERVE_PORT, startServe, tokenProblem } from '../http-api/server';
 import { checkedWorkspace, UsageError, withHermes } from './common';
 import { onStop, stopping } from './signals';
 
@@ -33,6 +33,8 @@ export async function serve(args: string[]): Promise<number> {
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
     throw new UsageError(`--port must be a port number (0 for any free one), got "${values.port}"`);
   const token = values.token ?? (process.env.HERMES_SERVE_TOKEN || undefined);
+  const problem = token !== undefined ? tokenProblem(token) : undefined;
+  if (problem) throw new UsageError(`${values.token !== undefined ? '--token' : 'HERMES_SERVE_TOKEN'}: ${problem}`);
   if (!token && !isLoopback(host)) {
     throw new UsageError(
       `--host ${host} is reachable from other machines: a bearer token is required (--token T or HERMES_SERVE_TOKEN); ` +
