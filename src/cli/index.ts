@@ -43,7 +43,8 @@ Usage:
                                     latest file-changing step) from the checkpoints the tool calls took;
                                     --file F: that file only; --diff: show what would change, change
                                     nothing; a file changed by hand since the agent's step is kept
-                                    unless --force
+                                    unless --force; exits 1 when a file cannot be restored (no copy:
+                                    it was over the size limit then)
   hermes replay <id>... | --query Q [--limit N] [--json]
                                     replay recorded conversations against this version's workflow code
                                     (all runs; --query is a visibility filter, "" for all, newest 100)
