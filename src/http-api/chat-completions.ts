@@ -11,6 +11,7 @@ import { eventsCursor, liveEvents } from './live';
 import { checkSameSend, checkSameTask } from './idempotency';
 import { parseChatRequest, taskPrompt, type ChatRequest, type ProfileNames } from './request';
 import { describeConversation, openSession, sendTurn, type SessionDefaults } from './sessions';
+import { redactChatMessages } from '../security/user-input';
 import { SseWriter } from './sse';
 import { TurnStream, type ChunkDelta } from './turn-stream';
 
@@ -30,12 +31,17 @@ type Outcome = Pick<TurnResult, 'status' | 'answer' | 'usage' | 'reason'> & { tu
 const DRAIN_MS = 1_500;
 
 export async function chatCompletions(ctx: CompletionsContext, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-  const r = parseChatRequest(body, req.headers, ctx.profiles());
+  // Where a user's messages enter: secrets in them are replaced before anything is started or sent (X-Hermes-Redacted says how many).
+  const { request: r, redaction } = redactChatMessages(parseChatRequest(body, req.headers, ctx.profiles()), ctx.hermes.client);
   // Checked before anything is started: without a worker the conversation would wait, stored, with nobody to run it.
   if (!(await ctx.hermes.workerPolling())) throw noWorker(ctx.hermes.taskQueue);
   const { handle, sessionId, cursor, done } = await begin(ctx, r);
   const meta = { id: `chatcmpl-${randomUUID().replace(/-/g, '')}`, created: Math.floor(Date.now() / 1000), model: r.model };
-  const headers = { 'X-Hermes-Conversation-Id': handle.id, ...(sessionId ? { 'X-Hermes-Session-Id': sessionId } : {}) };
+  const headers = {
+    'X-Hermes-Conversation-Id': handle.id,
+    ...(sessionId ? { 'X-Hermes-Session-Id': sessionId } : {}),
+    ...(redaction ? { 'X-Hermes-Redacted': String(redaction.count) } : {}),
+  };
   watchDisconnect(ctx, req, res, handle);
   if (!r.stream) {
     const o = await done;
