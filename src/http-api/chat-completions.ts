@@ -14,6 +14,7 @@ import { checkSameSend, checkSameTask } from './idempotency';
 import { parseChatRequest, taskPrompt, type ChatRequest, type ProfileNames } from './request';
 import { describeConversation, openSession, sendTurn, type SessionDefaults } from './sessions';
 import type { TurnsInFlight } from './session-view';
+import { redactChatMessages } from '../security/user-input';
 import { SseWriter } from './sse';
 import { TurnStream, type ChunkDelta } from './turn-stream';
 import { firstWait, waitingReply } from './waiting';
@@ -36,7 +37,8 @@ type Outcome = Pick<TurnResult, 'status' | 'answer' | 'usage' | 'reason'> & { tu
 const DRAIN_MS = 1_500;
 
 export async function chatCompletions(ctx: CompletionsContext, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-  const r = parseChatRequest(body, req.headers, ctx.profiles());
+  // Where a user's messages enter: secrets in them are replaced before anything is started or sent (X-Hermes-Redacted says how many).
+  const { request: r, redaction } = redactChatMessages(parseChatRequest(body, req.headers, ctx.profiles()), ctx.hermes.client);
   // Counted from the moment the request is read: a view of the session taken meanwhile says a turn is under way.
   const sent = r.sessionId ? ctx.inFlight.begin(r.sessionId) : () => undefined;
   const { handle, sessionId, cursor, done } = await checkedBegin(ctx, r).catch((err: unknown) => {
@@ -45,7 +47,11 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
   });
   done.then(sent, sent);
   const meta = { id: `chatcmpl-${randomUUID().replace(/-/g, '')}`, created: Math.floor(Date.now() / 1000), model: r.model };
-  const headers = { 'X-Hermes-Conversation-Id': handle.id, ...(sessionId ? { 'X-Hermes-Session-Id': sessionId } : {}) };
+  const headers = {
+    'X-Hermes-Conversation-Id': handle.id,
+    ...(sessionId ? { 'X-Hermes-Session-Id': sessionId } : {}),
+    ...(redaction ? { 'X-Hermes-Redacted': String(redaction.count) } : {}),
+  };
   watchDisconnect(ctx, req, res, handle);
   if (!r.stream) {
     // A turn that waits for a person is said at once (with how to answer); the turn goes on waiting.

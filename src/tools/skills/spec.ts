@@ -49,6 +49,7 @@ export const skillManageSpec = defineTool({
       path: z.string().optional().describe('patch, write_file: a file of the skill (default SKILL.md)'),
     }),
   concurrency: 'write',
+  writesVerbatim: true,
   // A retried write carries the same update id, so the store applies it once.
   idempotent: true,
   // Every later conversation sees what it saves: a person approves it first (approvalMode "allow" skips that).
