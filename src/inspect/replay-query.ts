@@ -4,6 +4,7 @@
 // process with this version's workflow code plus a probe interceptor (probe.ts), and the run's own query handlers
 // answer at its end: the same answers a worker would give, nothing executed, nothing recorded.
 // A run whose history ends without the workflow closing it (terminated, timed out) cannot be answered this way.
+import { asReplay } from '../observe/replay-quiet';
 import type { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { cachedWorkflowBundle } from '../startup/bundle';
@@ -40,11 +41,8 @@ export async function replayRun(
   // The SDK's lines go through our logger, as in a worker (a client-only command installs it only now).
   installRuntimeLogger(undefined, { signals: false });
   try {
-    await Worker.runReplayHistory(
-      { workflowBundle: await cachedWorkflowBundle('probe'), sinks, ...(converter ? { dataConverter: converter } : {}) },
-      history,
-      workflowId,
-    );
+    const workflowBundle = await cachedWorkflowBundle('probe');
+    await asReplay(() => Worker.runReplayHistory({ workflowBundle, sinks, ...(converter ? { dataConverter: converter } : {}) }, history, workflowId));
   } catch (err) {
     const message = replayErrorMessage(err as Error);
     // A store that cannot be read is not the code's fault: said as it is.

@@ -2,6 +2,7 @@
 // way a worker would after a deploy. A change to src/workflows/ that would break a running conversation
 // (a nondeterminism error on its next workflow task) shows up here first — against your own histories, not
 // only the test corpus.
+import { asReplay } from '../observe/replay-quiet';
 import type { Client } from '@temporalio/client';
 import type { HistoryAndWorkflowId } from '@temporalio/common';
 import { Worker, type ReplayWorkerOptions } from '@temporalio/worker';
@@ -45,10 +46,12 @@ export async function replayAll(
   const workflowBundle = options.workflowBundle ?? (await cachedWorkflowBundle());
   const out: ReplayOutcome[] = [];
   const replayOptions = { ...options, workflowBundle, ...(converter ? { dataConverter: converter } : {}) };
-  for await (const r of Worker.runReplayHistories(replayOptions, histories)) {
-    out.push({ workflowId: r.workflowId, runId: r.runId, ...(r.error ? { error: replayErrorMessage(r.error) } : {}) });
-  }
-  return out;
+  return asReplay(async () => {
+    for await (const r of Worker.runReplayHistories(replayOptions, histories)) {
+      out.push({ workflowId: r.workflowId, runId: r.runId, ...(r.error ? { error: replayErrorMessage(r.error) } : {}) });
+    }
+    return out;
+  });
 }
 
 /**

@@ -4,6 +4,7 @@
 // Every line passes through the redactor (src/security/redact.ts) on its way out, whatever wrote it (Hermes, the
 // SDK's worker and workflow loggers, core): the worker's secret-named variables and credential shapes never reach
 // a log file. createHermesWorker adds its configured patterns and values with setLogRedactor.
+import { replayLine } from './replay-quiet';
 import type { LogLevel, LogMetadata, MetricsExporterConfig } from '@temporalio/worker';
 import { mkdirSync, renameSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -138,7 +139,7 @@ export function installRuntimeLogger(
     if (ours ? !logger.isLevelEnabled(fn) : LEVELS.indexOf(l) < sdkRank) return;
     // A replay worker's lines (`hermes replay`, the CLI's query replays): its failure is the replay's result, which
     // whoever replayed reports; the line would repeat it as JSON with a stack.
-    if (typeof m.taskQueue === 'string' && m.taskQueue.startsWith('fake_replay_queue')) return;
+    if (replayLine(m)) return;
     // An activity's task token lets whoever holds it complete the activity: it has no place in a log.
     const { taskToken: _token, ...rest } = m;
     logger[fn](rest, message);
