@@ -9,7 +9,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ApiError, asApiError, badRequest, noWorker } from './errors';
 import { eventsCursor, liveEvents } from './live';
 import { checkSameSend, checkSameTask } from './idempotency';
-import { parseChatRequest, taskPrompt, type ChatRequest, type ProfileNames } from './request';
+import { parseChatRequest, taskPrompt, taskWorkflowId, type ChatRequest, type ProfileNames } from './request';
 import { describeConversation, openSession, sendTurn, type SessionDefaults } from './sessions';
 import { SseWriter } from './sse';
 import { TurnStream, type ChunkDelta } from './turn-stream';
@@ -18,6 +18,8 @@ export interface CompletionsContext {
   hermes: Hermes;
   profiles: () => ProfileNames;
   defaults: SessionDefaults;
+  /** The principal whose token the request carries (principals.ts); undefined with one token or none. */
+  principal?: string;
   /** A client that disconnects before the answer interrupts the turn (default: it goes on). */
   interruptOnDisconnect: boolean;
   log: (line: string) => void;
@@ -63,7 +65,7 @@ async function begin(
 ): Promise<{ handle: ConversationHandle; sessionId?: string; cursor: number | undefined; done: Promise<Outcome> }> {
   const idempotencyKey = r.idempotencyKey;
   if (r.sessionId) {
-    const { handle, started } = await openSession(ctx.hermes, { ...r, sessionId: r.sessionId }, ctx.defaults);
+    const { handle, started } = await openSession(ctx.hermes, { ...r, sessionId: r.sessionId }, ctx.defaults, ctx.principal);
     // A retry attaches to its turn; the same key with another message is refused, not answered with the old turn.
     if (idempotencyKey && !started) await checkSameSend(handle, idempotencyKey, r.last);
     // Taken before the message is sent, so the stream holds exactly this turn (and any queued before it, skipped).
@@ -73,7 +75,7 @@ async function begin(
     return { handle, sessionId: r.sessionId, cursor, done };
   }
   // With an Idempotency-Key, the task's workflow id is derived from it: a retried request finds its task.
-  const id = idempotencyKey ? `hermes-request-${idempotencyKey}` : undefined;
+  const id = idempotencyKey ? taskWorkflowId(idempotencyKey, ctx.principal) : undefined;
   const start = {
     ...ctx.defaults.start,
     prompt: taskPrompt(r),

@@ -39,8 +39,9 @@ export async function openSession(
   hermes: Hermes,
   r: ChatRequest & { sessionId: string },
   d: SessionDefaults,
+  principal?: string,
 ): Promise<{ handle: ConversationHandle; started: boolean }> {
-  const id = sessionWorkflowId(r.sessionId);
+  const id = sessionWorkflowId(r.sessionId, principal);
   if ((await describeConversation(hermes, id)) === 'running') return { handle: hermes.get(id), started: false };
   const system = sessionSystem(r);
   try {
@@ -97,9 +98,13 @@ export function updateRejection(err: unknown): unknown {
   return badRequest(null, m, 'rejected');
 }
 
-/** The handle of an existing session's conversation; 404 when there is none. */
-export async function existingSession(hermes: Hermes, sessionId: string): Promise<{ handle: ConversationHandle; running: boolean }> {
-  const id = sessionWorkflowId(sessionId);
+/** The handle of an existing session's conversation (the principal's own); 404 when there is none. */
+export async function existingSession(
+  hermes: Hermes,
+  sessionId: string,
+  principal?: string,
+): Promise<{ handle: ConversationHandle; running: boolean }> {
+  const id = sessionWorkflowId(sessionId, principal);
   const s = await describeConversation(hermes, id);
   if (s === 'none') throw notFound(`no session "${sessionId}" (no conversation ${id})`, 'session_not_found');
   return { handle: hermes.get(id), running: s === 'running' };
@@ -117,8 +122,8 @@ export interface SessionView {
   last_turn: TurnResult | null;
 }
 
-export async function sessionView(hermes: Hermes, sessionId: string): Promise<SessionView> {
-  const { handle } = await existingSession(hermes, sessionId);
+export async function sessionView(hermes: Hermes, sessionId: string, principal?: string): Promise<SessionView> {
+  const { handle } = await existingSession(hermes, sessionId, principal);
   const [status, state, last] = await Promise.all([
     handle.temporalStatus(),
     handle.state().catch(() => null),
@@ -130,10 +135,16 @@ export async function sessionView(hermes: Hermes, sessionId: string): Promise<Se
 }
 
 /** Waits (polling the state query) until no turn runs or waits, up to `seconds`; then the view. */
-export async function sessionViewWhenIdle(hermes: Hermes, sessionId: string, seconds: number, signal?: AbortSignal): Promise<SessionView> {
+export async function sessionViewWhenIdle(
+  hermes: Hermes,
+  sessionId: string,
+  seconds: number,
+  signal?: AbortSignal,
+  principal?: string,
+): Promise<SessionView> {
   const end = Date.now() + seconds * 1000;
   for (;;) {
-    const v = await sessionView(hermes, sessionId);
+    const v = await sessionView(hermes, sessionId, principal);
     const busy =
       v.temporal_status === 'RUNNING' &&
       (!v.state || v.state.status === 'running' || (v.state.status === 'waiting' && v.state.waitingFor !== 'message'));
