@@ -5,7 +5,7 @@
 import OpenAI from 'openai';
 import { readFile } from '../src/tools/read_file/handler';
 import { toolDefinitions } from '../src/tools/registry';
-import { builtSystemPrompt } from '../src/workflows/loop/system-prompt';
+import { builtSystemPrompt } from '../src/shared/system-prompt';
 import { uid, type Harness } from './harness';
 
 export async function runDirect(h: Harness, client: OpenAI, n: number, delayMs: number): Promise<void> {

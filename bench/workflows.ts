@@ -6,7 +6,7 @@
 //                           activity input, so history grows with the square of the iterations
 import { proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import type { ChatMessage, ToolCall } from '../src/shared/wire';
-import { builtSystemPrompt } from '../src/workflows/loop/system-prompt';
+import { builtSystemPrompt } from '../src/shared/system-prompt';
 import type { createBenchActivities } from './activities';
 import type { createActivities } from '../src/activities';
 

@@ -21,6 +21,7 @@ import { startMarked } from './codec/marker';
 import { connectClient, resolveTemporal, type TemporalTarget } from './startup/connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
 import { readConfig } from './config/load';
+import { redactUserText, redactUserTexts, type InputRedaction } from './security/user-input';
 import { answerUpdate, approveUpdate, endSignal, eventsQuery, interruptSignal, sendUpdate, stateQuery } from './shared/messages';
 import { conversationEvents, type EventsOptions } from './events/client';
 import type { ConversationEvent } from './shared/events';
@@ -204,7 +205,9 @@ export class Hermes {
     // Before the contract's checks: a prompt too large is told so with the limit and what to do instead.
     const tooLarge = typeof options.prompt === 'string' ? promptTooLarge(options.prompt) : undefined;
     if (tooLarge) throw new Error(tooLarge);
-    const parsed = startOptions.safeParse(withPath);
+    // What the user typed becomes the workflow's input (the history, the Web UI's summary): secrets are replaced first.
+    const typed = redactUserTexts({ prompt: withPath.prompt, system: withPath.system, summary: withPath.summary }, this.client);
+    const parsed = startOptions.safeParse({ ...withPath, ...definedOnly(typed.texts) });
     if (!parsed.success) throw new Error(`invalid start options: ${issuesText(parsed.error)}`);
     const o = parsed.data;
     // Names the bundle does not know may be the worker's custom, HTTP or MCP tools: the workflow checks them
@@ -265,7 +268,7 @@ export class Hermes {
       if (o.id || !(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
       return start(newConversationId(prompt || (o.summary ?? ''), o.mode));
     });
-    return new ConversationHandle(handle);
+    return new ConversationHandle(handle, typed.redaction);
   }
 
   /**
@@ -332,7 +335,11 @@ export class Hermes {
 }
 
 export class ConversationHandle {
-  constructor(readonly workflow: WorkflowHandle<typeof conversationWorkflow>) {}
+  constructor(
+    readonly workflow: WorkflowHandle<typeof conversationWorkflow>,
+    /** Set by `start` when secrets in the prompt, system text or summary were replaced before sending (its `notice` says so). */
+    readonly redaction?: InputRedaction,
+  ) {}
 
   get id(): string {
     return this.workflow.workflowId;
@@ -489,14 +496,21 @@ export class ConversationHandle {
     });
   }
 
-  /** Stops the step in flight. With `message`, the loop goes on with it as the next user message. */
-  interrupt(args: InterruptArgs = {}): Promise<void> {
-    return this.workflow.signal(interruptSignal, args);
+  /**
+   * Stops the step in flight. With `message`, the loop goes on with it as the next user message (secrets in it
+   * replaced first: resolves with what was replaced, if anything).
+   */
+  async interrupt(args: InterruptArgs = {}): Promise<InputRedaction | undefined> {
+    const typed = args.message === undefined ? undefined : redactUserText(args.message, this.workflow.client);
+    await this.workflow.signal(interruptSignal, typed ? { ...args, message: typed.text } : args);
+    return typed?.redaction;
   }
 
-  /** Answers the pending clarify question; rejected when none is pending. */
-  answer(text: string): Promise<{ callId: string }> {
-    return unwrapUpdate(this.workflow.executeUpdate(answerUpdate, { args: [{ text }] }));
+  /** Answers the pending clarify question (secrets in it replaced first); rejected when none is pending. */
+  async answer(text: string): Promise<{ callId: string; redaction?: InputRedaction }> {
+    const typed = redactUserText(text, this.workflow.client);
+    const r = await unwrapUpdate(this.workflow.executeUpdate(answerUpdate, { args: [{ text: typed.text }] }));
+    return typed.redaction ? { ...r, redaction: typed.redaction } : r;
   }
 
   /**
@@ -514,9 +528,14 @@ export class ConversationHandle {
     return unwrapUpdate(this.workflow.executeUpdate(approveUpdate, { args: [args] }));
   }
 
-  /** Chat mode: sends a message and waits for that turn's answer. */
-  send(text: string): Promise<TurnResult> {
-    return unwrapUpdate(this.workflow.executeUpdate(sendUpdate, { args: [{ text }] }));
+  /**
+   * Chat mode: sends a message and waits for that turn's answer. Secrets in the message are replaced before it is
+   * sent (not in an encrypted run); `redaction` says what was replaced.
+   */
+  async send(text: string): Promise<TurnResult & { redaction?: InputRedaction }> {
+    const typed = redactUserText(text, this.workflow.client);
+    const r = await unwrapUpdate(this.workflow.executeUpdate(sendUpdate, { args: [{ text: typed.text }] }));
+    return typed.redaction ? { ...r, redaction: typed.redaction } : r;
   }
 
   /** Chat mode: ends the conversation. */
@@ -582,4 +601,9 @@ export function staticSummaryOf(mode: string | undefined, prompt: string | undef
   const first = (prompt ?? '').trim().split('\n')[0]!.slice(0, 200);
   if (mode === 'chat') return first ? `chat: ${first}` : 'chat (no message yet)';
   return first || 'task';
+}
+
+/** The entries of `o` whose value is not undefined (so a spread does not add keys the caller left out). */
+function definedOnly<T extends Record<string, unknown>>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

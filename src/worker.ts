@@ -172,6 +172,7 @@ interface WorkerParts {
 
 async function createWorker(opts: HermesWorkerOptions, { catalog, converter, processDir, sandbox, passEnv, redactor }: WorkerParts): Promise<Worker> {
   const checkpoints = opts.checkpoints ?? checkpointSettings();
+  const storage = (opts.tuning?.dataConverter ?? converter)?.externalStorage;
   const activities = createActivities({
     catalog,
     profiles: opts.profiles ?? loadProfiles(),
@@ -184,7 +185,8 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
     ...(opts.workspaceRoots ? { workspaceRoots: opts.workspaceRoots } : {}),
     ...(opts.memoryLimits ? { memoryLimits: opts.memoryLimits } : {}),
     ...(opts.webhookPolicy ? { webhookPolicy: opts.webhookPolicy } : {}),
-    payloadStore: Boolean((opts.tuning?.dataConverter ?? converter)?.externalStorage),
+    payloadStore: Boolean(storage),
+    ...(storage ? { payloadStoreThreshold: storage.payloadSizeThreshold } : {}),
     skillsStore: opts.skillsStore ?? skillsStoreName(),
     ...(checkpoints ? { checkpoints } : {}),
   });

@@ -56,11 +56,12 @@ describe('continue-as-new', () => {
     const client = new Client({ connection: env.connection, dataConverter: hermesDataConverter() });
     const hermes = await Hermes.connect({ client, taskQueue });
     try {
-      const { result, id, state } = await worker.runUntil(async () => {
+      const { result, id, state, details } = await worker.runUntil(async () => {
         const handle = await hermes.start({ prompt: 'do 300 steps', maxIterations: 1000 });
         const result = await handle.result();
         // Queries need a worker: ask while this one still polls.
-        return { result, id: handle.id, state: await handle.state() };
+        const meta = await client.workflow.getHandle(handle.id).query<{ currentDetails: string }>('__temporal_workflow_metadata');
+        return { result, id: handle.id, state: await handle.state(), details: meta.currentDetails };
       });
       expect(result.status).toBe('completed');
       expect(result.answer).toBe('all 300 steps done');
@@ -72,6 +73,15 @@ describe('continue-as-new', () => {
       const runs = [];
       for await (const w of env.client.workflow.list({ query: `WorkflowId = '${id}'` })) runs.push(w.runId);
       expect(runs.length).toBe(result.runs);
+      // The last run's details say where it continues from (list is newest first): the run before it, its step,
+      // what it carried and where.
+      const lastRun = await env.client.workflow.getHandle(id, runs[0]).describe();
+      expect(details).toMatch(
+        new RegExp(
+          `continues run \`${runs[1]}\` after step \\d+ \\(iteration \\d+\\): carried \\d+ messages, [\\d,]+ KB of state, (inline in the input|in the payload store)`,
+        ),
+      );
+      expect(lastRun.memo?.hermesContinuedFrom).toMatchObject({ runId: runs[1], messages: expect.any(Number) });
       // The model saw one continuous conversation: the last request holds every earlier step.
       const last = mock.requests.at(-1)!;
       expect(last.messages.filter((m) => m.role === 'tool')).toHaveLength(N);

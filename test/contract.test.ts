@@ -3,9 +3,16 @@
 // fails a workflow task (which would leave the conversation Running, wedged) and never runs a step.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { afterEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, describe, expect, expectTypeOf, inject, it } from 'vitest';
 import { answerUpdate } from '../src/shared/messages';
-import { conversationInputSchema, conversationResultSchema, conversationStateSchema, issuesText } from '../src/shared/contract';
+import {
+  conversationInputSchema,
+  conversationResultSchema,
+  conversationStateSchema,
+  issuesText,
+  type ConversationWorkflow,
+} from '../src/shared/contract';
+import type { conversationWorkflow } from '../src/workflows/conversation';
 import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
 import { stateWhen } from './helpers/wait';
 
@@ -155,6 +162,10 @@ describe('the workflow input contract', () => {
     expect(over.success).toBe(false);
     expect(issuesText(over.error!)).toMatch(/^limits\.maxIterations: Too big: expected number to be <=1000000$/);
     expect(issuesText(limits(-1).error!)).toMatch(/^limits\.maxIterations: Too small: expected number to be >=0$/);
+  });
+
+  it("names the workflow's signature in a type that starters import instead of the workflow", () => {
+    expectTypeOf<typeof conversationWorkflow>().toEqualTypeOf<ConversationWorkflow>();
   });
 
   it('accepts what the client sends, and the schema derives the types the client uses', () => {

@@ -109,6 +109,11 @@ describe('the deliverWebhook activity', () => {
     }
     const f = await failure(run(delivery('$BAD'), { env: { BAD: 'file:///etc/passwd' } }));
     expect(f.message).toBe('webhook $BAD: only http and https URLs are accepted, not file:');
+    // A URL with credentials cannot be sent: it fails at once (not retried), and the password is not in the message.
+    const cred = await failure(run(delivery('$CRED'), { env: { CRED: 'https://user:hunter2@example.com/hook' } }));
+    expect(cred).toMatchObject({ type: 'WebhookConfig', nonRetryable: true });
+    expect(cred.message).toMatch(/^webhook \$CRED: a URL with a user name or password .* is refused/);
+    expect(cred.message).not.toContain('hunter2');
   });
 
   it('refuses loopback, private and link-local addresses unless the policy allows them, before sending anything', async () => {

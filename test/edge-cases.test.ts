@@ -61,6 +61,26 @@ describe('edge cases', () => {
     expect(d.typedSearchAttributes.get(HermesSummary)).toBe(searchText(turns.join(' ')));
   });
 
+  it("shows each chat message in the workflow's current details, redacted and cut short", async () => {
+    h = await createHarness([answer('one'), answer('two')]);
+    const secret = `sk-${'a1B2c3D4e5'.repeat(4)}`;
+    const details = await h.run(async () => {
+      const chat = await h.hermes.start({ mode: 'chat' });
+      const wf = h.client.workflow.getHandle(chat.id);
+      const seen: string[] = [];
+      for (const text of [`my key is ${secret}`, `long ${'word '.repeat(100)}`]) {
+        await chat.send(text);
+        seen.push((await wf.query<{ currentDetails: string }>('__temporal_workflow_metadata')).currentDetails);
+      }
+      await chat.end();
+      return seen;
+    });
+    expect(details[0]).toMatch(/turn 1, user: my key is \[REDACTED/);
+    expect(details[0]).not.toContain(secret);
+    expect(details[1]).toMatch(/turn 2, user: long (word ){30,}.*…/);
+    expect(details[1]).not.toContain('word '.repeat(60));
+  });
+
   it("once a chat's token budget is spent, further messages are answered without a model call", async () => {
     h = await createHarness([toolCall('list_dir', {}), answer('summary of turn 1')]);
     const { one, two } = await h.run(async () => {

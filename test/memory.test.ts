@@ -12,7 +12,7 @@ import { Hermes } from '../src/client';
 import { MemoryClient } from '../src/memory/client';
 import { memoryWorkflowId } from '../src/shared/memory';
 import { contextQuery } from '../src/shared/messages';
-import { emptyMemoryBlock } from '../src/workflows/loop/system-prompt';
+import { emptyMemoryBlock } from '../src/shared/system-prompt';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import { MockModel, type RecordedRequest, type Reply } from './helpers/mock-model';
 import { spawnHermes } from './helpers/spawn-hermes';

@@ -95,6 +95,12 @@ describe('continue-as-new with the payload store', () => {
     const carries = runs.slice(1).map((r) => r.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![1]! as Payload);
     const refs = carries.filter(isReferencePayload);
     expect(refs.length).toBeGreaterThan(0);
+    // Each continued run's handoff (its memo, shown in its details) says whether its state is in the store.
+    for (const [i, r] of runs.slice(1).entries()) {
+      const runId = r.events![0]!.workflowExecutionStartedEventAttributes!.originalExecutionRunId!;
+      const memo = (await reader.workflow.getHandle(id, runId).describe()).memo;
+      expect(memo?.hermesContinuedFrom, runId).toMatchObject({ inPayloadStore: isReferencePayload(carries[i]!) });
+    }
     for (const p of refs) expect(PayloadProto.encode(p).finish().length).toBeLessThan(300);
     // …and the reference reads back as the carried state, the transcript whole.
     const carried = await decodeStoredValue<{ transcript: { messages: unknown[] } }>(reader.options.loadedDataConverter, refs.at(-1));

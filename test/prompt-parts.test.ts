@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { capHeadTail, contextFileOf } from '../src/activities/system-prompt-parts';
 import { reasoningExcerpt, REASONING_KEEP_CHARS, splitThinking } from '../src/llm/reasoning';
 import { setMemoryBlock } from '../src/workflows/loop/memory-recall';
-import { builtSystemPrompt, emptyMemoryBlock } from '../src/workflows/loop/system-prompt';
+import { builtSystemPrompt, emptyMemoryBlock } from '../src/shared/system-prompt';
 
 describe('prompt builder parts', () => {
   it('caps head and tail exactly at the limit', () => {

@@ -189,7 +189,7 @@ describe('checkpoints and rollback', () => {
 
     const cli = await spawnHermes(['rollback', id, '--step', '1'], { env: { HERMES_CHECKPOINT_DIR: store.settings.dir }, timeoutMs: 30_000 });
     expect(cli.stderr).toBe('');
-    expect(cli.code).toBe(0);
+    expect(cli.code).toBe(1); // partial: a script must not take it for a complete rollback
     expect(cli.stdout).toMatch(/keep +big\.txt .*cannot be restored and is left as it is/);
     expect(cli.stdout).not.toMatch(/delete +big\.txt/);
     expect(cli.stdout).toMatch(/delete +new\.txt/);
@@ -204,7 +204,7 @@ describe('checkpoints and rollback', () => {
       env: { HERMES_CHECKPOINT_DIR: store.settings.dir },
       timeoutMs: 30_000,
     });
-    expect(forced.code).toBe(0);
+    expect(forced.code).toBe(1);
     expect(forced.stdout).toMatch(/keep +big\.txt/);
     expect(files(ws)).toEqual(rest);
   });

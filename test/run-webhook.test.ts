@@ -231,6 +231,13 @@ describe('a bad webhook or session id', () => {
       /invalid start options: webhook: .*only http and https/,
     );
     await expect(h.hermes.start({ prompt: 'x', sessionId: 'bad id' })).rejects.toThrow(/invalid start options: sessionId: /);
+    // A URL with a user name or password: refused at the start, without the password in the message.
+    const cred = await h.hermes.start({ prompt: 'x', webhook: 'https://user:hunter2@example.com/hook' }).then(
+      () => 'started',
+      (e: Error) => e.message,
+    );
+    expect(cred).toMatch(/invalid start options: webhook: webhook https:\/\/…@example\.com: a URL with a user name or password .* is refused/);
+    expect(cred).not.toContain('hunter2');
     // A literal address this process's webhook policy refuses (without DNS: an IP literal, localhost).
     await expect(h.hermes.start({ prompt: 'x', webhook: 'http://10.1.2.3/hook' })).rejects.toThrow(/10\.1\.2\.3 is a private address/);
   });

@@ -15,6 +15,7 @@ import { isSecretValue, secretNameKind } from '../src/shared/secret-assignments'
 import { cpuMs, onePassMs, repeatedTo } from './helpers/cpu-time';
 
 const r = new Redactor({ env: {} });
+const b64 = (t: string) => Buffer.from(t, 'latin1').toString('base64');
 const S = '[REDACTED:secret]';
 
 describe('secret-named assignments, wherever they are in a line', () => {
@@ -137,6 +138,21 @@ describe('credential shapes', () => {
     ['a password in prose', 'db password is Tr0ub4dor&3xyz (prod)', 'db password is [REDACTED:secret] (prod)'],
     ['a qualified password in prose', 'the password for prod is hunter22.', 'the password for prod is [REDACTED:secret].'],
     ['an API key in prose', 'the api key is AbC123xyz789', 'the api key is [REDACTED:secret]'],
+    ['a password in prose with no verb', 'db password Hunter2-xyz9 for staging', 'db password [REDACTED:secret] for staging'],
+    ['a passphrase with no verb', 'passphrase correct-horse-42', 'passphrase [REDACTED:secret]'],
+    ['a qualified password with a colon', 'the password for prod: Hunter2-xyz', 'the password for prod: [REDACTED:secret]'],
+    ['base64 of a .env', `cat .env | base64\n${b64('PORT=8080\nDB_PASSWORD=Hunter2-xyzzy\n')}\n$`, 'cat .env | base64\n[REDACTED:base64:secret]\n$'],
+    ['base64 of a key, in an assignment', `KEY_B64=${b64('sk-proj-abcdefghijklmnopqrstuvwx1234')} ok`, 'KEY_B64=[REDACTED:base64:openai-key] ok'],
+    [
+      'base64 wrapped at 76 (as `base64` prints it)',
+      `${b64(`# config\n${'COMMENT=just some text here\n'.repeat(4)}OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx1234\n`).replace(/.{76}/g, '$&\n')}\n$ done`,
+      '[REDACTED:base64:openai-key]\n$ done',
+    ],
+    [
+      'hex of a key',
+      `xxd: ${Buffer.from('GITHUB_TOKEN=ghp_' + 'aB3dE6gH9jK2mN5pQ8sT1vW4yZ7bC0eF3hJ6').toString('hex')}`,
+      'xxd: [REDACTED:hex:github-token]',
+    ],
   ])('%s', (_name, input, expected) => {
     const out = r.redact(input);
     expect(out.text).toBe(expected);
@@ -147,6 +163,11 @@ describe('credential shapes', () => {
     ['a 40-character hex SHA near "secret"', 'secret rotated in 3f786850e387550fdab836ed7e6dc881de23001b'],
     ['a 40-character mixed run with no AWS word near', `see ${'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'} in the docs`],
     ['a 41-character run', 'AWS secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEYx'],
+    ['prose about passwords', 'the password is required; password reset for user123; password hashing uses bcrypt2; passwords 2024-01-01'],
+    [
+      'base64 of plain text, of binary data, a hex SHA',
+      `${b64('hello world, this is not a secret at all')} ${b64('\u0001\u00ff'.repeat(30))} 3f786850e387550fdab836ed7e6dc881de23001b`,
+    ],
   ])('leaves %s alone', (_name, input) => {
     expect(r.redact(input)).toEqual({ text: input, count: 0 });
   });
@@ -180,6 +201,10 @@ describe('credential shapes', () => {
       'aPasswordKeyTokenSecret',
       '   1| DB_PASSWORD=Tr0ub4dor&3xyz\n   2| export API_TOKEN="abc123def456"\n   3| aws_secret: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n',
       'x'.repeat(127) + '_password=',
+      // Encoded runs that decode to text (the rules then run on it) or that are long and wrapped.
+      b64('PORT=8080\nHOST=example.com\nNAME=some plain configuration text\n') + ' ',
+      b64('x'.repeat(3000)).replace(/.{76}/g, '$&\n') + '\n',
+      '0123456789abcdef'.repeat(64) + '\n',
     ];
     const ordinary = repeatedTo('drwxr-xr-x 2 user user 4096 Jan 1 12:00 file_name.txt https://example.com/a?b=c KEY=value\n');
     r.redact(ordinary); // warm-up

@@ -189,7 +189,9 @@ describe('hermes serve: the browser boundary', () => {
         JSON.stringify({ call_id: 'rm1', decision: 'deny' }),
       );
       expect(deny.status).toBe(200);
-      expect((await (await turn).json()) as unknown).toMatchObject({ choices: [{ message: { content: 'left it' } }] });
+      // The request was answered at once with the pending approval; the turn's answer is read with ?wait.
+      expect(await (await turn).json()).toMatchObject({ hermes: { status: 'waiting', call_id: 'rm1' } });
+      expect(await (await fetch(`${s.url}/v1/sessions/${session}?wait=30`)).json()).toMatchObject({ last_turn: { answer: 'left it' } });
     });
     expect(existsSync(victim)).toBe(true);
   });

@@ -52,6 +52,19 @@ describe('hermes serve (process)', () => {
     expect(r.stderr).toMatch(/--host 0\.0\.0\.0 .*bearer token is required \(--token T or HERMES_SERVE_TOKEN\)/);
   });
 
+  it('refuses a blank token, from --token or HERMES_SERVE_TOKEN, before connecting to anything', async () => {
+    const env = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const flag = await spawnHermes(['serve', '--host', '0.0.0.0', '--port', '0', '--token', ' '], { env });
+    expect(flag.code).toBe(2);
+    expect(flag.stderr).toMatch(/--token: the bearer token is blank/);
+    const fromEnv = await spawnHermes(['serve', '--host', '0.0.0.0', '--port', '0'], { env: { ...env, HERMES_SERVE_TOKEN: ' \t ' } });
+    expect(fromEnv.code).toBe(2);
+    expect(fromEnv.stderr).toMatch(/HERMES_SERVE_TOKEN: the bearer token is blank/);
+    const spaced = await spawnHermes(['serve', '--port', '0', '--token', 'two words'], { env });
+    expect(spaced.code).toBe(2);
+    expect(spaced.stderr).toMatch(/--token: the bearer token holds a space/);
+  });
+
   it('a streamed session request survives its worker SIGKILLed mid-turn: it completes with the answer and nothing runs twice', async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));

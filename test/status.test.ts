@@ -100,4 +100,18 @@ describe('runaway invalid calls', () => {
     expect(h.mock.requests[5]!.tools ?? []).toEqual([]);
     expect(h.mock.requests[5]!.messages.at(-1)!.content).toMatch(/5 tool calls in a row could not run, the last one "launch_rockets"/);
   });
+
+  it('says so when the final summary of the stop is empty: HermesStatus, the details and the summary memo', async () => {
+    h = await createHarness([...Array.from({ length: 5 }, (_, i) => toolCall('launch_rockets', { n: i }, `x${i}`)), answer('')]);
+    await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'go' });
+      expect(await handle.result()).toMatchObject({ status: 'stopped_repeating', answer: '' });
+      await listed(handle.id, 'HermesStatus = "stopped_repeating_no_answer"');
+      const wf = h.client.workflow.getHandle(handle.id);
+      const meta = await wf.query<{ currentDetails: string }>('__temporal_workflow_metadata');
+      expect(meta.currentDetails).toMatch(/^\*\*stopped_repeating_no_answer\*\*/);
+      expect(meta.currentDetails).toContain("no answer: the run stopped (InvalidToolCalls) and the model's final summary was empty");
+      expect((await wf.describe()).memo?.hermesSummary).toBe('Q: go A: (no answer: stopped_repeating)');
+    });
+  });
 });

@@ -1,7 +1,7 @@
 // The transcript and the loop guards are plain classes: their rules are checked here without a server.
 import { describe, expect, it } from 'vitest';
 import { extendDigest } from '../src/shared/digest';
-import { LoopGuards } from '../src/workflows/rules/stop-conditions';
+import { LoopGuards } from '../src/workflows/state/loop-guards';
 import { Transcript } from '../src/workflows/state/transcript';
 import type { StepResult } from '../src/workflows/loop/step-result';
 

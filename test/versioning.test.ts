@@ -6,31 +6,20 @@
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { appendFileSync, copyFileSync, cpSync, existsSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { Hermes, type ConversationHandle } from '../src/client';
+import { Hermes } from '../src/client';
 import { answer, toolCall } from './helpers/harness';
 import { MockModel } from './helpers/mock-model';
 import { routed } from './helpers/routed-model';
 import { spawnHermes } from './helpers/spawn-hermes';
+import { buildB, pinnedBuild } from './helpers/two-builds';
 import { stateWhen, waitFor } from './helpers/wait';
 import { cleanupsAfterEach, startWorkerProcess, workerEnv } from './helpers/worker-process';
 
-const REPO = path.resolve(__dirname, '..');
 const cleanups = cleanupsAfterEach();
-
-/** Build B: this package copied (node_modules linked), with a comment added to the workflows' entry. */
-function buildB(): string {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'hermes-build-b-'));
-  cpSync(path.join(REPO, 'bin'), path.join(dir, 'bin'), { recursive: true });
-  cpSync(path.join(REPO, 'src'), path.join(dir, 'src'), { recursive: true });
-  for (const f of ['package.json', 'package-lock.json', 'tsconfig.json']) copyFileSync(path.join(REPO, f), path.join(dir, f));
-  symlinkSync(realpathSync(path.join(REPO, 'node_modules')), path.join(dir, 'node_modules'));
-  appendFileSync(path.join(dir, 'src/workflows/index.ts'), '// build B: the same workflows under another build id\n');
-  return dir;
-}
 
 interface RunTasks {
   runId: string;
@@ -55,11 +44,6 @@ async function runsOf(client: Client, h: WorkflowHandle): Promise<RunTasks[]> {
     runId = can?.newExecutionRunId ?? undefined;
   }
   return runs;
-}
-
-async function pinnedBuild(c: ConversationHandle): Promise<string | undefined> {
-  const d = await c.workflow.describe();
-  return d.raw.workflowExecutionInfo?.versioningInfo?.deploymentVersion?.buildId ?? undefined;
 }
 
 describe('worker deployment versioning (two builds of hermes worker)', () => {

@@ -20,6 +20,8 @@ export interface ActivityDeps extends ToolDeps {
   webhookPolicy?: WebPolicy;
   /** The worker's data converter offloads large payloads (src/storage): a carried state has no 2 MiB limit. */
   payloadStore?: boolean;
+  /** The payload store's size threshold in bytes: a payload this large or larger goes to the store. */
+  payloadStoreThreshold?: number;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -44,11 +46,13 @@ export function createActivities(deps: ActivityDeps) {
      */
     async outcome(): Promise<void> {},
     /**
-     * Whether this worker keeps large payloads in the payload store, asked (as a local activity, so the answer is
-     * recorded) only when a continue-as-new would carry more than one payload may hold inline.
+     * Whether this worker keeps large payloads in the payload store, and from what size: asked (as a local
+     * activity, so the answer is recorded) at each continue-as-new, which prunes without a store and tells the
+     * next run where its carried state is.
      */
-    async payloadStore(): Promise<{ stored: boolean }> {
-      return { stored: deps.payloadStore === true };
+    async payloadStore(): Promise<{ stored: boolean; threshold?: number }> {
+      const stored = deps.payloadStore === true;
+      return { stored, ...(stored && deps.payloadStoreThreshold !== undefined ? { threshold: deps.payloadStoreThreshold } : {}) };
     },
   };
 }

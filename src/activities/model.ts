@@ -13,7 +13,7 @@ import { holdsResults, inventedResult, quotedResults, rejectsTools, toTextMode, 
 import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
-import { REPEATED_RESULT_NUDGE, REPEATED_RESULT_REASON } from '../shared/texts';
+import { REPEATED_RESULT_NUDGE } from '../shared/texts';
 import type { ChatMessage, ModelAttemptFailure, ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
 import { toolsQuery } from '../shared/messages';
 import type { ToolCatalog } from '../tools/external';
@@ -294,15 +294,16 @@ function toResult(
   }
   // A made-up result (or a call written in the results' tag) is neither an answer nor a result, in either mode: in
   // native mode too the model writes its calls as text until `auto` turns to text mode. A reply that only repeats
-  // results the request holds is asked for once more (REPEATED_RESULT_REASON); repeated right after that nudge, it
-  // is an answer quoting them.
+  // results the request holds is flagged (repeatedResult) and asked for once more; repeated right after that nudge,
+  // it is an answer quoting them.
   let unparsed = recovered?.unparsed;
+  let repeated = false;
   let answer = content;
   if (!unparsed && recovered && !fromText && content && holdsResults(content)) {
     const quoted = quotedResults(content, toolResults(messages));
     if (quoted === undefined) unparsed = inventedResult(content, definitions);
     else if (messages.at(-1)?.content === REPEATED_RESULT_NUDGE) answer = quoted;
-    else unparsed = REPEATED_RESULT_REASON;
+    else repeated = true;
   }
   const prompt = res.usage?.prompt_tokens ?? 0;
   const completion = res.usage?.completion_tokens ?? 0;
@@ -314,6 +315,7 @@ function toResult(
     ...(fromText ? { fromText: true as const } : {}),
     ...(mode === 'text' ? { toolMode: 'text' as const } : {}),
     ...(unparsed ? { unparsedToolCall: unparsed } : {}),
+    ...(repeated ? { repeatedResult: true as const } : {}),
     usage: {
       promptTokens: prompt,
       completionTokens: completion,

@@ -8,7 +8,7 @@ import { scanForInjection } from '../shared/injection';
 import { promptSkills, type SkillListing } from '../skills/sources';
 import type { MemoryView } from '../shared/memory';
 import { resolveInWorkspace } from '../tools/workspace';
-import type { ContextFile, PromptParts } from '../workflows/loop/system-prompt';
+import type { ContextFile, PromptParts } from '../shared/system-prompt';
 
 /** Looked for in this order; the first one the workspace has is the project context. */
 export const CONTEXT_FILES = ['HERMES.md', 'AGENTS.md', 'CLAUDE.md'];

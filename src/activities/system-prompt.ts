@@ -9,7 +9,7 @@ import { listSkills, skillSources } from '../skills/sources';
 import { gatherPromptParts } from './system-prompt-parts';
 import { isSmallProfile, type ProfileSet } from '../llm/profiles';
 import type { Redactor } from '../security/redact';
-import type { PromptParts } from '../workflows/loop/system-prompt';
+import type { PromptParts } from '../shared/system-prompt';
 
 export interface PromptDeps {
   /** The worker's default workspace (a conversation that names none works there). */

@@ -20,6 +20,8 @@ import type { MemoryLimits } from '../shared/memory';
 import type { ContextCache } from './context';
 import { findExternal, runExternal } from './external-tools';
 import { observeToolCall } from '../observe/step';
+import { withheldRefusal } from '../tools/withheld';
+import { placeholdersIn } from '../shared/redaction-types';
 import { callCheckpoints } from '../checkpoints/activity';
 import { CheckpointStore, type CheckpointSettings } from '../checkpoints/store';
 
@@ -117,6 +119,11 @@ export function createToolActivities(deps: ToolDeps) {
       const parsed = spec!.schema.safeParse(input.args);
       if (!parsed.success) return plain(false, `Error: invalid arguments for ${input.name}: ${parsed.error.message}`);
       args = parsed.data;
+    }
+    // Before the workspace, the checkpoint and the handler: a placeholder is never written where a secret belongs.
+    if (external ? !external.readOnly : spec!.writesVerbatim) {
+      const withheld = placeholdersIn(args);
+      if (withheld.length) return plain(false, withheldRefusal(input.name, withheld));
     }
     let workspace: string;
     try {

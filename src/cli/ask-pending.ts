@@ -20,7 +20,10 @@ export async function promptPending(
     const choices = q.choices?.length ? `\n  ${q.choices.map((c, i) => `${i + 1}) ${c}`).join('\n  ')}` : '';
     const text = (await ask(rl, `\n? ${q.question}${choices}\n> `, signal)).trim();
     const picked = q.choices && /^\d+$/.test(text) ? (q.choices[Number(text) - 1] ?? text) : text;
-    await handle.answer(picked || '(no answer)').catch((e: Error) => process.stderr.write(`answer rejected: ${e.message}\n`));
+    await handle.answer(picked || '(no answer)').then(
+      (r) => r.redaction && process.stderr.write(`hermes: ${r.redaction.notice}\n`),
+      (e: Error) => process.stderr.write(`answer rejected: ${e.message}\n`),
+    );
   }
   for (const a of s.pendingApprovals) {
     // A sub-agent's call (listed here when the run lets children ask) may share its id with another's.

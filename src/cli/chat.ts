@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import readline from 'node:readline/promises';
 import { checkedWorkspace, maxIterationsOption, withHermes } from './common';
 import { follow } from './follow';
+import { redactUserText } from '../security/user-input';
 import { LiveText } from './live-text';
 import { watchWorker } from './pollers';
 import { onStop, stopSignal } from './signals';
@@ -61,8 +62,12 @@ export async function chat(args: string[]): Promise<number> {
         for (;;) {
           const line = await Promise.race([rl.question('you> '), closed.then(() => undefined)]);
           if (line === undefined || !line.trim() || stopSignal.aborted) break;
+          // Redacted here, so the notice comes before the turn (and once, not from the start and the send).
+          const typed = redactUserText(line, hermes.client);
+          if (typed.redaction) process.stderr.write(`hermes: ${typed.redaction.notice}\n`);
+          const message = typed.text;
           const fresh = !handle;
-          const h = await open(line);
+          const h = await open(message);
           if (fresh) process.stderr.write(`(chat ${h.id})\n`);
           turnRunning = true;
           // Steps of earlier turns (or of a conversation joined with --id) are not shown again. The first look
@@ -85,7 +90,7 @@ export async function chat(args: string[]): Promise<number> {
           // On a terminal the reply is written word by word (from this turn's first event on).
           const liveText = process.stdout.isTTY && !values['no-stream'] ? new LiveText(undefined, undefined, 'hermes> ') : undefined;
           if (liveText) liveText.follow(h, await h.eventsOffset().catch(() => 0));
-          const r = await follow(h, h.send(line), {
+          const r = await follow(h, h.send(message), {
             log: liveText ? (l) => liveText.log(l) : log,
             rl,
             after,

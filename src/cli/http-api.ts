@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import { loadProfiles } from '../llm/profiles';
 import { isLoopback, normalizeOrigin } from '../http-api/browser-guard';
 import { readTokensFile, TokensFileError, type Principal } from '../http-api/principals';
-import { DEFAULT_SERVE_PORT, startServe } from '../http-api/server';
+import { DEFAULT_SERVE_PORT, startServe, tokenProblem } from '../http-api/server';
 import { checkedWorkspace, UsageError, withHermes } from './common';
 import { onStop, stopping } from './signals';
 
@@ -35,6 +35,8 @@ export async function serve(args: string[]): Promise<number> {
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
     throw new UsageError(`--port must be a port number (0 for any free one), got "${values.port}"`);
   const token = values.token ?? (process.env.HERMES_SERVE_TOKEN || undefined);
+  const problem = token !== undefined ? tokenProblem(token) : undefined;
+  if (problem) throw new UsageError(`${values.token !== undefined ? '--token' : 'HERMES_SERVE_TOKEN'}: ${problem}`);
   const principals = tokensOf(values.tokens ?? (process.env.HERMES_SERVE_TOKENS_FILE || undefined), token);
   if (!token && !principals && !isLoopback(host)) {
     throw new UsageError(

@@ -10,7 +10,9 @@ const HELP = `hermes — durable AI agent runtime on Temporal
 
 Usage:
   hermes run "<prompt>" [options]   start a conversation, show its steps, print the answer
-  hermes run - | --prompt-file F    the same with the prompt read from stdin or a file (up to 1.5 MB)
+  hermes run - | --prompt-file F    the same with the prompt read from stdin or a file (up to 1.5 MB);
+                                    secrets in what you type (prompt, chat, answers) are replaced with
+                                    [REDACTED:…] before sending, with a notice, unless payloads are encrypted
   hermes run --show-prompt [options]
                                     print the system prompt a conversation with these options would get
                                     (project context file, memory, date, workspace), without starting one
@@ -43,7 +45,8 @@ Usage:
                                     latest file-changing step) from the checkpoints the tool calls took;
                                     --file F: that file only; --diff: show what would change, change
                                     nothing; a file changed by hand since the agent's step is kept
-                                    unless --force
+                                    unless --force; exits 1 when a file cannot be restored (no copy:
+                                    it was over the size limit then)
   hermes replay <id>... | --query Q [--limit N] [--json]
                                     replay recorded conversations against this version's workflow code
                                     (all runs; --query is a visibility filter, "" for all, newest 100)

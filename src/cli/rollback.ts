@@ -51,5 +51,6 @@ export async function rollback(args: string[]): Promise<number> {
   process.stdout.write(
     plan.changes.length ? `${changed} file(s) put back, ${kept} kept\n${cannot}` : 'nothing to restore: the workspace is as it was\n',
   );
-  return 0;
+  // A script must not take a partial rollback for a complete one.
+  return noCopy.length ? 1 : 0;
 }

@@ -70,6 +70,8 @@ export async function run(args: string[]): Promise<number> {
         ...(values.network !== undefined ? { network: values.network } : {}),
         ...(values['child-approvals'] ? { delegation: { childApprovals: true } } : {}),
       });
+      // Said with --quiet too: what was sent is not what was typed.
+      if (handle.redaction) process.stderr.write(`hermes: ${handle.redaction.notice}\n`);
       const log = values.quiet ? undefined : (line: string) => void process.stderr.write(`${line}\n`);
       log?.(`conversation ${handle.id}${hermes.uiUrl ? ` — ${hermes.uiUrl}/namespaces/default/workflows/${handle.id}` : ''}`);
       let gaveUp!: () => void;

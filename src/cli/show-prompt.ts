@@ -11,7 +11,7 @@ import { listSkills, skillSources, skillsStoreName } from '../skills/sources';
 import { SKILL_VIEW } from '../tools/skills/spec';
 import { resolveTools } from '../tools/registry';
 import { memoryScopeOf, type MemoryView } from '../shared/memory';
-import { builtSystemPrompt } from '../workflows/loop/system-prompt';
+import { builtSystemPrompt } from '../shared/system-prompt';
 import { UsageError, withHermes } from './common';
 
 export interface ShowPromptOptions {

@@ -8,7 +8,8 @@ import { modelStepNumbers } from '../inspect/step-context';
 import type { ConversationState } from '../shared/contract';
 import { lazyModule } from '../shared/lazy-module';
 import { formatChild, formatStep, UsageError, withHermes } from './common';
-import { closedRunQuery, watchWorker } from './pollers';
+import { closedRunQuery } from '../inspect/closed-query';
+import { watchWorker } from './pollers';
 
 /** Temporal's closed states that end a conversation without its own result, as status names them. */
 const CLOSED: Partial<Record<TemporalStatus, string>> = {
@@ -38,7 +39,7 @@ export async function status(args: string[]): Promise<number> {
       // A finished run is answered by a worker replaying it; without one, its history is replayed here.
       const taskQueue = (await handle.workflow.describe()).taskQueue;
       try {
-        s = await closedRunQuery(hermes, handle, taskQueue, () => handle.state());
+        s = await closedRunQuery(hermes.client, handle, taskQueue, () => handle.state());
       } catch (e) {
         let why = '';
         // Loaded only here: replaying needs the worker package, which a status answered by a worker never loads.

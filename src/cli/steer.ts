@@ -10,7 +10,10 @@ export async function interrupt(args: string[]): Promise<number> {
   });
   const id = need(positionals[0], 'hermes interrupt needs a workflow id');
   return withHermes(async (hermes) => {
-    await hermes.get(id).interrupt({ reason: values.reason ?? 'interrupted from the CLI', ...(values.message ? { message: values.message } : {}) });
+    const redaction = await hermes
+      .get(id)
+      .interrupt({ reason: values.reason ?? 'interrupted from the CLI', ...(values.message ? { message: values.message } : {}) });
+    if (redaction) process.stderr.write(`hermes: ${redaction.notice}\n`);
     process.stderr.write(`interrupt sent to ${id}${values.message ? ' (with a new message)' : ''}\n`);
     return 0;
   });
@@ -22,6 +25,7 @@ export async function answer(args: string[]): Promise<number> {
   const text = need(positionals.slice(1).join(' ').trim() || undefined, 'hermes answer needs the answer text');
   return withHermes(async (hermes) => {
     const r = await hermes.get(id).answer(text);
+    if (r.redaction) process.stderr.write(`hermes: ${r.redaction.notice}\n`);
     process.stderr.write(`answered ${r.callId}\n`);
     return 0;
   });

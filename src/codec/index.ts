@@ -13,7 +13,6 @@ export {
   KEY_ID_METADATA,
   keyIdOf,
   loadPayloadKeys,
-  parseKey,
   PayloadDecryptError,
   PayloadKeyError,
 } from './aes';

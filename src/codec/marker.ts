@@ -20,8 +20,8 @@ export function encryptionNotice(keyId: string): string {
   );
 }
 
-/** The key id a client encrypts with, when its data converter has Hermes's codec. */
-export function encryptionKeyId(client: Client): string | undefined {
+/** The key id a client (or a workflow client: a handle's) encrypts with, when its data converter has Hermes's codec. */
+export function encryptionKeyId(client: { options: { loadedDataConverter: { payloadCodecs: unknown[] } } }): string | undefined {
   for (const c of client.options.loadedDataConverter.payloadCodecs as Array<{ keyId?: unknown; keyIds?: unknown }>) {
     if (typeof c.keyId === 'string' && Array.isArray(c.keyIds)) return c.keyId;
   }

@@ -1,7 +1,7 @@
 // The dev server's fallback when no Temporal CLI is found.
 import * as path from 'node:path';
 import { DEV_SERVER_DYNAMIC_CONFIG } from '../shared/defaults';
-import type { DevServer, DevServerOptions } from './dev-server';
+import type { DevServer, DevServerOptions } from './server-types';
 import { ensureSearchAttributes } from '../startup/register-attributes';
 import { installInstructions } from './temporal-cli';
 

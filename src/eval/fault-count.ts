@@ -75,8 +75,3 @@ export function countInjectedFaults(runs: HistoryEvent[][]): FaultCount {
 export async function faultsOf(client: Client, workflowId: string): Promise<FaultCount> {
   return countInjectedFaults(await fetchRuns(client, workflowId));
 }
-
-export function addFaults(into: FaultCount, more: FaultCount): void {
-  into.total += more.total;
-  for (const [k, v] of Object.entries(more.byType)) into.byType[k] = (into.byType[k] ?? 0) + v;
-}

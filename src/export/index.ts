@@ -1,7 +1,7 @@
 // Which conversations `hermes export` / `hermes.export()` writes, one record each: the ids given, or the finished
 // conversations of the client's task queue that a visibility query finds (continue-as-new runs are one
 // conversation: the chain's earlier runs are CONTINUED_AS_NEW and left out of the query).
-import type { Hermes } from '../client';
+import type { ConversationReader } from '../inspect/reader';
 import { toShareGpt, type ShareGptRecord } from './sharegpt';
 import { buildTrajectory, NotExportable, type TrajectoryRecord } from './trajectory';
 
@@ -25,7 +25,7 @@ export interface ExportOptions {
   say?: (line: string) => void;
 }
 
-export async function* exportConversations(hermes: Hermes, o: ExportOptions = {}): AsyncGenerator<ExportRecord> {
+export async function* exportConversations(hermes: ConversationReader, o: ExportOptions = {}): AsyncGenerator<ExportRecord> {
   const format = o.format ?? 'openai';
   if (format !== 'openai' && format !== 'sharegpt') throw new Error(`unknown format "${String(format)}": openai or sharegpt`);
   const queue = o.ids?.length ? [...o.ids] : await finishedIds(hermes, o);
@@ -60,7 +60,7 @@ export function exportQuery(taskQueue: string, o: { query?: string; since?: Date
   return parts.join(' AND ');
 }
 
-async function finishedIds(hermes: Hermes, o: ExportOptions): Promise<string[]> {
+async function finishedIds(hermes: ConversationReader, o: ExportOptions): Promise<string[]> {
   const ids: string[] = [];
   for await (const w of hermes.client.workflow.list({ query: exportQuery(hermes.taskQueue, o) })) ids.push(w.workflowId);
   return [...new Set(ids)].reverse();

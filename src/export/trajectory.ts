@@ -4,8 +4,8 @@
 // one record. Nothing here is read from the live workflow except the `context` query, which a closed run answers
 // by replaying (a worker, or this process: src/inspect/context-asker.ts).
 import { defaultPayloadConverter } from '@temporalio/common';
-import type { Hermes } from '../client';
 import { contextAsker } from '../inspect/context-asker';
+import type { ConversationReader } from '../inspect/reader';
 import { fetchRuns, modelViewAt, stepRows, type ContextAsker, type HistoryEvent } from '../inspect/step-context';
 import type { ConversationResult, Usage } from '../shared/contract';
 import type { ChatMessage, ModelCallInput, ModelCallResult } from '../shared/wire';
@@ -70,7 +70,7 @@ export interface BuildOptions {
   say?: (line: string) => void;
 }
 
-export async function buildTrajectory(hermes: Hermes, id: string, o: BuildOptions = {}): Promise<TrajectoryRecord> {
+export async function buildTrajectory(hermes: ConversationReader, id: string, o: BuildOptions = {}): Promise<TrajectoryRecord> {
   const handle = hermes.get(id);
   const d = await handle.workflow.describe();
   if (d.status.name === 'RUNNING') throw new NotExportable(`${id} is still running`);

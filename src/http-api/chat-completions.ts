@@ -6,13 +6,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ConversationHandle, Hermes } from '../client';
 import type { ConversationResult, RunStatus, TurnResult, Usage } from '../shared/contract';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { newConversationId } from '../shared/ids';
 import { ApiError, asApiError, badRequest, noWorker } from './errors';
+import { sendJson } from './json-response';
 import { eventsCursor, liveEvents } from './live';
 import { checkSameSend, checkSameTask } from './idempotency';
 import { parseChatRequest, taskPrompt, taskWorkflowId, type ChatRequest, type ProfileNames } from './request';
 import { describeConversation, openSession, sendTurn, type SessionDefaults } from './sessions';
+import { inFlightKey, type TurnsInFlight } from './session-view';
+import { redactChatMessages } from '../security/user-input';
 import { SseWriter } from './sse';
 import { TurnStream, type ChunkDelta } from './turn-stream';
+import { firstWait, waitingReply } from './waiting';
 
 export interface CompletionsContext {
   hermes: Hermes;
@@ -22,6 +27,8 @@ export interface CompletionsContext {
   principal?: string;
   /** A client that disconnects before the answer interrupts the turn (default: it goes on). */
   interruptOnDisconnect: boolean;
+  /** The session turns this server has sent and not yet seen answered (the session view's `turn_in_progress`). */
+  inFlight: TurnsInFlight;
   log: (line: string) => void;
 }
 
@@ -32,19 +39,49 @@ type Outcome = Pick<TurnResult, 'status' | 'answer' | 'usage' | 'reason'> & { tu
 const DRAIN_MS = 1_500;
 
 export async function chatCompletions(ctx: CompletionsContext, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-  const r = parseChatRequest(body, req.headers, ctx.profiles());
-  // Checked before anything is started: without a worker the conversation would wait, stored, with nobody to run it.
-  if (!(await ctx.hermes.workerPolling())) throw noWorker(ctx.hermes.taskQueue);
-  const { handle, sessionId, cursor, done } = await begin(ctx, r);
+  // Where a user's messages enter: secrets in them are replaced before anything is started or sent (X-Hermes-Redacted says how many).
+  const { request: r, redaction } = redactChatMessages(parseChatRequest(body, req.headers, ctx.profiles()), ctx.hermes.client);
+  // Counted from the moment the request is read: a view of the session taken meanwhile says a turn is under way.
+  const sent = r.sessionId ? ctx.inFlight.begin(inFlightKey(r.sessionId, ctx.principal)) : () => undefined;
+  const { handle, sessionId, cursor, done } = await checkedBegin(ctx, r).catch((err: unknown) => {
+    sent();
+    throw err;
+  });
+  done.then(sent, sent);
   const meta = { id: `chatcmpl-${randomUUID().replace(/-/g, '')}`, created: Math.floor(Date.now() / 1000), model: r.model };
-  const headers = { 'X-Hermes-Conversation-Id': handle.id, ...(sessionId ? { 'X-Hermes-Session-Id': sessionId } : {}) };
+  const headers = {
+    'X-Hermes-Conversation-Id': handle.id,
+    ...(sessionId ? { 'X-Hermes-Session-Id': sessionId } : {}),
+    ...(redaction ? { 'X-Hermes-Redacted': String(redaction.count) } : {}),
+  };
   watchDisconnect(ctx, req, res, handle);
   if (!r.stream) {
-    const o = await done;
+    // A turn that waits for a person is said at once (with how to answer); the turn goes on waiting.
+    const sessionPath = sessionId ? `/v1/sessions/${sessionId}` : undefined;
+    const stop = new AbortController();
+    const shaper = new TurnStream(sessionPath ? { sessionPath, text: r.last } : {});
+    const o = await Promise.race([done, firstWait(handle, cursor, shaper, stop.signal)]).finally(() => stop.abort());
+    if ('type' in o) {
+      const w = waitingReply(o, sessionPath);
+      sendJson(
+        res,
+        200,
+        {
+          ...meta,
+          object: 'chat.completion',
+          choices: [{ index: 0, message: { role: 'assistant', content: w.content, refusal: null }, logprobs: null, finish_reason: 'stop' }],
+          usage: null,
+          hermes: { conversation_id: handle.id, session_id: sessionId ?? null, ...w.hermes },
+        },
+        headers,
+      );
+      return;
+    }
     failedOutcome(o);
-    res.writeHead(200, { 'Content-Type': 'application/json', ...headers });
-    res.end(
-      JSON.stringify({
+    sendJson(
+      res,
+      200,
+      {
         ...meta,
         object: 'chat.completion',
         choices: [
@@ -52,11 +89,18 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
         ],
         usage: usageOf(o.usage),
         hermes: hermesFields(handle, sessionId, o),
-      }),
+      },
+      headers,
     );
     return;
   }
   await stream(ctx, res, headers, meta, r, { handle, sessionId, cursor, done });
+}
+
+async function checkedBegin(ctx: CompletionsContext, r: ChatRequest): ReturnType<typeof begin> {
+  // Checked before anything is started: without a worker the conversation would wait, stored, with nobody to run it.
+  if (!(await ctx.hermes.workerPolling())) throw noWorker(ctx.hermes.taskQueue);
+  return begin(ctx, r);
 }
 
 async function begin(
@@ -76,9 +120,12 @@ async function begin(
   }
   // With an Idempotency-Key, the task's workflow id is derived from it: a retried request finds its task.
   const id = idempotencyKey ? taskWorkflowId(idempotencyKey, ctx.principal) : undefined;
+  // Named after the new message, not the prompt (which opens with the earlier messages: "The conversation so far…").
+  const summary = r.last.trim().split('\n')[0]!.slice(0, 200);
   const start = {
     ...ctx.defaults.start,
     prompt: taskPrompt(r),
+    summary,
     ...(r.profile ? { model: r.profile } : {}),
     ...(r.system ? { system: r.system } : {}),
   };
@@ -92,9 +139,11 @@ async function begin(
   const handle =
     id && (await describeConversation(ctx.hermes, id)) !== 'none'
       ? await attach()
-      : await ctx.hermes.start({ ...start, ...(id ? { id } : {}) }).catch(async (err: unknown) => {
+      : await ctx.hermes.start({ ...start, id: id ?? newConversationId(summary) }).catch(async (err: unknown) => {
           // Two first requests with the key at once: the other one started it.
           if (id && err instanceof WorkflowExecutionAlreadyStartedError) return attach();
+          // A random suffix that clashed (one chance in ~2·10^9 per slug): another one.
+          if (err instanceof WorkflowExecutionAlreadyStartedError) return ctx.hermes.start({ ...start, id: newConversationId(summary) });
           const m = (err as Error).message ?? '';
           throw /^invalid start options|^the (prompt|conversation's input)/.test(m) ? badRequest('messages', m) : err;
         });

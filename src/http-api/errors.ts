@@ -33,6 +33,12 @@ export class ApiError extends Error {
   }
 }
 
+/** A value a client sent, quoted for an error message and cut short: a 10 KB id is not echoed whole. */
+export function quoted(value: unknown, max = 80): string {
+  const s = typeof value === 'string' ? value : (JSON.stringify(value) ?? String(value));
+  return JSON.stringify(s.length > max ? `${s.slice(0, max)}…` : s);
+}
+
 /** 400 naming the field (`param`, as OpenAI does: `messages`, `messages[2].content`, `model`…). */
 export function badRequest(param: string | null, message: string, code: string | null = 'invalid_value'): ApiError {
   return new ApiError(400, message, 'invalid_request_error', param, code);

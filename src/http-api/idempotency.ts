@@ -8,7 +8,7 @@ import type { Payload } from '@temporalio/common';
 import type { ConversationHandle } from '../client';
 import type { ConversationInput } from '../shared/contract';
 import { decodeStoredValue } from '../storage/decode';
-import { ApiError, badRequest } from './errors';
+import { ApiError, badRequest, quoted } from './errors';
 
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
@@ -20,7 +20,7 @@ export function idempotencyKeyOf(headers: Record<string, string | string[] | und
   if (!KEY.test(v))
     throw badRequest(
       'Idempotency-Key',
-      `Idempotency-Key ${JSON.stringify(v.slice(0, 60))}${v.length > 60 ? '…' : ''} is not a valid key: use letters, digits and . _ : - ` +
+      `Idempotency-Key ${quoted(v, 60)} is not a valid key: use letters, digits and . _ : - ` +
         '(1 to 128, starting with a letter or digit), one per request — e.g. a UUID',
       'invalid_idempotency_key',
     );

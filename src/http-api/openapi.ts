@@ -95,7 +95,7 @@ export function openApiDocument() {
               in: 'query',
               required: false,
               schema: { type: 'number', minimum: 0, maximum: 600 },
-              description: 'Wait up to this many seconds for the turn under way to end.',
+              description: 'Wait up to this many seconds for the turn under way to end (or to wait for an answer or approval).',
             },
           ],
           responses: {
@@ -295,15 +295,21 @@ export function openApiDocument() {
                 },
               },
             },
-            usage: { $ref: '#/components/schemas/Usage' },
+            usage: {
+              oneOf: [{ $ref: '#/components/schemas/Usage' }, { type: 'null', description: 'The turn waits (status waiting): not over yet.' }],
+            },
             hermes: {
               type: 'object',
               properties: {
                 conversation_id: { type: 'string' },
                 session_id: { type: ['string', 'null'] },
-                status: { type: 'string' },
+                status: { type: 'string', description: "The turn's status; `waiting` when it waits for a person (the request is answered at once)." },
                 turn: { type: 'integer' },
                 reason: { type: 'string' },
+                waiting_for: { type: 'string', enum: ['clarify', 'approval'] },
+                call_id: { type: 'string', description: 'The pending question or tool call.' },
+                question: { type: 'string' },
+                answer_with: { type: 'string', description: 'How to answer it, e.g. POST /v1/sessions/ID/approve {"call_id": …, "decision": …}.' },
               },
             },
           },
@@ -352,6 +358,10 @@ export function openApiDocument() {
             conversation_id: { type: 'string' },
             temporal_status: { type: 'string' },
             state: { type: ['object', 'null'], description: "The conversation's state query (status, budgets, pendingQuestion, pendingApprovals…)" },
+            turn_in_progress: {
+              type: 'boolean',
+              description: 'A turn is under way (running, waiting for a person, or sent and not yet answered): last_turn is the one before it.',
+            },
             last_turn: {
               type: ['object', 'null'],
               properties: { turn: { type: 'integer' }, status: { type: 'string' }, answer: { type: 'string' }, usage: { type: 'object' } },

@@ -1,7 +1,7 @@
 // The body of `POST /v1/chat/completions`, checked before anything reaches Temporal: every problem is a 400
 // naming its field (OpenAI's `param`), so a bad request never starts or touches a conversation.
 import { promptTooLarge } from '../client';
-import { badRequest } from './errors';
+import { badRequest, quoted } from './errors';
 import { idempotencyKeyOf } from './idempotency';
 
 /** The header that names a session (primary); `metadata.session_id` in the body is the fallback. */
@@ -63,7 +63,7 @@ export function taskWorkflowId(key: string, principal?: string): string {
 
 export function sessionIdOf(value: unknown, param: string): string {
   if (typeof value !== 'string' || !isSessionId(value)) {
-    throw badRequest(param, `${param}: ${JSON.stringify(value)} is not a session id: ${SESSION_ID_RULE}`, 'invalid_session_id');
+    throw badRequest(param, `${param}: ${quoted(value)} is not a session id: ${SESSION_ID_RULE}`, 'invalid_session_id');
   }
   return value;
 }
@@ -78,7 +78,7 @@ export function parseChatRequest(body: unknown, headers: Record<string, string |
   if (!isDefault && !profiles.names.includes(model)) {
     throw badRequest(
       'model',
-      `model "${model}" is not a model profile of this server: use one of ${profiles.names.join(', ')} (or "hermes" for the default)`,
+      `model ${quoted(model)} is not a model profile of this server: use one of ${profiles.names.join(', ')} (or "hermes" for the default)`,
       'model_not_found',
     );
   }

@@ -5,11 +5,13 @@ import type { Hermes } from '../client';
 import { authorized, listen, type RunningHttpServer } from '../shared/http-server';
 import { guardBrowser, requireJson } from './browser-guard';
 import { chatCompletions, type CompletionsContext } from './chat-completions';
-import { ApiError, asApiError, badRequest, notFound, unauthorized } from './errors';
+import { ApiError, asApiError, badRequest, notFound, quoted, unauthorized } from './errors';
+import { sendJson } from './json-response';
 import { openApiDocument } from './openapi';
 import { principalOf, principalScope, principalSkillsStore, type Principal } from './principals';
 import { sessionIdOf, type ProfileNames } from './request';
 import { sessionEvents, sessionRoute } from './session-routes';
+import { TurnsInFlight } from './session-view';
 import type { SessionDefaults } from './sessions';
 
 export const DEFAULT_SERVE_PORT = 8642;
@@ -43,9 +45,23 @@ export interface ServeOptions {
 
 export type RunningServe = RunningHttpServer;
 
+/**
+ * What is wrong with a bearer token, if anything: a blank one (`--token " "`) would leave the server reachable
+ * with a token nobody can send, and clients trim a header value, so spaces around or inside it never match.
+ */
+export function tokenProblem(token: string): string | undefined {
+  if (!token.trim()) return 'the bearer token is blank: give a token of letters, digits or symbols (e.g. openssl rand -hex 32)';
+  if (/[\s\p{Cc}]/u.test(token)) return 'the bearer token holds a space or control character, which a client cannot send in its Authorization header';
+  return undefined;
+}
+
 export async function startServe(opts: ServeOptions): Promise<RunningServe> {
+  if (opts.token !== undefined) {
+    const problem = tokenProblem(opts.token);
+    if (problem) throw new Error(problem);
+  }
   const log = opts.log ?? (() => undefined);
-  const expected = opts.token ? Buffer.from(`Bearer ${opts.token}`) : undefined;
+  const expected = opts.token !== undefined ? Buffer.from(`Bearer ${opts.token}`) : undefined;
   const maxConcurrent = opts.maxConcurrent ?? 64;
   const maxStreams = opts.maxStreams ?? 64;
   const ctx: CompletionsContext = {
@@ -53,6 +69,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     profiles: opts.profiles,
     defaults: { busyPolicy: opts.defaults?.busyPolicy ?? 'queue', start: opts.defaults?.start ?? {} },
     interruptOnDisconnect: opts.interruptOnDisconnect === true,
+    inFlight: new TurnsInFlight(),
     log,
   };
   const browser = {
@@ -122,7 +139,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
       const name = decodeURIComponent(path.slice('/v1/models/'.length));
       const list = modelList(opts.profiles());
       const m = list.data.find((d) => d.id === name);
-      if (!m) throw notFound(`no model profile "${name}"`, 'model_not_found');
+      if (!m) throw notFound(`no model profile ${quoted(name)}`, 'model_not_found');
       return sendJson(res, 200, m);
     }
     if (path === '/openapi.json') {
@@ -150,7 +167,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
         await sessionRoute(c, sessionId, action as 'interrupt' | 'answer' | 'approve' | undefined, body, url.searchParams, req),
       );
     }
-    throw notFound(`no route ${method} ${path} (the API: GET /openapi.json)`, 'unknown_url');
+    throw notFound(`no route ${method} ${quoted(path).slice(1, -1)} (the API: GET /openapi.json)`, 'unknown_url');
   }
 
   return listen(server, opts.port ?? DEFAULT_SERVE_PORT, opts.host ?? '127.0.0.1');
@@ -199,11 +216,6 @@ function modelList(p: ProfileNames & { models?: Record<string, string> }) {
         : { hermes: { default: id === p.defaultName } }),
     })),
   };
-}
-
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  res.writeHead(status, { 'Content-Type': 'application/json', ...headers });
-  res.end(JSON.stringify(body));
 }
 
 /** The body as JSON; 415 without Content-Type application/json, 413 past MAX_BODY_BYTES, 400 when it is not JSON. `optional`: an empty body is undefined. */

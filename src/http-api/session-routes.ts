@@ -1,10 +1,11 @@
 // The session endpoints: `GET /v1/sessions/ID` (state and last answer; `?wait=N` waits up to N s for a turn
-// under way), `POST …/interrupt|answer|approve`, and `GET …/events?from=N` (the conversation's events as
+// under way to end or to wait for a person, session-view.ts), `POST …/interrupt|answer|approve`, and `GET …/events?from=N` (the conversation's events as
 // server-sent events, each step event with `id: <offset>`, so an EventSource resumes by itself with Last-Event-ID).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CompletionsContext } from './chat-completions';
 import { ApiError, badRequest, noWorker } from './errors';
-import { answerArgs, approveArgs, existingSession, interruptArgs, sessionView, sessionViewWhenIdle, updateRejection } from './sessions';
+import { answerArgs, approveArgs, existingSession, interruptArgs, updateRejection } from './sessions';
+import { sessionView, sessionViewWhenIdle } from './session-view';
 import { SseWriter } from './sse';
 import { answerUpdate, approveUpdate } from '../shared/messages';
 
@@ -20,12 +21,12 @@ export async function sessionRoute(
 ): Promise<unknown> {
   if (!action) {
     const wait = query.get('wait');
-    if (wait === null) return sessionView(ctx.hermes, sessionId, ctx.principal);
+    if (wait === null) return sessionView(ctx.hermes, sessionId, ctx.inFlight, ctx.principal);
     const seconds = Number(wait);
     if (!wait.trim() || !(seconds >= 0 && seconds <= MAX_WAIT_SEC)) throw badRequest('wait', `wait must be seconds between 0 and ${MAX_WAIT_SEC}`);
     const gone = new AbortController();
     req.once('close', () => gone.abort());
-    return sessionViewWhenIdle(ctx.hermes, sessionId, seconds, gone.signal, ctx.principal);
+    return sessionViewWhenIdle(ctx.hermes, sessionId, seconds, ctx.inFlight, gone.signal, ctx.principal);
   }
   // The body is checked first: a bad one never reaches the conversation.
   const args = action === 'interrupt' ? interruptArgs(body) : action === 'answer' ? answerArgs(body) : approveArgs(body);

@@ -1,11 +1,9 @@
 // Sessions: one durable chat conversation per session id (workflow id `hermes-session-<id>`), opened by the
 // first chat completion that names it and sent each later request's new user message. Also the session
-// endpoints' work: its state and last turn, and the human-in-the-loop actions the OpenAI protocol cannot carry.
+// endpoints' bodies: the human-in-the-loop actions the OpenAI protocol cannot carry (the view: session-view.ts).
 import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
-import { decodeStoredValue } from '../storage/decode';
-import type { Payload } from '@temporalio/common';
 import type { ConversationHandle, Hermes } from '../client';
-import type { BusyPolicy, ConversationState, StartOptions, TurnResult } from '../shared/contract';
+import type { BusyPolicy, StartOptions, TurnResult } from '../shared/contract';
 import { sendUpdate } from '../shared/messages';
 import { badRequest, conflict, notFound } from './errors';
 import { renderEarlier, sessionWorkflowId, type ChatRequest } from './request';
@@ -108,70 +106,6 @@ export async function existingSession(
   const s = await describeConversation(hermes, id);
   if (s === 'none') throw notFound(`no session "${sessionId}" (no conversation ${id})`, 'session_not_found');
   return { handle: hermes.get(id), running: s === 'running' };
-}
-
-export interface SessionView {
-  id: string;
-  object: 'hermes.session';
-  conversation_id: string;
-  /** The workflow's status on the server: RUNNING, COMPLETED, FAILED… */
-  temporal_status: string;
-  /** The conversation's live state (the `state` query); null when no worker answers it. */
-  state: ConversationState | null;
-  /** The latest finished turn of the current run: its answer, status and usage. */
-  last_turn: TurnResult | null;
-}
-
-export async function sessionView(hermes: Hermes, sessionId: string, principal?: string): Promise<SessionView> {
-  const { handle } = await existingSession(hermes, sessionId, principal);
-  const [status, state, last] = await Promise.all([
-    handle.temporalStatus(),
-    handle.state().catch(() => null),
-    lastTurn(handle).catch(
-      (e: unknown) => (process.stderr.write(`hermes serve: the last turn of ${handle.id} could not be read from its history: ${String(e)}\n`), null),
-    ),
-  ]);
-  return { id: sessionId, object: 'hermes.session', conversation_id: handle.id, temporal_status: status, state, last_turn: last };
-}
-
-/** Waits (polling the state query) until no turn runs or waits, up to `seconds`; then the view. */
-export async function sessionViewWhenIdle(
-  hermes: Hermes,
-  sessionId: string,
-  seconds: number,
-  signal?: AbortSignal,
-  principal?: string,
-): Promise<SessionView> {
-  const end = Date.now() + seconds * 1000;
-  for (;;) {
-    const v = await sessionView(hermes, sessionId, principal);
-    const busy =
-      v.temporal_status === 'RUNNING' &&
-      (!v.state || v.state.status === 'running' || (v.state.status === 'waiting' && v.state.waitingFor !== 'message'));
-    if (!busy || Date.now() >= end || signal?.aborted) return v;
-    await new Promise((r) => setTimeout(r, 300));
-  }
-}
-
-/**
- * The latest `send` that completed in the conversation's current run, from its history: the update's result is
- * recorded there, so it is there after any crash and with no worker running. Null before the first turn ends.
- */
-export async function lastTurn(handle: ConversationHandle): Promise<TurnResult | null> {
-  const history = await handle.workflow.fetchHistory();
-  const sends = new Set<string>();
-  let last: Payload | undefined;
-  for (const e of history.events ?? []) {
-    const accepted = e.workflowExecutionUpdateAcceptedEventAttributes;
-    if (accepted?.acceptedRequest?.input?.name === 'send' && accepted.acceptedRequest.meta?.updateId)
-      sends.add(accepted.acceptedRequest.meta.updateId);
-    const completed = e.workflowExecutionUpdateCompletedEventAttributes;
-    const id = completed?.meta?.updateId;
-    const p = completed?.outcome?.success?.payloads?.[0];
-    if (id && sends.has(id) && p) last = p as Payload;
-  }
-  if (!last) return null;
-  return (await decodeStoredValue<TurnResult>(handle.workflow.client.options.loadedDataConverter, last)) ?? null;
 }
 
 // --- the human-in-the-loop actions, with their bodies checked here (400 naming the field).

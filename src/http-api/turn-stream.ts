@@ -13,6 +13,7 @@
 // blank line — the one case where the joined content is more than the answer.
 import type { ConversationEvent } from '../shared/events';
 import type { RunStatus } from '../shared/contract';
+import { howToAnswer, type Waiting } from './waiting';
 
 export const HOLD_MS = 1_000;
 export const HOLD_CHARS = 200;
@@ -64,6 +65,8 @@ export class TurnStream {
 
   /** True once the turn's `answer` event has been seen. */
   answered = false;
+  /** The turn's wait for a person, while it lasts (until a tool starts or the turn answers). */
+  waiting: Waiting | undefined;
 
   /** Deltas to send for one event (often none). */
   onEvent(e: ConversationEvent): ChunkDelta[] {
@@ -88,15 +91,15 @@ export class TurnStream {
         return this.toReasoning(s);
       }
       case 'tool.started':
+        this.waiting = undefined;
         return note(`\n[tool] ${e.name}: ${e.summary}\n`);
       case 'tool.finished':
         return note(`[tool] ${e.name} ${e.outcome} in ${(e.durationMs / 1000).toFixed(1)} s\n`);
       case 'waiting':
+        this.waiting = e;
         return note(
           `\n[waiting for ${e.for}] ${e.question}\n` +
-            (this.opts.sessionPath
-              ? `(answer: POST ${this.opts.sessionPath}/${e.for === 'clarify' ? 'answer {"text": "…"}' : `approve {"call_id": "${e.callId}", "decision": "approve"|"deny"}`})\n`
-              : `(${e.answerWith})\n`),
+            (this.opts.sessionPath ? `(answer: ${howToAnswer(e, this.opts.sessionPath)})\n` : `(${e.answerWith})\n`),
         );
       case 'interrupted':
         return note(`\n[interrupted] ${e.reason}\n`);
@@ -106,9 +109,12 @@ export class TurnStream {
         return note(`\n[${e.missed} step events missed]\n`);
       case 'answer':
         this.answered = true;
+        this.waiting = undefined;
+        return [];
+      case 'model.started':
+        this.waiting = undefined;
         return [];
       case 'turn.started':
-      case 'model.started':
       case 'status':
       case 'continued':
         return [];

@@ -1,14 +1,14 @@
 // The `context` query of a conversation's runs, for `hermes inspect --step` and `hermes export`: a running run's
 // from the server; a finished one's (every run before the last continue-as-new, or the last when closed) from a
 // worker replaying it, and when none answers, from a replay of its history in this process (once per run).
-import type { Hermes } from '../client';
-import { closedRunQuery } from '../cli/pollers';
+import { closedRunQuery } from './closed-query';
+import type { ConversationReader } from './reader';
 import type { ContextAsker } from './step-context';
 import { replayRun, type ReplayedRun } from './replay-query';
 import { contextQuery } from '../shared/messages';
 
 /** `say` hears, once, that a query was answered by replaying here (and why no worker did). */
-export async function contextAsker(hermes: Hermes, id: string, say?: (line: string) => void): Promise<ContextAsker> {
+export async function contextAsker(hermes: ConversationReader, id: string, say?: (line: string) => void): Promise<ContextAsker> {
   const handle = hermes.get(id);
   const d = await handle.workflow.describe();
   const replays = new Map<string, Promise<{ run?: ReplayedRun; why: string }>>();
@@ -18,7 +18,7 @@ export async function contextAsker(hermes: Hermes, id: string, say?: (line: stri
     if (runId === undefined && d.status.name === 'RUNNING') return server();
     let missing: Error;
     try {
-      return await closedRunQuery(hermes, handle, d.taskQueue, server);
+      return await closedRunQuery(hermes.client, handle, d.taskQueue, server);
     } catch (e) {
       missing = e as Error;
     }

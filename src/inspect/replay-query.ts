@@ -9,6 +9,7 @@ import { Worker } from '@temporalio/worker';
 import { cachedWorkflowBundle } from '../startup/bundle';
 import { dataConverter } from '../codec';
 import { installRuntimeLogger } from '../observe/logger';
+import { replayErrorMessage } from './replay';
 import type { ConversationState } from '../shared/contract';
 import type { ContextQueryArgs, ContextSlice } from '../shared/wire';
 import type { ProbeAnswers, ProbeSinks } from '../workflows/engine/replay-probe';
@@ -45,7 +46,9 @@ export async function replayRun(
       workflowId,
     );
   } catch (err) {
-    why?.(`its history does not replay with this version's workflow code: ${(err as Error).message}`);
+    const message = replayErrorMessage(err as Error);
+    // A store that cannot be read is not the code's fault: said as it is.
+    why?.(message.startsWith('payload store:') ? message : `its history does not replay with this version's workflow code: ${message}`);
     return undefined;
   }
   if (!answers) {

@@ -46,7 +46,18 @@ export async function replayAll(
   const out: ReplayOutcome[] = [];
   const replayOptions = { ...options, workflowBundle, ...(converter ? { dataConverter: converter } : {}) };
   for await (const r of Worker.runReplayHistories(replayOptions, histories)) {
-    out.push({ workflowId: r.workflowId, runId: r.runId, ...(r.error ? { error: `${r.error.name}: ${r.error.message}` } : {}) });
+    out.push({ workflowId: r.workflowId, runId: r.runId, ...(r.error ? { error: replayErrorMessage(r.error) } : {}) });
   }
   return out;
+}
+
+/**
+ * A replay's failure in one line. A workflow task that failed (a payload that cannot be decoded, a corrupt payload
+ * store) comes back from core as a Rust debug dump holding the error's stack; only its message is kept.
+ */
+export function replayErrorMessage(err: Error): string {
+  const inner = /Failure \{ message: "((?:[^"\\]|\\.)*)"/.exec(err.message)?.[1];
+  if (inner === undefined) return `${err.name}: ${err.message}`;
+  const message = inner.replace(/\\(.)/g, '$1');
+  return message.startsWith('payload store:') ? message : `${err.name}: ${message}`;
 }

@@ -7,7 +7,7 @@ import type { RedactConfig } from '../security/redact';
 import { parseEnvList } from '../tools/env';
 import { validAllowEntry, type WebConfig } from '../tools/web_fetch/address-policy';
 
-export { TOOL_CALL_MODES, type ToolCallMode } from '../config/schema';
+export type { ToolCallMode } from '../config/schema';
 
 // The schema and the file's loading live in src/config/ (one file for every section).
 const profileSchema = buildProfileSchema();

@@ -30,7 +30,7 @@ import {
 import { Redactor } from '../security/redact';
 import type { memoryWorkflow } from '../workflows/memory';
 
-export { DEFAULT_MEMORY_LIMITS, type MemoryLimits, type MemoryView, type MemoryWrite, type MemoryWriteResult } from '../shared/memory';
+export type { MemoryLimits, MemoryView, MemoryWrite, MemoryWriteResult } from '../shared/memory';
 
 /** A write or clear the memory workflow refused (its validator's reason), or a bad scope. */
 export class MemoryError extends Error {

@@ -136,6 +136,9 @@ export function installRuntimeLogger(
     const m = (meta ?? {}) as LogMetadata;
     const ours = m.sdkComponent === 'workflow' || m.sdkComponent === 'activity';
     if (ours ? !logger.isLevelEnabled(fn) : LEVELS.indexOf(l) < sdkRank) return;
+    // A replay worker's lines (`hermes replay`, the CLI's query replays): its failure is the replay's result, which
+    // whoever replayed reports; the line would repeat it as JSON with a stack.
+    if (typeof m.taskQueue === 'string' && m.taskQueue.startsWith('fake_replay_queue')) return;
     // An activity's task token lets whoever holds it complete the activity: it has no place in a log.
     const { taskToken: _token, ...rest } = m;
     logger[fn](rest, message);

@@ -74,10 +74,6 @@ export async function flushTracing(): Promise<void> {
   await tracing?.processor.forceFlush().catch(() => undefined);
 }
 
-export async function shutdownTracing(): Promise<void> {
-  await tracing?.shutdown();
-}
-
 /**
  * What a worker adds to its options when tracing is on: the activity interceptors (RunActivity spans, parented to
  * the workflow's StartActivity spans through the headers) and the sink the workflow interceptors export through.

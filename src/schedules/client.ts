@@ -26,7 +26,7 @@ import {
   type TaskRun,
 } from './tasks';
 
-export type { OverlapPolicy, TaskDefinition, TaskInfo, TaskRun } from './tasks';
+export type { TaskDefinition, TaskInfo, TaskRun } from './tasks';
 export { TaskError } from './tasks';
 
 /** What `update` changes: any field but the name; `config` and its `limits` are merged key by key. */

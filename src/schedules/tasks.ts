@@ -22,7 +22,7 @@ import { TASK_LIMITS, TASK_NAME_PATTERN } from './limits';
 import { webhookProblem } from './webhook-policy';
 import { formatFireTime, parseWhen, type When } from './when';
 
-export { TASK_LIMITS, TASK_NAME_PATTERN } from './limits';
+export { TASK_LIMITS } from './limits';
 export const SCHEDULE_ID_PREFIX = 'hermes-task-';
 const OVERLAP = { skip: 'SKIP', buffer_one: 'BUFFER_ONE', allow_all: 'ALLOW_ALL', cancel_other: 'CANCEL_OTHER' } as const;
 export type OverlapPolicy = keyof typeof OVERLAP;

@@ -176,7 +176,6 @@ export function conversationInputSchema() {
     .refine(oneWebhook, ONE_WEBHOOK);
 }
 export type ConversationInput = z.infer<ReturnType<typeof conversationInputSchema>>;
-export type ApprovalMode = NonNullable<ConversationInput['approvalMode']>;
 export type BusyPolicy = NonNullable<ConversationInput['busyPolicy']>;
 
 /** `Hermes.start` options: the input's fields with the limits flattened in, and the workflow id. */
@@ -466,3 +465,9 @@ export function conversationResultSchema() {
   });
 }
 export type ConversationResult = z.infer<ReturnType<typeof conversationResultSchema>>;
+
+/**
+ * The conversation workflow's signature (src/workflows/conversation.ts), for those that start or continue one by
+ * name (continue-as-new, sub-agents, the client) without importing the workflow module. It checks its own input.
+ */
+export type ConversationWorkflow = (input: unknown, carried?: unknown) => Promise<ConversationResult>;

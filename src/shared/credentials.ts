@@ -7,6 +7,7 @@
 // rule with no candidate in the text does not run. No rule matches a placeholder: redacting twice counts nothing.
 
 import { MARK, mark, type Redacted } from './redaction-types';
+import { redactEncodedSecrets } from './encoded-secrets';
 import { redactSecretAssignments } from './secret-assignments';
 
 export type Rule = {
@@ -109,8 +110,14 @@ function awsSecretsInContext(text: string): Redacted {
   return count ? { text: out + text.slice(last), count } : { text, count: 0 };
 }
 
+/** The first rule that finds something in `decoded` (the rules on plain text), for the encoded-secrets rule. */
+function plainKind(decoded: string): string | undefined {
+  for (const rule of PLAIN_RULES) if (applyRule(rule, decoded).count) return rule.kind;
+  return undefined;
+}
+
 /** The credential shapes, most specific first; then secret-named assignments, then secrets named in prose. */
-export const CREDENTIAL_RULES: Rule[] = [
+const PLAIN_RULES: Rule[] = [
   {
     // The whole block; an unterminated one (cut output) up to the end of its base64 body.
     kind: 'private-key',
@@ -237,11 +244,12 @@ export const CREDENTIAL_RULES: Rule[] = [
     replace: (m, head, value) => (value.startsWith(MARK) ? m : `${head}${mark('secret')}`),
   },
   {
-    // Prose: "the db password is Tr0ub4dor&3xyz", "the password for prod was …", "API key: k3y…" (a two-word name
-    // with a colon; one-word names with = or : are assignments, above). The value must mix letters and digits
-    // (8+) and not be code, so "the password is required" and "the token was refreshed" stay.
+    // Prose: "the db password is Tr0ub4dor&3xyz", "the password for prod was …", "the password for prod: …",
+    // "db password Hunter2-xyz" (password words only: no verb), "API key: k3y…" (a two-word name with a colon;
+    // one-word names with = or : are assignments, above). The value must mix letters and digits (8+) and not be
+    // code, so "the password is required", "password reset" and "the token was refreshed" stay.
     kind: 'secret',
-    re: /\b((?:pass(?:word|phrase)?s?|passwd|pwd|secrets?|tokens?|(?:api|access|secret|private)[ _-]?keys?)(?:[ \t]+(?:for|of|on|in|to)[ \t]+[^\s]{1,40})?[ \t]+(?:is|was|are|were|reads)[ \t]+["'`]?|(?:api|access|secret|private)[ -]keys?[ \t]*[:=][ \t]*["'`]?)(?!\[REDACTED)(?=[^\s"'`]{0,200}?\d)([^\s"'`]{8,200})/gi,
+    re: /\b((?:pass(?:word|phrase)?s?|passwd|pwd|secrets?|tokens?|(?:api|access|secret|private)[ _-]?keys?)(?:(?:[ \t]+(?:for|of|on|in|to)[ \t]+[^\s]{1,40})?[ \t]+(?:is|was|are|were|reads)[ \t]+|[ \t]+(?:for|of|on|in|to)[ \t]+[^\s:]{1,40}:[ \t]*)["'`]?|(?:api|access|secret|private)[ -]keys?[ \t]*[:=][ \t]*["'`]?|(?:pass(?:word|phrase)s?|passwd)[ \t]+["'`]?)(?!\[REDACTED)(?=[^\s"'`]{0,200}?\d)([^\s"'`]{8,200})/gi,
     pre: (t) => /pass|pwd|secret|token|key/i.test(t),
     replace: (m, head, value) => {
       const trail = /[.,;:!?)\]]*$/.exec(value)![0];
@@ -251,6 +259,12 @@ export const CREDENTIAL_RULES: Rule[] = [
     },
   },
 ];
+
+/**
+ * The built-in rules: first base64 and hex runs whose decoded text the plain rules find a secret in (before those
+ * rules, which would otherwise take a part of the run for a token), then the plain rules.
+ */
+export const CREDENTIAL_RULES: Rule[] = [{ kind: 'encoded', apply: (t) => redactEncodedSecrets(t, plainKind) }, ...PLAIN_RULES];
 
 /** `text` with what the built-in rules find replaced (no environment values: those only the worker knows). */
 export function redactCredentials(text: string): Redacted {

@@ -80,7 +80,6 @@ export function skillsInputSchema() {
     writesPerRun: z.number().int().min(1).max(10_000).optional(),
   });
 }
-export type SkillsInput = z.infer<ReturnType<typeof skillsInputSchema>>;
 
 /** A write the store refuses; the message says why, worded for the model that sent it. */
 export class SkillWriteError extends Error {

@@ -135,13 +135,9 @@ export function inventedResultReason(tools: string[]): string {
 }
 
 /**
- * Why a reply that only repeats a tool result the conversation holds, in the results' tag, is asked for once more
- * (src/activities/model.ts): the 1.5B model echoed write_file's result, and a patch error, instead of going on.
- */
-export const REPEATED_RESULT_REASON = 'the reply only repeats a tool result that is already in the conversation';
-
-/**
- * The nudge for it. No call format in it: corrected with one, the 1.5B model handed the format back five times.
+ * The nudge for a reply that only repeats a tool result the conversation holds, in the results' tag (the model
+ * activity flags it: ModelCallResult.repeatedResult). No call format in it: corrected with one, small models hand
+ * the format back.
  */
 export const REPEATED_RESULT_NUDGE =
   'Your reply only repeats a tool result that is already in the conversation. Do not repeat it. If the task is ' +

@@ -15,6 +15,13 @@ export function webhookUrl(raw: string, target: string, literal: boolean): URL |
     return `${target} is not a URL${literal ? ' (expected http://… or https://…, or $NAME)' : ''}`;
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return `${target}: only http and https URLs are accepted, not ${url.protocol}`;
+  // A request to such a URL cannot even be made (fetch refuses it), so it would fail on every retry; and the
+  // password would sit in the history. The message leaves the URL out: it holds the password.
+  if (url.username || url.password)
+    return (
+      `${literal ? `webhook ${url.protocol}//…@${url.host}` : target}: a URL with a user name or password (user:pass@host) is refused: a webhook cannot send it, ` +
+      'and it would be stored with the conversation; put a token in the path or query instead'
+    );
   return url;
 }
 

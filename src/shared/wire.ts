@@ -76,6 +76,11 @@ export interface ModelCallResult {
   fromText?: true;
   /** No calls, but the text looks like an attempted tool call that could not be recovered: why (content kept). */
   unparsedToolCall?: string;
+  /**
+   * No calls: the reply only repeats, in the results' tag, a tool result the request holds. The workflow asks for
+   * it once more (REPEATED_RESULT_NUDGE); repeated right after that nudge, the activity takes it as the answer.
+   */
+  repeatedResult?: true;
   /** The call was made in text tool-call mode (no `tools` sent; src/llm/text-mode.ts). Absent: native. */
   toolMode?: 'text';
   /**

@@ -1,9 +1,11 @@
 // Reads and writes a skills store (src/workflows/skills.ts) from node code: the skill tools (in the tool activity),
 // the system prompt's skill list, `hermes skills`. Reads are `describe` (the memo): no worker has to answer. A write
 // is update-with-start: the first one creates the store's workflow (workflowIdConflictPolicy USE_EXISTING). Texts
-// are redacted before they are sent, like memory writes: the update's arguments are recorded in history.
+// that hold a secret are refused before they are sent: the update's arguments are recorded in history.
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { Redactor } from '../security/redact';
+import { SKILL_FILE } from '../shared/skill-format';
+import { placeholdersIn } from '../shared/redaction-types';
 import {
   isSkillsStore,
   skillsFromMemo,
@@ -54,22 +56,30 @@ export class SkillsClient {
     }
   }
 
-  /** Applies a write (redacted first); a refused one throws SkillsError with the reason. `updateId` makes a retried write apply once. */
-  async write(w: SkillWrite, opts: { updateId?: string } = {}): Promise<SkillWriteResult> {
+  /**
+   * Applies a write; a refused one throws SkillsError with the reason. One that holds a secret (what the redactor
+   * would replace) is refused here, before it is sent: stored redacted, the skill would silently differ from what
+   * was asked, and sent as is, the secret would be in the update's recorded arguments. `updateId` makes a retried
+   * write apply once.
+   */
+  async write(write: SkillWrite, opts: { updateId?: string } = {}): Promise<SkillWriteResult> {
     const redactor = this.opts.redactor ?? new Redactor({ env: process.env });
-    const clean = (t: string) => redactor.text(t);
-    const write: SkillWrite =
-      w.action === 'create'
-        ? {
-            ...w,
-            content: clean(w.content),
-            ...(w.files ? { files: Object.fromEntries(Object.entries(w.files).map(([p, t]) => [p, clean(t)])) } : {}),
-          }
-        : w.action === 'patch'
-          ? { ...w, old_string: w.old_string, new_string: clean(w.new_string) }
-          : w.action === 'write_file'
-            ? { ...w, content: clean(w.content) }
-            : w;
+    const texts: Array<[string, string]> =
+      write.action === 'create'
+        ? [[SKILL_FILE, write.content], ...Object.entries(write.files ?? {})]
+        : write.action === 'patch'
+          ? [['new_string', write.new_string]]
+          : write.action === 'write_file'
+            ? [[write.path, write.content]]
+            : [];
+    for (const [where, text] of texts) {
+      const kinds = placeholdersIn(redactor.text(text)).filter((p) => !text.includes(p));
+      if (kinds.length)
+        throw new SkillsError(
+          `skill "${write.name}": ${where} holds a secret (${kinds.join(', ')} where it would be replaced); not stored, ` +
+            'since every later conversation reads it. Remove the secret (refer to it through an environment variable) and try again.',
+        );
+    }
     try {
       return await this.client.workflow.executeUpdateWithStart(skillWriteUpdate, {
         args: [write],

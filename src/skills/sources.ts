@@ -12,7 +12,7 @@ import { blockedSkillLine, normalizeSkillPath, parseSkillMd, scanSkillTexts, SKI
 import type { SkillsState } from '../shared/skills';
 import { resolveInWorkspace } from '../tools/workspace';
 import type { Redactor } from '../security/redact';
-import type { PromptSkills } from '../workflows/loop/system-prompt';
+import type { PromptSkills } from '../shared/system-prompt';
 import type { SkillsClient } from './client';
 
 export type SkillSource = 'workspace' | 'user' | 'config' | 'store';

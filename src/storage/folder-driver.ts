@@ -53,9 +53,12 @@ export class FolderStorageDriver implements StorageDriver {
               'same folder (HERMES_PAYLOAD_STORE on a shared volume)',
           );
         }
-        const bytes = await gunzip(zipped);
+        const corrupt = (why: string) => new Error(`payload store: ${key} is corrupt in ${this.root} (${why})`);
+        const bytes = await gunzip(zipped).catch((err: Error) => {
+          throw corrupt(`not gzip: ${err.message}`);
+        });
         // Content addressing doubles as an integrity check: a truncated or edited file is not handed to a workflow.
-        if (createHash('sha256').update(bytes).digest('hex') !== key) throw new Error(`payload store: ${key} is corrupt in ${this.root}`);
+        if (createHash('sha256').update(bytes).digest('hex') !== key) throw corrupt('its content does not match its name');
         return PayloadProto.decode(bytes) as Payload;
       }),
     );

@@ -11,7 +11,7 @@ import { ExternalStorage } from '@temporalio/common';
 import { hermesHome } from '../shared/paths';
 import { FolderStorageDriver } from './folder-driver';
 
-export { FOLDER_DRIVER_NAME, FolderStorageDriver } from './folder-driver';
+export { FolderStorageDriver } from './folder-driver';
 
 export const DEFAULT_STORE_THRESHOLD = 128 * 1024;
 

@@ -25,6 +25,11 @@ export interface ToolSpec<S extends z.ZodType = z.ZodType> {
   /** Acts on the Temporal cluster (schedules): the activity gets the client and the conversation's run config. */
   readonly cluster?: boolean;
   /**
+   * Writes what its arguments say as given (a file, a command, a skill): a call whose arguments hold a redaction
+   * placeholder is refused before it runs (src/tools/withheld.ts), never written with the placeholder.
+   */
+  readonly writesVerbatim?: boolean;
+  /**
    * Decides whether a call needs a human's approval (or is refused) before it runs; absent: it runs. Called by the
    * workflow with arguments that passed the schema (planToolCalls), so it must be pure and deterministic.
    */
@@ -53,6 +58,7 @@ class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
   readonly idempotent: boolean;
   readonly internal?: boolean;
   readonly cluster?: boolean;
+  readonly writesVerbatim?: boolean;
   readonly approval?: (args: Record<string, unknown>) => ApprovalVerdict;
   readonly #build: () => S;
   #schema: S | undefined;
@@ -66,6 +72,7 @@ class LazyToolSpec<S extends z.ZodType> implements ToolSpec<S> {
     this.idempotent = init.idempotent;
     if (init.internal) this.internal = true;
     if (init.cluster) this.cluster = true;
+    if (init.writesVerbatim) this.writesVerbatim = true;
     if (init.approval) this.approval = init.approval;
     this.#build = init.schema;
   }

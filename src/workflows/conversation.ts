@@ -74,7 +74,10 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
  * sandbox it asks for (never a silent downgrade), and its catalog tools. A cancellation during them ends the
  * conversation as cancelled, like one anywhere else.
  */
-async function startChecks(c: Conversation, start: Extract<Start, { config: RunConfig }>): Promise<{ reason: string; error: string } | undefined> {
+async function startChecks(
+  c: Pick<Conversation, 'note' | 'useCatalog'>,
+  start: Extract<Start, { config: RunConfig }>,
+): Promise<{ reason: string; error: string } | undefined> {
   const { input } = start.config;
   // Names the bundle does not know may be the worker's catalog tools (asked for below, after the other checks).
   const catalog = wantsCatalog({ ...start, named: input.tools });

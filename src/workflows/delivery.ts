@@ -17,10 +17,7 @@ import {
 } from '@temporalio/workflow';
 import type { createDeliverActivities, WebhookBody, WebhookDelivery } from '../activities/webhook-post';
 import type { ConversationResult, DeliveryNote, TurnResult } from '../shared/contract';
-import { NOTHING_TO_REPORT } from '../shared/texts';
 import type { Conversation } from './state/conversation-state';
-
-export { NOTHING_TO_REPORT };
 
 /**
  * ~13 minutes from the first attempt to the last (2 s, 4 s, … 256 s, then 5 min), plus the requests' own time.
@@ -58,8 +55,8 @@ export function webhookOf(input: Conversation['input']): string | undefined {
 type Delivered = Pick<ConversationResult, 'status' | 'answer' | 'reason' | 'error' | 'usage' | 'iterations'>;
 
 /** Hands a task run's result to delivery (when it has a webhook); never fails or delays the run's own end. */
-export async function deliverResult(c: Conversation, result: ConversationResult): Promise<ConversationResult> {
-  const delivery = await deliver(c, result, c.meter.startedAtMs);
+export async function deliverResult(c: Pick<Conversation, 'input' | 'meter'>, result: ConversationResult): Promise<ConversationResult> {
+  const delivery = await deliver(c.input, result, c.meter.startedAtMs);
   return delivery ? { ...result, delivery } : result;
 }
 
@@ -67,15 +64,15 @@ export async function deliverResult(c: Conversation, result: ConversationResult)
  * Chat mode delivers every finished turn on its own (a chat may stay open for days: its caller wants each answer,
  * not the last one when the chat ends), with the turn's number, usage and latency.
  */
-export async function deliverTurn(c: Conversation, turn: TurnResult, error?: string): Promise<TurnResult> {
-  const delivery = await deliver(c, { ...turn, ...(error ? { error } : {}) }, c.meter.turnStartedAtMs, turn.turn);
+export async function deliverTurn(c: Pick<Conversation, 'input' | 'meter'>, turn: TurnResult, error?: string): Promise<TurnResult> {
+  const delivery = await deliver(c.input, { ...turn, ...(error ? { error } : {}) }, c.meter.turnStartedAtMs, turn.turn);
   return delivery ? { ...turn, delivery } : turn;
 }
 
-async function deliver(c: Conversation, r: Delivered, startedAtMs: number, turn?: number): Promise<DeliveryNote | undefined> {
-  const webhook = webhookOf(c.input);
+async function deliver(input: Conversation['input'], r: Delivered, startedAtMs: number, turn?: number): Promise<DeliveryNote | undefined> {
+  const webhook = webhookOf(input);
   if (!webhook) return undefined;
-  const schedule = c.input.schedule;
+  const schedule = input.schedule;
   // Only a scheduled run is told it may answer NOTHING_TO_REPORT (system-prompt.ts).
   if (schedule && isNothingToReport(r.answer)) return { skipped: 'nothing to report' };
   const { workflowId: conversationId, runId, firstExecutionRunId } = workflowInfo();
@@ -87,7 +84,7 @@ async function deliver(c: Conversation, r: Delivered, startedAtMs: number, turn?
   const body: WebhookBody = {
     conversationId,
     workflowId: conversationId,
-    sessionId: c.input.sessionId ?? null,
+    sessionId: input.sessionId ?? null,
     runId,
     ...(schedule ? { schedule: schedule.name } : {}),
     ...(turn !== undefined ? { turn } : {}),

@@ -73,7 +73,6 @@ export const mcpServersSchema = z.record(
 );
 
 export type McpServerConfig = z.output<typeof mcpServerSchema>;
-export type McpServerInput = z.input<typeof mcpServerSchema>;
 
 /** Parsed servers, or an Error naming every bad field (`where` prefixes the paths, e.g. "hermes.config.json: mcpServers"). */
 export function parseMcpServers(input: unknown, where = 'mcpServers'): Record<string, McpServerConfig> {

@@ -17,6 +17,7 @@ export const patchSpec = defineTool({
       replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring exactly one.'),
     }),
   concurrency: 'write',
+  writesVerbatim: true,
   // A second run would not find old_string any more (or would replace a later occurrence).
   idempotent: false,
 });

@@ -16,8 +16,15 @@ function storeClient(ctx: ToolContext): SkillsClient | undefined {
   });
 }
 
-function sources(ctx: ToolContext, store = storeClient(ctx)): SkillSources {
+/** Where skills are listed from: the folders and, when this worker reaches Temporal, the store. */
+function sources(ctx: ToolContext): SkillSources {
+  const store = storeClient(ctx);
   return skillSources({ workspace: ctx.workspace, ...(store ? { store } : {}) });
+}
+
+/** The folders alone: a person's files, which skill_manage must not shadow nor edit. */
+function folderSources(ctx: ToolContext): SkillSources {
+  return skillSources({ workspace: ctx.workspace });
 }
 
 export function skillLine(s: SkillEntry): string {
@@ -53,7 +60,7 @@ export const skillManageTool = builtinTool(skillManageSpec, async (args, ctx) =>
   const store = storeClient(ctx);
   if (!store) throw new ToolError('skill_manage is not available on this worker (no Temporal client in the tool activity)');
   // Folder skills are files a person keeps: skill_manage neither shadows nor edits them.
-  const { skills } = await listSkills(sources(ctx, undefined));
+  const { skills } = await listSkills(folderSources(ctx));
   const folder = skills.find((s) => s.name === args.name);
   if (folder)
     throw new ToolError(`a skill "${args.name}" is a folder (${folder.source}: ${folder.where}); skill_manage only changes the skills store`);

@@ -2,6 +2,7 @@
 // descriptions, skills_list and skill_view load the rest on demand, skill_manage saves what the agent learnt into
 // the skills store every worker shares (src/workflows/skills.ts). Workflow-safe: specs only (handler.ts beside it).
 import { z } from 'zod';
+import { scanForInjection } from '../../shared/injection';
 import { defineTool } from '../spec';
 
 export const SKILLS_LIST = 'skills_list';
@@ -48,14 +49,28 @@ export const skillManageSpec = defineTool({
       path: z.string().optional().describe('patch, write_file: a file of the skill (default SKILL.md)'),
     }),
   concurrency: 'write',
+  writesVerbatim: true,
   // A retried write carries the same update id, so the store applies it once.
   idempotent: true,
   // Every later conversation sees what it saves: a person approves it first (approvalMode "allow" skips that).
-  approval: (args) => ({
-    verdict: 'approval',
-    reason: `${String(args.action)} skill "${String(args.name)}": saved for every later conversation`,
-    pattern: 'skill_manage',
-  }),
+  // Text the store would refuse for an injection pattern is refused before anyone is asked: a person should not
+  // approve a write that cannot happen (the store scans the whole skill again when it applies the write).
+  approval: (args) => {
+    for (const text of [args.content, args.new_string]) {
+      const found = typeof text === 'string' ? scanForInjection(text) : undefined;
+      if (found)
+        return {
+          verdict: 'refuse',
+          reason: `the skill text matches the prompt-injection pattern "${found.id}" (${found.reason}); nothing was saved`,
+          pattern: 'skill_manage',
+        };
+    }
+    return {
+      verdict: 'approval',
+      reason: `${String(args.action)} skill "${String(args.name)}": saved for every later conversation`,
+      pattern: 'skill_manage',
+    };
+  },
 });
 
 export const SKILL_TOOL_SPECS = [skillsListSpec, skillViewSpec, skillManageSpec];

@@ -27,6 +27,7 @@ export const terminalSpec = defineTool({
       cwd: z.string().optional().describe('Working directory, relative to the workspace. Default: the workspace root.'),
     }),
   concurrency: 'write',
+  writesVerbatim: true,
   idempotent: false,
   // Every part of the command line is classified (command-safety.ts); a human approves or the call is refused.
   // args passed the schema: command is a string.

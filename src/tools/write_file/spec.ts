@@ -14,6 +14,7 @@ export const writeFileSpec = defineTool({
       content: z.string().describe('The complete new content of the file.'),
     }),
   concurrency: 'write',
+  writesVerbatim: true,
   // Writing the same content twice leaves the same file: safe to re-run after a crash.
   idempotent: true,
 });

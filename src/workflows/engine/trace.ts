@@ -5,13 +5,13 @@
 // workflow task, ~0.3 KB), and these happen at most a few times a turn, so bytes per step stay flat.
 import { CancellationScope } from '@temporalio/workflow';
 import { localActivities, localActivityOptions } from './activity-options';
-import type { Conversation } from '../state/conversation-state';
+import type { StatusBoard } from '../state/status-board';
 
 /** The Web UI cuts long summaries; the state query and the details keep the whole line. */
 const SUMMARY_CHARS = 200;
 
-export async function traceOutcome(c: Conversation, text: string): Promise<void> {
-  c.board.noteOutcome(text);
+export async function traceOutcome(board: StatusBoard, text: string): Promise<void> {
+  board.noteOutcome(text);
   // Not cut by an interrupt or a cancel: the trace is of what that stop did.
   await CancellationScope.nonCancellable(() =>
     localActivities.outcome.executeWithOptions({ ...localActivityOptions, summary: text.slice(0, SUMMARY_CHARS) }, []),

@@ -26,11 +26,11 @@ const INEFFECTIVE = 0.1;
 const ROOM = 0.75;
 
 /** The current profile's context window, once a model result reported it. */
-function windowOf(c: Conversation): number | undefined {
+function windowOf(c: Pick<Conversation, 'compression' | 'model'>): number | undefined {
   return c.compression.windowOf(c.model.profile);
 }
 
-function estimate(c: Conversation): number {
+function estimate(c: Pick<Conversation, 'compression' | 'transcript'>): number {
   return c.compression.tokensFor(contextChars(c.transcript.messages));
 }
 

@@ -45,14 +45,14 @@ export async function approvalGate(
   const what = `${tool} \`${command.slice(0, 120)}\``;
   if (v.verdict === 'refuse') {
     c.note('approval', `refused ${tool}: ${reason}`);
-    await traceOutcome(c, `refused (${reason}): ${what} did not run`);
+    await traceOutcome(c.board, `refused (${reason}): ${what} did not run`);
     return refused(reason);
   }
   if (c.human.isRemembered(pattern)) return undefined;
   const mode = c.input.approvalMode ?? (c.input.scheduled ? 'deny' : 'ask');
   if (mode === 'allow') return undefined;
   if (mode === 'deny') {
-    await traceOutcome(c, `denied by the approval policy (${reason}): ${what} did not run`);
+    await traceOutcome(c.board, `denied by the approval policy (${reason}): ${what} did not run`);
     return approvalDenied('policy', reason);
   }
 
@@ -78,12 +78,12 @@ export async function approvalGate(
     const d = c.human.decision(callId);
     if (!decided || !d) {
       c.note('approval', `${tool}: no decision before the timeout, denied`);
-      await traceOutcome(c, `approval timed out after ${c.limits.approvalTimeoutSec} s: ${what} was denied and did not run`);
+      await traceOutcome(c.board, `approval timed out after ${c.limits.approvalTimeoutSec} s: ${what} was denied and did not run`);
       return approvalDenied('timeout', reason, c.limits.approvalTimeoutSec);
     }
     c.note('approval', `${tool}: ${d.decision}${d.remember ? ' (remembered)' : ''}`);
     if (d.decision === 'deny') {
-      await traceOutcome(c, `approval denied: ${what} did not run`);
+      await traceOutcome(c.board, `approval denied: ${what} did not run`);
       return approvalDenied('user', reason);
     }
     if (d.remember) remembered = pattern;

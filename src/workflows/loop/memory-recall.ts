@@ -8,7 +8,7 @@ import { isCancellation } from '@temporalio/workflow';
 import type { Conversation } from '../state/conversation-state';
 import { describeFailure } from '../engine/failures';
 import { CONVERSATION_HEADING } from '../../shared/texts';
-import { emptyMemoryBlock } from './system-prompt';
+import { emptyMemoryBlock } from '../../shared/system-prompt';
 
 const BLOCK_START = '\n\n<memory-context ';
 const BLOCK_END = '</memory-context>';
@@ -27,7 +27,7 @@ export async function refreshMemoryAfterWrite(c: Conversation): Promise<void> {
   }
 }
 
-async function snapshot(c: Conversation): Promise<string> {
+async function snapshot(c: Pick<Conversation, 'input' | 'note'>): Promise<string> {
   const scope = memoryScopeOf(c.input);
   try {
     const view = await localActivities.recallMemory.executeWithOptions({ ...localActivityOptions, summary: `recall memory (scope ${scope})` }, [

@@ -29,6 +29,8 @@ import {
 } from '../../shared/messages';
 import { childProgressSchema, contextQueryArgsSchema } from '../../shared/wire';
 import type { Conversation } from '../state/conversation-state';
+import type { Meter } from '../state/meter';
+import type { Transcript } from '../state/transcript';
 import { approvalTarget, onApproveFromParent, onChildApprovals, routeApproval } from '../subagents/approvals';
 import { childStatus } from '../subagents/ledger';
 import { rejecting } from '../engine/validators';
@@ -38,7 +40,7 @@ export function registerHandlers(c: Conversation): void {
   setHandler(stateQuery, (raw) => snapshot(c, parseArgs(stateQueryArgsSchema(), raw, 'state query arguments')), {
     description: 'Live state: status, iteration, budgets left, usage, todo, pending question and approvals, steps. Optional { stepsAfter: N }',
   });
-  setHandler(contextQuery, (raw) => context(c, raw), {
+  setHandler(contextQuery, (raw) => context(c.transcript, raw), {
     description:
       'The messages the model sees. Internal (the model activity reads { version, from, to }); without arguments, the count and the last 10',
   });
@@ -91,7 +93,7 @@ export function registerHandlers(c: Conversation): void {
     async (raw) => {
       const ticket = c.send(sendSchema().parse(raw).text);
       await condition(() => c.chat.resultOf(ticket) !== undefined || c.chat.ended);
-      return c.chat.resultOf(ticket) ?? endedTurn(ticket, c);
+      return c.chat.resultOf(ticket) ?? endedTurn(ticket, c.meter);
     },
     {
       validator: rejecting((raw) => {
@@ -153,14 +155,13 @@ function eventsFrom(raw: unknown): number {
 }
 
 /** The model activity asks for exact slices; a person (the Web UI's Queries tab) asks with no arguments. */
-function context(c: Conversation, raw: unknown) {
+function context(t: Transcript, raw: unknown) {
   const r = contextQueryArgsSchema().safeParse(raw);
-  const t = c.transcript;
   if (r.success) return t.slice(r.data.version, r.data.from, r.data.to);
   const tail = 10;
   return { version: t.version, count: t.length, from: Math.max(0, t.length - tail), messages: t.messages.slice(-tail) };
 }
 
-function endedTurn(turn: number, c: Conversation): TurnResult {
-  return { turn, status: 'cancelled', answer: '', reason: 'conversation ended before this message was handled', iterations: 0, usage: c.meter.usage };
+function endedTurn(turn: number, meter: Meter): TurnResult {
+  return { turn, status: 'cancelled', answer: '', reason: 'conversation ended before this message was handled', iterations: 0, usage: meter.usage };
 }

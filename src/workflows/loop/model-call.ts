@@ -50,7 +50,7 @@ export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<M
     c.events.modelCalling(undefined);
   }
   c.publish({ type: 'model.finished', model, usage: r.usage, ...replyShape(r, spec.tools.length > 0) }, step);
-  if (r.attempt) await traceOutcome(c, retriedCall(`model ${label}`, r.attempt, r.failures));
+  if (r.attempt) await traceOutcome(c.board, retriedCall(`model ${label}`, r.attempt, r.failures));
   // Its usage counts like any model call's (budgets, the parent's roll-up).
   c.meter.spend(r.usage);
   if (!own) c.compression.learn(r, chars, profile);
@@ -72,7 +72,7 @@ function replyShape(
   const calls = r.message.tool_calls?.length ?? 0;
   const text = r.message.content ?? undefined;
   // A step's reply that repeats the runtime's instructions is not an answer (model-step.ts classifies it so too).
-  const unreadable = r.unparsedToolCall || (withTools && echoedInstructions(text));
+  const unreadable = r.unparsedToolCall || r.repeatedResult || (withTools && echoedInstructions(text));
   const kind = calls ? 'tools' : unreadable ? 'unreadable' : text?.trim() ? 'answer' : 'empty';
   return { kind, ...(calls ? { toolCalls: calls } : {}), ...(text ? { text } : {}) };
 }

@@ -10,14 +10,7 @@ import { compressOnOverflow } from './compress';
 import type { Conversation } from '../state/conversation-state';
 import { describeFailure, FALLBACK_TRIGGERS } from '../engine/failures';
 import { echoedInstructions, madeUpResult } from '../rules/echo-check';
-import {
-  echoCorrection,
-  madeUpResultCorrection,
-  REPEATED_RESULT_NUDGE,
-  REPEATED_RESULT_REASON,
-  unparsedCallCorrection,
-  UNTOOLED_ANSWER_NUDGE,
-} from '../../shared/texts';
+import { echoCorrection, madeUpResultCorrection, REPEATED_RESULT_NUDGE, unparsedCallCorrection, UNTOOLED_ANSWER_NUDGE } from '../../shared/texts';
 import type { ModelReply } from './step-result';
 
 /** One model step with the conversation's tools. */
@@ -74,7 +67,7 @@ function classify(r: ModelCallResult, { anyResultYet, recheck, task }: ReplyCont
   const echo = calls.length === 0 ? echoedInstructions(text, task) : undefined;
   if (echo) return { kind: 'unreadable', message, correction: echoCorrection(echo), why: 'echo' };
   // A repeated result is asked for once more (the model activity takes it as the answer the second time).
-  if (r.unparsedToolCall === REPEATED_RESULT_REASON) return { kind: 'recheck', message, nudge: REPEATED_RESULT_NUDGE, why: 'repeated result' };
+  if (r.repeatedResult) return { kind: 'recheck', message, nudge: REPEATED_RESULT_NUDGE, why: 'repeated result' };
   // A tool call the model wrote as text and we could not read: never its answer. It gets a correction, and counts
   // like an invalid call (so a model that cannot produce one is stopped, not looped).
   if (r.unparsedToolCall) return { kind: 'unreadable', message, correction: unparsedCallCorrection(r.unparsedToolCall) };
@@ -104,12 +97,13 @@ function describeReply(r: ModelCallResult, anyResultYet = true, task?: string): 
 
 function replyKind(r: ModelCallResult, anyResultYet: boolean, task: string | undefined): string {
   if (!r.message.tool_calls?.length && echoedInstructions(r.message.content, task)) return "echo of the runtime's instructions";
-  if (r.unparsedToolCall) return r.unparsedToolCall === REPEATED_RESULT_REASON ? 'repeated tool result' : 'unreadable tool call';
+  if (r.repeatedResult) return 'repeated tool result';
+  if (r.unparsedToolCall) return 'unreadable tool call';
   return madeUpResult(r.message.content, anyResultYet) ? 'made-up tool result' : 'answer';
 }
 
 /** The profile after the current one in the primary's chain (its `fallbacks`, then the run's fallbackModel). */
-async function nextInChain(c: Conversation): Promise<string | undefined> {
+async function nextInChain(c: Pick<Conversation, 'input' | 'model' | 'note'>): Promise<string | undefined> {
   let chain: string[];
   try {
     ({ chain } = await localActivities.modelFallbacks({

@@ -6,16 +6,19 @@ import { workflowInfo } from '@temporalio/workflow';
 import { HermesEncryption, HermesSummary } from '../../shared/search-attributes';
 import { searchScopeOf, SUMMARY_MEMO, turnSummary } from '../../shared/session-summary';
 import type { Conversation } from '../state/conversation-state';
+import type { Transcript } from '../state/transcript';
 import type { TurnOutcome } from './turn-outcome';
 
-export function fileTurnSummary(c: Conversation, outcome: TurnOutcome): void {
+export function fileTurnSummary(c: Pick<Conversation, 'input' | 'board' | 'transcript'>, outcome: TurnOutcome): void {
   // A sub-agent's work is its parent's turn. Search attributes are stored in clear (no codec): a conversation whose
   // client encrypts payloads (HermesEncryption, set at start) keeps its text out of them.
   if (c.input.parent) return;
   const info = workflowInfo();
   const sa = info.typedSearchAttributes;
   if (sa.get(HermesEncryption)) return;
-  c.board.publishSummary(turnSummary(previousSummary(info), turnPrompt(c), outcome.answer), searchScopeOf(c.input));
+  // An empty answer is said, so the summary of a stop that gave none does not read like a finished turn.
+  const answer = outcome.answer.trim() ? outcome.answer : `(no answer: ${outcome.status})`;
+  c.board.publishSummary(turnSummary(previousSummary(info), turnPrompt(c.transcript), answer), searchScopeOf(c.input));
 }
 
 /**
@@ -28,9 +31,9 @@ function previousSummary(info: ReturnType<typeof workflowInfo>): string | undefi
 }
 
 /** The turn's request: its first user message (a task's prompt, a chat turn's message). */
-function turnPrompt(c: Conversation): string {
-  const m = c.transcript.messages;
-  for (let i = c.transcript.turnStart; i < m.length; i++) {
+function turnPrompt(t: Transcript): string {
+  const m = t.messages;
+  for (let i = t.turnStart; i < m.length; i++) {
     const msg = m[i]!;
     if (msg.role === 'user') return msg.content;
   }

@@ -8,10 +8,7 @@ import { SKILL_VIEW } from '../../tools/skills/spec';
 import { localActivities, localActivityOptions } from '../engine/activity-options';
 import { describeFailure } from '../engine/failures';
 import type { Conversation } from '../state/conversation-state';
-import { builtSystemPrompt, type PromptParts } from './system-prompt';
-
-/** Patch id: a new conversation's system prompt is built by builtSystemPrompt from parts a local activity gathered. */
-export const SYSTEM_PROMPT_BUILDER = 'system-prompt-builder';
+import { builtSystemPrompt, type PromptParts } from '../../shared/system-prompt';
 
 export async function buildSystemPrompt(c: Conversation): Promise<void> {
   const memoryScope = c.tools.includes('memory') ? memoryScopeOf(c.input) : undefined;

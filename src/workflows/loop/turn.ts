@@ -141,7 +141,7 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
 /** A stop condition holds: fail, or trace the forced stop and end with the model's summary of its progress. */
 async function stopTurn(c: Conversation, stop: StopVerdict): Promise<TurnOutcome> {
   if (stop.kind === 'fail') return { status: 'failed', answer: c.transcript.lastAssistantText(), reason: stop.reason, error: stop.error };
-  await traceOutcome(c, stop.trace);
+  await traceOutcome(c.board, stop.trace);
   c.transcript.append({ role: 'user', content: finalSummaryRequest(stop.why, stop.detail) });
   const summary = await finalSummary(c);
   if ('text' in summary) c.transcript.append({ role: 'assistant', content: summary.text });
@@ -163,7 +163,7 @@ async function takeInterrupt(c: Conversation): Promise<TurnOutcome | undefined> 
   c.note('interrupt', i.message ? `redirected: ${i.message.slice(0, 80)}` : `stopped${i.reason ? `: ${i.reason}` : ''}`);
   const cut = cutCall ? `; ${cutCall} was cut short` : '';
   await traceOutcome(
-    c,
+    c.board,
     i.message
       ? `interrupted${i.reason ? ` (${i.reason})` : ''}${cut}: going on with the new message "${i.message.slice(0, 80)}"`
       : `interrupted${i.reason ? ` (${i.reason})` : ''}${cut}: the turn ended`,

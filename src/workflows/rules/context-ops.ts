@@ -215,25 +215,3 @@ export function transcript(messages: ChatMessage[], budget: number): string {
   });
   return clip(blocks.join('\n\n'), budget);
 }
-
-/** What the compression keeps between steps (carried by continue-as-new). JSON-plain. */
-export interface CompressionState {
-  /** Context window in tokens per profile name ('' = the worker's default), as the worker reported it. */
-  windows: Record<string, number>;
-  /** The last model call's reported prompt tokens, and the characters (contextChars) of the context it was sent. */
-  promptTokens: number;
-  promptChars: number;
-  /** Index of the summary message in the context, once a summary was written. */
-  summaryAt?: number;
-  /** Compressions so far; ineffective automatic ones in a row in turn `turn`, overflow retries in that turn. */
-  count: number;
-  turn: number;
-  ineffective: number;
-  overflows: number;
-  /** Automatic compression is off for the rest of turn `turn`. */
-  off: boolean;
-}
-
-export function newCompressionState(): CompressionState {
-  return { windows: {}, promptTokens: 0, promptChars: 0, count: 0, turn: 0, ineffective: 0, overflows: 0, off: false };
-}

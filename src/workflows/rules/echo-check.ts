@@ -1,7 +1,7 @@
 // A reply is not an answer when it hands the runtime's own instructions back: a small model, corrected, may
 // answer with the correction itself ("To call a tool, reply with exactly one JSON object …"), and the loop would
 // end the turn with it. Pure and deterministic: the texts are this bundle's, the reply is recorded.
-import { IDENTITY_AND_RULES } from '../loop/system-prompt';
+import { IDENTITY_AND_RULES } from '../../shared/system-prompt';
 import {
   CALL_FORMAT_REMINDER,
   EMPTY_NUDGE,

@@ -1,22 +1,11 @@
 // When a turn must stop short of an answer: one list of conditions, evaluated by the turn after every step (the
-// way vercel/ai composes `stopWhen`). Each reads the step's result and the loop guards, the counters that carry
-// over steps: empty replies in a row, tool calls in a row that could not run, the recent tool steps (repetition).
-import { z } from 'zod';
+// way vercel/ai composes `stopWhen`). Each reads the step's result and the loop guards (src/workflows/state/
+// loop-guards.ts), the counters that carry over steps.
 import { exhausted } from './budget';
 import { MAX_INVALID_STREAK } from './limits';
-import { fingerprint, recordStep } from './repetition';
 import type { Conversation } from '../state/conversation-state';
+import type { LoopGuards } from '../state/loop-guards';
 import type { StepResult } from '../loop/step-result';
-
-export function guardsCarry() {
-  const n = z.number().int().min(0);
-  return z.object({
-    emptyStreak: n,
-    invalidStreak: n,
-    repeat: z.object({ recent: z.array(z.string()), warned: z.boolean() }),
-  });
-}
-export type GuardsCarry = z.infer<ReturnType<typeof guardsCarry>>;
 
 const EMPTY_REPLIES_LIMIT = 3;
 
@@ -25,52 +14,10 @@ export type StopVerdict =
   | { kind: 'fail'; reason: string; error: string }
   | { kind: 'summarise'; status: 'budget_exhausted' | 'stopped_repeating'; why: 'budget' | 'repeating' | 'invalid'; detail: string; trace: string };
 
-export class LoopGuards {
-  #empty: number;
-  #invalid: number;
-  #repeat: GuardsCarry['repeat'];
+/** What the stop conditions read of a conversation: the loop guards and the budgets. */
+type Guarded = Pick<Conversation, 'guards' | 'budgetInput'>;
 
-  constructor(carried: GuardsCarry | undefined) {
-    this.#empty = carried?.emptyStreak ?? 0;
-    this.#invalid = carried?.invalidStreak ?? 0;
-    this.#repeat = carried?.repeat ?? { recent: [], warned: false };
-  }
-
-  carry(): GuardsCarry {
-    return { emptyStreak: this.#empty, invalidStreak: this.#invalid, repeat: this.#repeat };
-  }
-
-  get emptyStreak(): number {
-    return this.#empty;
-  }
-  get invalidStreak(): number {
-    return this.#invalid;
-  }
-
-  /** Counts a step's result; returns the loop warning when a tool step repeats for the third time (once). */
-  count(step: StepResult): { warnLooping?: string; stopRepeating?: string } {
-    this.#empty = step.kind === 'empty' ? this.#empty + 1 : 0;
-    if (step.kind === 'unreadable') this.#invalid++;
-    if (step.kind !== 'tools') return {};
-    for (const valid of step.valid) this.#invalid = valid ? 0 : this.#invalid + 1;
-    let warnLooping: string | undefined;
-    for (const r of step.ran) {
-      const verdict = recordStep(this.#repeat, `${r.name}:${r.argsKey}:${fingerprint(r.content)}`);
-      if (verdict === 'stop') return { stopRepeating: r.label };
-      if (verdict === 'warn') warnLooping = r.name;
-    }
-    return warnLooping ? { warnLooping } : {};
-  }
-
-  /** Chat: each user message starts with clean streaks. */
-  newTurn(): void {
-    this.#empty = 0;
-    this.#invalid = 0;
-    this.#repeat = { recent: [], warned: false };
-  }
-}
-
-type Condition = (c: Conversation, step: StepResult, counted: ReturnType<LoopGuards['count']>) => StopVerdict | undefined;
+type Condition = (c: Guarded, step: StepResult, counted: ReturnType<LoopGuards['count']>) => StopVerdict | undefined;
 
 const emptyReplies: Condition = (c) =>
   c.guards.emptyStreak >= EMPTY_REPLIES_LIMIT
@@ -118,7 +65,7 @@ export const STOP_WHEN: readonly Condition[] = [emptyReplies, invalidCalls, repe
  * Counts the step, then the first stop condition that holds (and the loop warning to give when none does).
  * Without a step (a stretch of steps begins, e.g. after the time budget cut one short) nothing is counted.
  */
-export function evaluateStop(c: Conversation, step?: StepResult): { stop?: StopVerdict; warnLooping?: string } {
+export function evaluateStop(c: Guarded, step?: StepResult): { stop?: StopVerdict; warnLooping?: string } {
   const counted = step ? c.guards.count(step) : {};
   step ??= { kind: 'none' };
   for (const when of STOP_WHEN) {

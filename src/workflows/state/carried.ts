@@ -11,7 +11,7 @@ import { humanCarry } from './human-gate';
 import { meterCarry } from './meter';
 import { modelCarry } from './model-choice';
 import { statusCarry } from './status-board';
-import { guardsCarry } from '../rules/stop-conditions';
+import { guardsCarry } from './loop-guards';
 import { todoCarry } from './todo';
 import { toolViewCarry } from '../rules/tool-view';
 import { transcriptCarry } from './transcript';

@@ -1,9 +1,9 @@
 // One conversation run: its checked input, and its state split by concern — each a class with private fields
 // and intent methods, in a module of its own: the transcript (transcript.ts, the only writer of the messages),
-// stop control, the human gate, the status board, the meter (budgets), the loop guards (stop conditions), the
+// stop control, the human gate, the status board, the meter (budgets), the loop guards (loop-guards.ts), the
 // chat mailbox, the model choice, the todo list, compression's bookkeeping, the sub-agent ledger (parent side)
 // and the report counters (child side). This class composes them and offers the intents that span several.
-// It imports nothing of the loop itself (view.ts, the one exception, only reads it), so imports flow one way into it.
+// It imports nothing of the loop itself, and nothing it imports imports it, so imports flow one way into it.
 import type {
   ChildView,
   ConversationInput,
@@ -30,13 +30,13 @@ import { ModelChoice } from './model-choice';
 import type { TurnOutcome } from '../loop/turn-outcome';
 import { StatusBoard } from './status-board';
 import { StopControl } from './stop-control';
-import { LoopGuards } from '../rules/stop-conditions';
+import { LoopGuards } from './loop-guards';
 import { ParentReports, SubagentLedger } from '../subagents/ledger';
 import { TodoList } from './todo';
 import { ToolView } from '../rules/tool-view';
 import { Transcript } from './transcript';
 import type { BudgetInput } from '../rules/budget';
-import { detailsText } from './view';
+import { detailsText } from './details';
 
 /** A conversation's input once checked: limits complete, tools resolved. */
 export interface RunConfig {
@@ -183,7 +183,7 @@ export class Conversation {
     const { status, answer, reason, error } = o;
     const outcome = { ...(reason ? { reason } : {}), ...(error ? { error } : {}) };
     this.publish({ type: 'status', status, ...outcome });
-    this.board.end(status, outcome);
+    this.board.end(status, outcome, answer);
     const { usage, modelCalls, toolCalls, runs, iteration } = this.meter;
     logEvent('end', `conversation ended: ${status}${reason ? ` (${reason})` : ''}`, {
       status,

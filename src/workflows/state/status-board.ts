@@ -10,6 +10,8 @@ import { SUMMARY_MEMO, summarySearchText } from '../../shared/session-summary';
 const MAX_STEPS_KEPT = 20;
 const OUTCOMES_KEPT = 3;
 const PROGRESS_EVERY_MS = 5_000;
+/** The endings whose answer is the model's final summary of a forced stop: an empty one is said as such. */
+const NO_ANSWER_TOLD: ReadonlySet<RunStatus> = new Set(['stopped_repeating', 'budget_exhausted']);
 
 export function statusCarry() {
   return z.object({ steps: z.array(stepRecordSchema()) });
@@ -31,6 +33,7 @@ export class StatusBoard {
   #status: RunStatus = 'running';
   #waitingFor: WaitingFor = null;
   #outcome: { reason?: string; error?: string } = {};
+  #noAnswer = false;
   #steps: StepRecord[];
   #recentOutcomes: string[] = [];
   #inFlight: string | undefined;
@@ -75,9 +78,19 @@ export class StatusBoard {
   }
 
   /** The run's outcome, once it has one. */
-  end(status: RunStatus, outcome: { reason?: string; error?: string }): void {
+  end(status: RunStatus, outcome: { reason?: string; error?: string }, answer = ''): void {
     this.#outcome = outcome;
+    this.#noAnswer = NO_ANSWER_TOLD.has(status) && !answer.trim();
     this.set(status);
+  }
+
+  /**
+   * What HermesStatus and the details say: the status, or `<status>_no_answer` for a stop whose final summary came
+   * back empty — the workflow is COMPLETED either way (it carries an answer), and a green COMPLETED with nothing in
+   * it must not read as a good run.
+   */
+  get shownStatus(): string {
+    return this.#noAnswer ? `${this.#status}_no_answer` : this.#status;
   }
 
   /** Workflow cancellation: the search attribute says so before the run ends as cancelled. */
@@ -116,7 +129,7 @@ export class StatusBoard {
     this.#publishedAtMs = Date.now();
     const { model, iteration } = this.src.progress();
     upsertSearchAttributes([
-      { key: HermesStatus, value: this.#status },
+      { key: HermesStatus, value: this.shownStatus },
       { key: HermesWaitingFor, value: this.#waitingFor },
       { key: HermesModel, value: model },
       { key: HermesIterations, value: iteration },

@@ -1,6 +1,5 @@
-// What people see of a running conversation: the `state` query and the live summary on the workflow page of
-// the Temporal Web UI. Read-only.
-import { workflowInfo } from '@temporalio/workflow';
+// What people see of a running conversation: the `state` query (the live summary on the Web UI's workflow page is
+// details.ts). Read-only.
 import type { ConversationState, StateQueryArgs } from '../../shared/contract';
 import { budgetViews } from '../rules/budget';
 import type { Conversation } from './conversation-state';
@@ -39,56 +38,4 @@ export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationSt
     stepsMissed: Math.max(0, (shown[0]?.step ?? (last ? last.step + 1 : 1)) - (after ?? 0) - 1),
     ...(c.children.views.length ? { children: [...c.children.views] } : {}),
   };
-}
-
-/** Markdown for `setCurrentDetails`: status, progress and the latest step. */
-export function detailsText(c: Conversation): string {
-  const { board, meter } = c;
-  const last = board.steps[board.steps.length - 1];
-  const id = workflowInfo().workflowId;
-  const task = c.input.prompt?.trim().split('\n')[0];
-  const { usage, redactions } = meter;
-  return [
-    `**${board.status}**${board.waitingFor ? ` (waiting for ${board.waitingFor})` : ''} · iteration ${meter.iteration} · run ${meter.runs} of ${id}`,
-    task ? `task: ${task.slice(0, 200)}` : '',
-    `tokens ${usage.totalTokens} · cost $${usage.costUsd.toFixed(4)} · tool calls ${meter.toolCalls}${redactions ? ` · secrets redacted ${redactions}` : ''}`,
-    board.inFlight ? `in flight: ${board.inFlight} (attempts and the last failure are on its pending-activity card)` : '',
-    last ? `last step${last.modelStep ? ` (model step ${last.modelStep})` : ''}: ${last.kind} ${last.name} — ${last.summary}` : '',
-    board.recentOutcomes.length ? `recent outcomes:\n${board.recentOutcomes.map((o) => `- ${o}`).join('\n')}` : '',
-    howToAnswer(c, id),
-    board.outcome.error ? `${board.outcome.reason ?? 'error'}: ${board.outcome.error}` : '',
-  ]
-    .filter(Boolean)
-    .join('\n\n');
-}
-
-/** The exact commands that unblock a waiting conversation, for the person looking at the Web UI. */
-function howToAnswer(c: Conversation, id: string): string {
-  const q = c.human.question;
-  const waitingFor = c.board.waitingFor;
-  if (waitingFor === 'clarify' && q) {
-    return [
-      `question: ${q.question}`,
-      `answer with \`hermes answer ${id} "…"\` or \`temporal workflow update execute --workflow-id ${id} --name answer --input '"…"'\``,
-    ].join('\n\n');
-  }
-  const a = c.human.approvals[0];
-  if (waitingFor === 'approval' && a) {
-    return [
-      `approval needed (${a.reason}): ${a.tool} ${a.command.slice(0, 200)}`,
-      `decide with \`hermes approve ${id} ${a.callId} [--deny]\` or ` +
-        `\`temporal workflow update execute --workflow-id ${id} --name approve --input '{"callId":"${a.callId}","decision":"approve"}'\``,
-    ].join('\n\n');
-  }
-  const f = c.children.forwarded()[0];
-  if (f?.child) {
-    return [
-      `a sub-agent needs approval (${f.reason}): ${f.child.workflowId} (${f.child.goal.slice(0, 100)}) wants ${f.tool} ${f.command.slice(0, 200)}`,
-      `decide with \`hermes approve ${id} ${f.callId} [--deny]\``,
-    ].join('\n\n');
-  }
-  if (waitingFor === 'message') {
-    return `send the next message with \`temporal workflow update execute --workflow-id ${id} --name send --input '"…"'\`, or end it with the \`end\` signal`;
-  }
-  return '';
 }

@@ -49,7 +49,10 @@ export function dropChildApprovals(c: Conversation, workflowId: string): void {
  * Which pending approval a decision is for. Throws an Error that says why there is none (the update's validator
  * rejects with it): nothing pending, no such call, or a call id that two conversations share.
  */
-export function approvalTarget(c: Conversation, args: Pick<ApproveArgs, 'callId' | 'workflowId'>): ApprovalTarget {
+export function approvalTarget(
+  c: Pick<Conversation, 'children' | 'human' | 'pendingApprovals'>,
+  args: Pick<ApproveArgs, 'callId' | 'workflowId'>,
+): ApprovalTarget {
   const me = workflowInfo().workflowId;
   const { callId, workflowId } = args;
   const all = c.pendingApprovals();

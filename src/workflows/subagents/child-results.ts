@@ -20,7 +20,7 @@ export interface ChildOutcome {
 const SUMMARY_CAP = 4_000;
 
 /** A child's limits: the parent's, with budgets capped by what the parent has left now. */
-export function childLimits(c: Conversation): Limits {
+export function childLimits(c: Pick<Conversation, 'limits' | 'meter'>): Limits {
   const l = c.limits;
   // No step cap on the parent (maxIterations 0): a child still gets the usual sub-agent cap.
   const iterationsLeft = l.maxIterations > 0 ? l.maxIterations - c.meter.turnIterations : CHILD_MAX_ITERATIONS;

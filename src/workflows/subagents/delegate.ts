@@ -15,17 +15,17 @@ import {
   workflowInfo,
   type ChildWorkflowHandle,
 } from '@temporalio/workflow';
-import type { ConversationInput, ConversationResult } from '../../shared/contract';
+import type { ConversationInput, ConversationResult, ConversationWorkflow } from '../../shared/contract';
 import { resultOfFailure } from '../../shared/failed-result';
 import { DEFAULT_DELEGATION } from '../../shared/defaults';
 import { interruptSignal } from '../../shared/messages';
 import { DELEGATE_TASK, resolveTools } from '../../tools/registry';
 import { SCHEDULE_TOOLS } from '../../tools/schedules/spec';
 import { dropChildApprovals } from './approvals';
-import type { conversationWorkflow } from '../conversation';
 import { describeFailure } from '../engine/failures';
 import { delegationRefused, subAgentSystem } from '../../shared/texts';
 import type { Conversation } from '../state/conversation-state';
+import type { StopControl } from '../state/stop-control';
 import { ZERO_USAGE } from '../rules/usage';
 import { childLimits, resultText, type ChildOutcome } from './child-results';
 
@@ -39,18 +39,18 @@ export interface DelegateArgs {
   tools?: string[];
 }
 
-export function delegation(c: Conversation): Required<NonNullable<ConversationInput['delegation']>> {
-  return { ...DEFAULT_DELEGATION, ...c.input.delegation };
+export function delegation(input: ConversationInput): Required<NonNullable<ConversationInput['delegation']>> {
+  return { ...DEFAULT_DELEGATION, ...input.delegation };
 }
 
 /** The tool result for a delegate_task call where it is not offered. */
-export function delegationUnavailable(c: Conversation): string {
-  return delegationRefused(c.depth, delegation(c).maxDepth);
+export function delegationUnavailable(c: Pick<Conversation, 'depth' | 'input'>): string {
+  return delegationRefused(c.depth, delegation(c.input).maxDepth);
 }
 
 /** Runs one delegate_task call; `cut` is true when an interrupt or a cancel stopped its children, `ok` false when none could start. */
 export async function delegate(c: Conversation, callId: string, args: DelegateArgs): Promise<{ content: string; cut: boolean; ok: boolean }> {
-  const d = delegation(c);
+  const d = delegation(c.input);
   if (c.depth >= d.maxDepth) return { content: delegationUnavailable(c), cut: false, ok: false };
   const parentId = workflowInfo().workflowId;
   const tasks = args.tasks?.length ? args.tasks : [{ goal: args.goal!, context: undefined }];
@@ -104,7 +104,7 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
   return CancellationScope.nonCancellable(async () => {
     const scope = new CancellationScope();
     const outcomes: ChildOutcome[] = [];
-    const running = new Map<string, ChildWorkflowHandle<typeof conversationWorkflow>>();
+    const running = new Map<string, ChildWorkflowHandle<ConversationWorkflow>>();
     let stopping: 'interrupt' | 'cancel' | undefined;
     let next = 0;
 
@@ -117,7 +117,7 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
       c.children.started(p.workflowId);
       c.note('agent', `↳ started ${p.workflowId}: ${p.goal.split('\n')[0]!.slice(0, 100)}`);
       try {
-        const handle = await startChild<typeof conversationWorkflow>('conversationWorkflow', {
+        const handle = await startChild<ConversationWorkflow>('conversationWorkflow', {
           workflowId: p.workflowId,
           args: [p.input()],
           // A parent that ends (or is cancelled) takes its children with it, and a cancel lets each child stop
@@ -127,7 +127,7 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
           staticSummary: `${p.goal.split('\n')[0]!.slice(0, 200)} (sub-agent of ${parentId})`,
         });
         running.set(p.workflowId, handle);
-        if (stopping === 'interrupt') await interruptChild(handle, c);
+        if (stopping === 'interrupt') await interruptChild(handle, c.stop);
         // A failed child is a FAILED workflow whose failure carries its result (src/shared/failed-result.ts).
         const r: ConversationResult = await handle.result().catch((err: unknown) => {
           const carried = isCancellation(err) ? undefined : resultOfFailure(err);
@@ -175,7 +175,7 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
         scope.cancel();
       } else {
         stopping = 'interrupt';
-        for (const h of running.values()) await interruptChild(h, c);
+        for (const h of running.values()) await interruptChild(h, c.stop);
       }
     }
     await all;
@@ -183,16 +183,16 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
   });
 }
 
-async function interruptChild(h: ChildWorkflowHandle<typeof conversationWorkflow>, c: Conversation): Promise<void> {
+async function interruptChild(h: ChildWorkflowHandle<ConversationWorkflow>, stop: StopControl): Promise<void> {
   try {
-    await h.signal(interruptSignal, { reason: `the parent conversation was stopped ${c.stop.cause()}` });
+    await h.signal(interruptSignal, { reason: `the parent conversation was stopped ${stop.cause()}` });
   } catch {
     // It has just ended: nothing to interrupt.
   }
 }
 
 /** The parent's token or cost budget (children's spending included) is used up. */
-function spentOut(c: Conversation): boolean {
+function spentOut(c: Pick<Conversation, 'limits' | 'meter'>): boolean {
   const { maxTokens, maxCostUsd } = c.limits;
   const { usage } = c.meter;
   return (maxTokens > 0 && usage.totalTokens >= maxTokens) || (maxCostUsd > 0 && usage.costUsd >= maxCostUsd);

@@ -9,7 +9,7 @@ import type { Conversation } from '../state/conversation-state';
 const COMMAND_CAP = 20_000;
 
 /** A sub-agent tells its parent its totals after each model call (see Conversation.childReport). */
-export function reportToParent(c: Conversation): void {
+export function reportToParent(c: Pick<Conversation, 'input' | 'meter' | 'reports' | 'status'>): void {
   const parent = c.input.parent;
   if (!parent) return;
   const report = {

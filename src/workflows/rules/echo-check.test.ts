@@ -1,8 +1,8 @@
 // The checks that keep the runtime's own instructions, and a tool result the model made up, from passing for its
 // answer (src/workflows/rules/echo-check.ts).
 import { describe, expect, it } from 'vitest';
-import { echoedInstructions, madeUpResult } from '../src/workflows/rules/echo-check';
-import { EMPTY_NUDGE, TEXT_MODE_CALL_FORMAT, unparsedCallCorrection } from '../src/shared/texts';
+import { echoedInstructions, madeUpResult } from './echo-check';
+import { EMPTY_NUDGE, TEXT_MODE_CALL_FORMAT, unparsedCallCorrection } from '../../shared/texts';
 
 describe('echoedInstructions', () => {
   it.each([

@@ -1,9 +1,9 @@
 // The pure parts of context compression: one-line summaries of tool results, the first phase's cuts, where the
 // protected tail starts, and the summary message's round trip.
 import { describe, expect, it } from 'vitest';
-import type { ChatMessage } from '../src/shared/wire';
-import { summaryBody, summaryMessage, summaryRequest } from '../src/workflows/loop/compress-texts';
-import { condenseToolOutputs, headEnd, tailStart, toolLine, transcript } from '../src/workflows/rules/context-ops';
+import type { ChatMessage } from '../../shared/wire';
+import { summaryBody, summaryMessage, summaryRequest } from '../loop/compress-texts';
+import { condenseToolOutputs, headEnd, tailStart, toolLine, transcript } from './context-ops';
 
 const call = (id: string, name: string, args: object): ChatMessage => ({
   role: 'assistant',

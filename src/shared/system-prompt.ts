@@ -1,11 +1,12 @@
-// The system prompt a conversation gets since patch `system-prompt-builder`. Pure: the workflow composes it from the
-// per-conversation parts one local activity gathered on a worker (src/activities/system-prompt-parts.ts; recorded in history, so a
-// replay composes the same text), and `hermes run --show-prompt` composes it the same way in the CLI.
-// Order for prefix caching (as prompts.ts's systemPrompt): what is the same for every conversation with the same
-// tools first (identity, how to work, the tool list), then CONVERSATION_HEADING and the per-conversation parts,
-// the ones that change least often first: memory, the project context file, date and workspace, the caller's text.
-import { memoryBlock, type MemoryView } from '../../shared/memory';
-import { CONVERSATION_HEADING, NOTHING_TO_REPORT } from '../../shared/texts';
+// The system prompt a conversation gets. Pure and workflow-safe, in shared/ so each side reads it where it stands:
+// the workflow composes it from the per-conversation parts one local activity gathered on a worker
+// (src/activities/system-prompt-parts.ts; recorded in history, so a replay composes the same text), and
+// `hermes run --show-prompt` composes it the same way in the CLI.
+// Order for prefix caching: what is the same for every conversation with the same tools first (identity, how to
+// work, the tool list), then CONVERSATION_HEADING and the per-conversation parts, the ones that change least
+// often first: memory, the project context file, date and workspace, the caller's text.
+import { memoryBlock, type MemoryView } from './memory';
+import { CONVERSATION_HEADING, NOTHING_TO_REPORT } from './texts';
 
 /** What the worker gathered for one conversation's system prompt (JSON-plain: a local activity's result). */
 export interface PromptParts {

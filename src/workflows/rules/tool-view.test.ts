@@ -1,6 +1,6 @@
 // Which tools a small model is shown (src/workflows/rules/tool-view.ts): what tool_search finds, once per tool.
 import { describe, expect, it } from 'vitest';
-import { ToolView } from '../src/workflows/rules/tool-view';
+import { ToolView } from './tool-view';
 
 describe('ToolView', () => {
   it('reveals each found tool once, also when several searches in one step found it', () => {
