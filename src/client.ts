@@ -239,6 +239,7 @@ export class Hermes {
       ...(o.system ? { system: o.system } : {}),
       ...(o.delegation ? { delegation: o.delegation } : {}),
       ...(o.memoryScope ? { memoryScope: o.memoryScope } : {}),
+      ...(o.skillsStore ? { skillsStore: o.skillsStore } : {}),
       ...(o.webhook ? { webhook: o.webhook } : {}),
       ...(o.sessionId ? { sessionId: o.sessionId } : {}),
       limits,

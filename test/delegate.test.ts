@@ -1,7 +1,9 @@
 // Sub-agents (delegate_task) against the real dev server: each task is a child conversation workflow; the
 // scripted model answers each conversation from its own queue (test/helpers/routed-model.ts).
 import { afterEach, describe, expect, inject, it } from 'vitest';
-import type { ConversationResult } from '../src/shared/contract';
+import type { Payload } from '@temporalio/common';
+import type { ConversationInput, ConversationResult } from '../src/shared/contract';
+import { decodeStoredValue } from '../src/storage/decode';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import type { Reply } from './helpers/mock-model';
 import { routed } from './helpers/routed-model';
@@ -342,5 +344,25 @@ describe('delegate_task', () => {
     });
     expect(toolResult(r2.requests['remove the other dir']![1]!.messages, 't2')).not.toMatch(/^Error/);
     h.mock.assertDone();
+  }, 60_000);
+});
+
+describe('delegate_task and the caller', () => {
+  it("gives a child its parent's memory scope and skills store: it works for the same user", async () => {
+    const r = routed({
+      'delegate one': [toolCall('delegate_task', { goal: 'child chore' }, 'd1'), answer('done')],
+      'child chore': [answer('chore done')],
+    });
+    h = await createHarness(r.script);
+    const harness = h;
+    const id = `delegate-scope-${Date.now()}`;
+    await h.run(async () =>
+      (await harness.hermes.start({ prompt: 'delegate one chore', id, memoryScope: 'team-x', skillsStore: 'team-x' })).result(),
+    );
+    const [cid] = await childIds(harness, id);
+    const history = await harness.client.workflow.getHandle(cid!).fetchHistory();
+    const payload = history.events![0]!.workflowExecutionStartedEventAttributes!.input!.payloads![0]!;
+    const input = await decodeStoredValue<ConversationInput>(harness.client.options.loadedDataConverter, payload as Payload);
+    expect(input).toMatchObject({ memoryScope: 'team-x', skillsStore: 'team-x', parent: { workflowId: id } });
   }, 60_000);
 });

@@ -23,7 +23,13 @@ export interface PromptDeps {
 
 export function createPromptActivities(deps: PromptDeps) {
   /** `memoryScope` only when the conversation offers the memory tool; `skills` when it offers skill_view. */
-  async function buildSystemPrompt(args: { workspace?: string; memoryScope?: string; skills?: boolean; profile?: string }): Promise<PromptParts> {
+  async function buildSystemPrompt(args: {
+    workspace?: string;
+    memoryScope?: string;
+    skills?: boolean;
+    skillsStore?: string;
+    profile?: string;
+  }): Promise<PromptParts> {
     const ctx = Context.current();
     const scope = args.memoryScope;
     const workspace = args.workspace ?? deps.workspace;
@@ -40,7 +46,9 @@ export function createPromptActivities(deps: PromptDeps) {
               listSkills(
                 skillSources({
                   workspace: await realpath(workspace),
-                  store: new SkillsClient(ctx.client, deps.skillsStore ?? DEFAULT_SKILLS_STORE, { taskQueue: ctx.info.taskQueue }),
+                  store: new SkillsClient(ctx.client, args.skillsStore ?? deps.skillsStore ?? DEFAULT_SKILLS_STORE, {
+                    taskQueue: ctx.info.taskQueue,
+                  }),
                 }),
               ),
           }

@@ -164,7 +164,7 @@ export function createToolActivities(deps: ToolDeps) {
           passEnv: deps.passEnv,
           workflowId: ctx.info.workflowExecution?.workflowId,
           temporal: () => ({ client: ctx.client, taskQueue: ctx.info.taskQueue }),
-          ...(deps.skillsStore ? { skillsStore: deps.skillsStore } : {}),
+          ...(input.skillsStore || deps.skillsStore ? { skillsStore: input.skillsStore ?? deps.skillsStore } : {}),
           ...(spec!.cluster
             ? {
                 cluster: {

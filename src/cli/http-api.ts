@@ -4,6 +4,7 @@
 import { parseArgs } from 'node:util';
 import { loadProfiles } from '../llm/profiles';
 import { isLoopback, normalizeOrigin } from '../http-api/browser-guard';
+import { readTokensFile, TokensFileError, type Principal } from '../http-api/principals';
 import { DEFAULT_SERVE_PORT, startServe, tokenProblem } from '../http-api/server';
 import { checkedWorkspace, UsageError, withHermes } from './common';
 import { onStop, stopping } from './signals';
@@ -18,6 +19,7 @@ export async function serve(args: string[]): Promise<number> {
       host: { type: 'string' },
       port: { type: 'string' },
       token: { type: 'string' },
+      tokens: { type: 'string' },
       'allow-origin': { type: 'string', multiple: true },
       'allow-host': { type: 'string', multiple: true },
       'interrupt-on-disconnect': { type: 'boolean', default: false },
@@ -35,9 +37,10 @@ export async function serve(args: string[]): Promise<number> {
   const token = values.token ?? (process.env.HERMES_SERVE_TOKEN || undefined);
   const problem = token !== undefined ? tokenProblem(token) : undefined;
   if (problem) throw new UsageError(`${values.token !== undefined ? '--token' : 'HERMES_SERVE_TOKEN'}: ${problem}`);
-  if (!token && !isLoopback(host)) {
+  const principals = tokensOf(values.tokens ?? (process.env.HERMES_SERVE_TOKENS_FILE || undefined), token);
+  if (!token && !principals && !isLoopback(host)) {
     throw new UsageError(
-      `--host ${host} is reachable from other machines: a bearer token is required (--token T or HERMES_SERVE_TOKEN); ` +
+      `--host ${host} is reachable from other machines: a bearer token is required (--token T or HERMES_SERVE_TOKEN) or a tokens file (--tokens FILE); ` +
         'whoever can call this API runs the agent and its tools',
     );
   }
@@ -75,6 +78,7 @@ export async function serve(args: string[]): Promise<number> {
         host,
         port,
         ...(token ? { token } : {}),
+        ...(principals ? { principals } : {}),
         allowOrigins,
         allowHosts,
         profiles: () => profiles,
@@ -86,7 +90,7 @@ export async function serve(args: string[]): Promise<number> {
       });
       onStop((sig) => process.stderr.write(`\nhermes serve: ${sig}: stopped; conversations under way go on durably\n`));
       process.stderr.write(
-        `hermes serve on ${s.url} (OpenAI-compatible: ${s.url}/v1; ${token ? 'bearer token required' : 'no token: loopback only'}; ` +
+        `hermes serve on ${s.url} (OpenAI-compatible: ${s.url}/v1; ${principals ? `${principals.length} principals, each its own sessions: ${principals.map((p) => p.name).join(', ')}` : token ? 'bearer token required' : 'no token: loopback only'}; ` +
           `${hermes.target?.embedded ? 'embedded server, worker in this process' : `Temporal at ${hermes.address ?? 'the cluster'}, task queue ${hermes.taskQueue}`})\n` +
           `  models (profiles): ${profiles.names.join(', ')}; "hermes" = ${profiles.defaultName} · API description: ${s.url}/openapi.json\n`,
       );
@@ -99,6 +103,18 @@ export async function serve(args: string[]): Promise<number> {
 }
 
 export { isLoopback };
+
+/** The principals of the tokens file (principals.ts), checked before anything starts. */
+function tokensOf(file: string | undefined, token: string | undefined): Principal[] | undefined {
+  if (file === undefined) return undefined;
+  if (token) throw new UsageError('--tokens and --token (or HERMES_SERVE_TOKEN) are two ways to say who may call: give one');
+  try {
+    return readTokensFile(file);
+  } catch (err) {
+    if (err instanceof TokensFileError) throw new UsageError(`--tokens ${err.message}`);
+    throw err;
+  }
+}
 
 /** Repeated flags, else the environment variable's comma-separated list. */
 function listOf(flags: string[] | undefined, env: string | undefined): string[] {

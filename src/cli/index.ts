@@ -102,10 +102,12 @@ Usage:
   hermes doctor [--json]            check this machine: node, temporal CLI, bubblewrap and the terminal's
                                     sandbox, the default model endpoint (never the key), workspace and roots,
                                     the builds with open conversations
-  hermes serve [--host H] [--port P] [--token T] [--interrupt-on-disconnect] [--busy-policy queue|reject|interrupt]
+  hermes serve [--host H] [--port P] [--token T | --tokens FILE] [--interrupt-on-disconnect] [--busy-policy queue|reject|interrupt]
                                     an OpenAI-compatible HTTP API (POST /v1/chat/completions, streamed or not;
                                     sessions: X-Hermes-Session-Id); default 127.0.0.1:8642; off loopback a
-                                    bearer token is required (--token or HERMES_SERVE_TOKEN); a web page cannot
+                                    bearer token is required (--token or HERMES_SERVE_TOKEN); --tokens FILE
+                                    ("name: token" lines, mode 600): each client its own sessions, memory,
+                                    skills and search scope; a web page cannot
                                     call it (--allow-origin O: one that may; --allow-host H: a proxied name);
                                     docs/guides/serve.md
   hermes codec-server [--port N] [--host H] [--origin URL] [--token T]
@@ -191,6 +193,7 @@ Environment:
   HERMES_VERSIONING    auto (default: a new build makes itself current), manual (an operator does), off
   HERMES_DEPLOYMENT    the worker deployment's name (default: the task queue's, "hermes")
   HERMES_SERVE_TOKEN   hermes serve's bearer token (instead of --token)
+  HERMES_SERVE_TOKENS_FILE   hermes serve's principals' tokens file (instead of --tokens)
   HERMES_DRAIN_CHECK_SEC   how often a worker counts the open runs of the older builds it serves (default 60)
   OTEL_EXPORTER_OTLP_ENDPOINT   trace workers and clients to this OTLP/HTTP endpoint (off when unset);
                        HERMES_OTEL_CONTENT=1 adds message content to spans (redacted)

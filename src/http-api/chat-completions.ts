@@ -11,9 +11,9 @@ import { ApiError, asApiError, badRequest, noWorker } from './errors';
 import { sendJson } from './json-response';
 import { eventsCursor, liveEvents } from './live';
 import { checkSameSend, checkSameTask } from './idempotency';
-import { parseChatRequest, taskPrompt, type ChatRequest, type ProfileNames } from './request';
+import { parseChatRequest, taskPrompt, taskWorkflowId, type ChatRequest, type ProfileNames } from './request';
 import { describeConversation, openSession, sendTurn, type SessionDefaults } from './sessions';
-import type { TurnsInFlight } from './session-view';
+import { inFlightKey, type TurnsInFlight } from './session-view';
 import { redactChatMessages } from '../security/user-input';
 import { SseWriter } from './sse';
 import { TurnStream, type ChunkDelta } from './turn-stream';
@@ -23,6 +23,8 @@ export interface CompletionsContext {
   hermes: Hermes;
   profiles: () => ProfileNames;
   defaults: SessionDefaults;
+  /** The principal whose token the request carries (principals.ts); undefined with one token or none. */
+  principal?: string;
   /** A client that disconnects before the answer interrupts the turn (default: it goes on). */
   interruptOnDisconnect: boolean;
   /** The session turns this server has sent and not yet seen answered (the session view's `turn_in_progress`). */
@@ -40,7 +42,7 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
   // Where a user's messages enter: secrets in them are replaced before anything is started or sent (X-Hermes-Redacted says how many).
   const { request: r, redaction } = redactChatMessages(parseChatRequest(body, req.headers, ctx.profiles()), ctx.hermes.client);
   // Counted from the moment the request is read: a view of the session taken meanwhile says a turn is under way.
-  const sent = r.sessionId ? ctx.inFlight.begin(r.sessionId) : () => undefined;
+  const sent = r.sessionId ? ctx.inFlight.begin(inFlightKey(r.sessionId, ctx.principal)) : () => undefined;
   const { handle, sessionId, cursor, done } = await checkedBegin(ctx, r).catch((err: unknown) => {
     sent();
     throw err;
@@ -107,7 +109,7 @@ async function begin(
 ): Promise<{ handle: ConversationHandle; sessionId?: string; cursor: number | undefined; done: Promise<Outcome> }> {
   const idempotencyKey = r.idempotencyKey;
   if (r.sessionId) {
-    const { handle, started } = await openSession(ctx.hermes, { ...r, sessionId: r.sessionId }, ctx.defaults);
+    const { handle, started } = await openSession(ctx.hermes, { ...r, sessionId: r.sessionId }, ctx.defaults, ctx.principal);
     // A retry attaches to its turn; the same key with another message is refused, not answered with the old turn.
     if (idempotencyKey && !started) await checkSameSend(handle, idempotencyKey, r.last);
     // Taken before the message is sent, so the stream holds exactly this turn (and any queued before it, skipped).
@@ -117,7 +119,7 @@ async function begin(
     return { handle, sessionId: r.sessionId, cursor, done };
   }
   // With an Idempotency-Key, the task's workflow id is derived from it: a retried request finds its task.
-  const id = idempotencyKey ? `hermes-request-${idempotencyKey}` : undefined;
+  const id = idempotencyKey ? taskWorkflowId(idempotencyKey, ctx.principal) : undefined;
   // Named after the new message, not the prompt (which opens with the earlier messages: "The conversation so far…").
   const summary = r.last.trim().split('\n')[0]!.slice(0, 200);
   const start = {

@@ -201,7 +201,13 @@ export function openApiDocument() {
     },
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'Required when the server was started with a token (always off loopback).' },
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description:
+            'Required when the server was started with a token (always off loopback). With a tokens file (--tokens) each token is a ' +
+            "principal's, who sees only its own sessions: another principal's session is a 404, as one that does not exist.",
+        },
       },
       responses: {
         Error: {

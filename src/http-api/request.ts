@@ -47,9 +47,18 @@ export function isSessionId(s: string): boolean {
   return SESSION_ID.test(s);
 }
 
-/** The conversation a session maps to: one workflow id per session, the same from every `hermes serve`. */
-export function sessionWorkflowId(sessionId: string): string {
-  return `hermes-session-${sessionId}`;
+/**
+ * The conversation a session maps to: one workflow id per session, the same from every `hermes serve`. A
+ * principal's sessions are its own (`hermes-session-alice/ID`): another principal's same id is another conversation,
+ * and no session id (which has no `/`) reaches it.
+ */
+export function sessionWorkflowId(sessionId: string, principal?: string): string {
+  return principal ? `hermes-session-${principal}/${sessionId}` : `hermes-session-${sessionId}`;
+}
+
+/** The task conversation of an Idempotency-Key: a retry finds it; a principal's keys are its own. */
+export function taskWorkflowId(key: string, principal?: string): string {
+  return principal ? `hermes-request-${principal}/${key}` : `hermes-request-${key}`;
 }
 
 export function sessionIdOf(value: unknown, param: string): string {

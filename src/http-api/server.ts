@@ -8,6 +8,7 @@ import { chatCompletions, type CompletionsContext } from './chat-completions';
 import { ApiError, asApiError, badRequest, notFound, quoted, unauthorized } from './errors';
 import { sendJson } from './json-response';
 import { openApiDocument } from './openapi';
+import { principalOf, principalScope, principalSkillsStore, type Principal } from './principals';
 import { sessionIdOf, type ProfileNames } from './request';
 import { sessionEvents, sessionRoute } from './session-routes';
 import { TurnsInFlight } from './session-view';
@@ -25,6 +26,8 @@ export interface ServeOptions {
   host?: string;
   /** When set, every request needs `Authorization: Bearer <token>`. */
   token?: string;
+  /** Each client its own token (principals.ts): every request needs one of them, and sees only its principal's sessions. */
+  principals?: Principal[];
   /** Origins a web page may call the API from (CORS); any other `Origin` is a 403. Default none. */
   allowOrigins?: string[];
   /** Host names accepted in `Host` besides loopback ones and the bound host (checked only without a token). */
@@ -73,8 +76,9 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     allowedOrigins: (opts.allowOrigins ?? []).map((o) => o.toLowerCase()),
     allowedHosts: (opts.allowHosts ?? []).map((h) => h.toLowerCase()),
     boundHost: opts.host ?? '127.0.0.1',
-    tokenRequired: expected !== undefined,
+    tokenRequired: expected !== undefined || Boolean(opts.principals?.length),
   };
+  const principals = opts.principals?.length ? opts.principals : undefined;
   // Two counts: an idle events stream may stay open for hours, and must not use up the requests' share (nor may
   // requests use up the streams'). The cheap answers that touch no conversation are counted by neither, so a
   // health check still answers when both are full.
@@ -99,10 +103,12 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
   async function route(req: IncomingMessage, res: ServerResponse, kind: 'request' | 'stream' | undefined): Promise<void> {
     // Before the token: a preflight carries none, and a page's request is refused whether or not it has one.
     if (guardBrowser(browser, req, res)) return;
-    if (expected && !authorized(req.headers.authorization, expected)) {
+    const principal = principals ? principalOf(req.headers.authorization, principals) : undefined;
+    if ((principals && !principal) || (expected && !authorized(req.headers.authorization, expected))) {
       req.resume();
       throw unauthorized();
     }
+    const c = principal ? principalContext(ctx, principal.name) : ctx;
     if (kind === 'request' && open.request > maxConcurrent) {
       req.resume();
       throw new ApiError(429, `more than ${maxConcurrent} requests at once: try again shortly`, 'rate_limit_error', null, 'too_many_requests');
@@ -122,7 +128,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
     const method = req.method ?? 'GET';
     if (path === '/v1/chat/completions') {
       allow(method, 'POST');
-      return chatCompletions(ctx, req, res, await readJson(req));
+      return chatCompletions(c, req, res, await readJson(req));
     }
     if (path === '/v1/models') {
       allow(method, 'GET');
@@ -150,7 +156,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
       const action = session[2];
       if (action === 'events') {
         allow(method, 'GET');
-        return sessionEvents(ctx, req, res, sessionId, url.searchParams);
+        return sessionEvents(c, req, res, sessionId, url.searchParams);
       }
       if (action) allow(method, 'POST');
       else allow(method, 'GET');
@@ -158,13 +164,19 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
       return sendJson(
         res,
         200,
-        await sessionRoute(ctx, sessionId, action as 'interrupt' | 'answer' | 'approve' | undefined, body, url.searchParams, req),
+        await sessionRoute(c, sessionId, action as 'interrupt' | 'answer' | 'approve' | undefined, body, url.searchParams, req),
       );
     }
     throw notFound(`no route ${method} ${quoted(path).slice(1, -1)} (the API: GET /openapi.json)`, 'unknown_url');
   }
 
   return listen(server, opts.port ?? DEFAULT_SERVE_PORT, opts.host ?? '127.0.0.1');
+}
+
+/** A principal's requests: its own session ids, and its conversations in its own memory scope and skills store. */
+function principalContext(ctx: CompletionsContext, name: string): CompletionsContext {
+  const start = { ...ctx.defaults.start, memoryScope: principalScope(name), skillsStore: principalSkillsStore(name) };
+  return { ...ctx, principal: name, defaults: { ...ctx.defaults, start } };
 }
 
 /** Seconds a 429 asks the client to wait (Retry-After; the OpenAI clients honour it). */

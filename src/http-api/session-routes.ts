@@ -21,16 +21,16 @@ export async function sessionRoute(
 ): Promise<unknown> {
   if (!action) {
     const wait = query.get('wait');
-    if (wait === null) return sessionView(ctx.hermes, sessionId, ctx.inFlight);
+    if (wait === null) return sessionView(ctx.hermes, sessionId, ctx.inFlight, ctx.principal);
     const seconds = Number(wait);
     if (!wait.trim() || !(seconds >= 0 && seconds <= MAX_WAIT_SEC)) throw badRequest('wait', `wait must be seconds between 0 and ${MAX_WAIT_SEC}`);
     const gone = new AbortController();
     req.once('close', () => gone.abort());
-    return sessionViewWhenIdle(ctx.hermes, sessionId, seconds, ctx.inFlight, gone.signal);
+    return sessionViewWhenIdle(ctx.hermes, sessionId, seconds, ctx.inFlight, gone.signal, ctx.principal);
   }
   // The body is checked first: a bad one never reaches the conversation.
   const args = action === 'interrupt' ? interruptArgs(body) : action === 'answer' ? answerArgs(body) : approveArgs(body);
-  const { handle, running } = await existingSession(ctx.hermes, sessionId);
+  const { handle, running } = await existingSession(ctx.hermes, sessionId, ctx.principal);
   if (!running) throw new ApiError(409, `session "${sessionId}" has ended: nothing to ${action}`, 'conflict_error', null, 'session_ended');
   if (action === 'interrupt') {
     await handle.interrupt(args as ReturnType<typeof interruptArgs>);
@@ -59,7 +59,7 @@ export async function sessionEvents(
   const raw = query.get('from') ?? headerOf(req, 'last-event-id');
   const from = raw === undefined || raw === null || raw === '' ? undefined : Number(raw);
   if (from !== undefined && !(Number.isInteger(from) && from >= 0)) throw badRequest('from', 'from must be a whole number ≥ 0 (an event offset)');
-  const { handle } = await existingSession(ctx.hermes, sessionId);
+  const { handle } = await existingSession(ctx.hermes, sessionId, ctx.principal);
   const sse = new SseWriter(res, { 'X-Hermes-Conversation-Id': handle.id });
   const stop = new AbortController();
   res.once('close', () => stop.abort());

@@ -45,10 +45,13 @@ export interface SessionView {
   last_turn: TurnResult | null;
 }
 
-export async function sessionView(hermes: Hermes, sessionId: string, inFlight?: TurnsInFlight): Promise<SessionView> {
-  const { handle } = await existingSession(hermes, sessionId);
+/** The in-flight key of a session: its id, under its principal's name when there are principals (ids repeat across them). */
+export const inFlightKey = (sessionId: string, principal?: string): string => (principal ? `${principal}/${sessionId}` : sessionId);
+
+export async function sessionView(hermes: Hermes, sessionId: string, inFlight?: TurnsInFlight, principal?: string): Promise<SessionView> {
+  const { handle } = await existingSession(hermes, sessionId, principal);
   // Whether this server has a turn out is read first: a turn that ends meanwhile is then in the history read after.
-  const sent = inFlight?.has(sessionId) === true;
+  const sent = inFlight?.has(inFlightKey(sessionId, principal)) === true;
   const [status, state, last] = await Promise.all([
     handle.temporalStatus(),
     handle.state().catch(() => null),
@@ -86,10 +89,11 @@ export async function sessionViewWhenIdle(
   seconds: number,
   inFlight?: TurnsInFlight,
   signal?: AbortSignal,
+  principal?: string,
 ): Promise<SessionView> {
   const end = Date.now() + seconds * 1000;
   for (;;) {
-    const v = await sessionView(hermes, sessionId, inFlight);
+    const v = await sessionView(hermes, sessionId, inFlight, principal);
     const waitsForPerson = v.state?.waitingFor === 'clarify' || v.state?.waitingFor === 'approval';
     if (!v.turn_in_progress || waitsForPerson || Date.now() >= end || signal?.aborted) return v;
     await new Promise((r) => setTimeout(r, 300));

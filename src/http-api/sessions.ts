@@ -37,8 +37,9 @@ export async function openSession(
   hermes: Hermes,
   r: ChatRequest & { sessionId: string },
   d: SessionDefaults,
+  principal?: string,
 ): Promise<{ handle: ConversationHandle; started: boolean }> {
-  const id = sessionWorkflowId(r.sessionId);
+  const id = sessionWorkflowId(r.sessionId, principal);
   if ((await describeConversation(hermes, id)) === 'running') return { handle: hermes.get(id), started: false };
   const system = sessionSystem(r);
   try {
@@ -95,9 +96,13 @@ export function updateRejection(err: unknown): unknown {
   return badRequest(null, m, 'rejected');
 }
 
-/** The handle of an existing session's conversation; 404 when there is none. */
-export async function existingSession(hermes: Hermes, sessionId: string): Promise<{ handle: ConversationHandle; running: boolean }> {
-  const id = sessionWorkflowId(sessionId);
+/** The handle of an existing session's conversation (the principal's own); 404 when there is none. */
+export async function existingSession(
+  hermes: Hermes,
+  sessionId: string,
+  principal?: string,
+): Promise<{ handle: ConversationHandle; running: boolean }> {
+  const id = sessionWorkflowId(sessionId, principal);
   const s = await describeConversation(hermes, id);
   if (s === 'none') throw notFound(`no session "${sessionId}" (no conversation ${id})`, 'session_not_found');
   return { handle: hermes.get(id), running: s === 'running' };

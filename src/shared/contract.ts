@@ -66,6 +66,13 @@ export function isMemoryScope(s: string): boolean {
   return MEMORY_SCOPE.test(s);
 }
 
+/**
+ * The rule of src/shared/skills.ts, not imported from there: loaded through this module, skills.ts's imports became
+ * frozen workflow state, and the credential rules could no longer reset their RegExp's lastIndex (replay failed).
+ */
+const SKILLS_STORE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const SKILLS_STORE_NAME_RULE = 'a skills store name is 1-100 letters, digits, . _ -, starting with a letter or digit';
+
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._:@-]{0,199}$/;
 export const SESSION_ID_RULE = 'use letters, digits and . _ : @ - (up to 200, starting with a letter or digit)';
 export function isSessionId(s: string): boolean {
@@ -114,6 +121,8 @@ function inputFields() {
     network: z.boolean().optional(),
     /** Memory scope of the memory tool and the recalled memory (src/workflows/memory.ts); default: the model profile, else `default`. */
     memoryScope: z.string().refine(isMemoryScope, MEMORY_SCOPE_RULE).optional(),
+    /** Skills store of skill_view, skill_manage and the prompt's skills list; default: the worker's (HERMES_SKILLS_STORE, else "default"). */
+    skillsStore: z.string().regex(SKILLS_STORE, SKILLS_STORE_NAME_RULE).optional(),
     /** Set on the runs a Hermes task schedule starts (src/schedules/tasks.ts). */
     schedule: z
       .strictObject({

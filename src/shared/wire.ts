@@ -117,6 +117,8 @@ export interface ToolCallInput {
   step?: number;
   /** tool_search: the names of the offered tools the model is not shown, which it searches. */
   searchable?: string[];
+  /** The conversation's skills store, when it names one (else the worker's). */
+  skillsStore?: string;
 }
 
 export interface ToolCallResult {

@@ -60,6 +60,7 @@ export async function executeTool(c: Conversation, r: RunCall): Promise<ToolOutc
           ...{ callId: r.call.id, name: r.name, args: r.args, workspace: input.workspace },
           ...{ outputLimit: limits.toolOutputLimit, terminalTimeoutSec: limits.terminalTimeoutSec },
           ...(r.spec.cluster ? { conversation: input } : {}),
+          ...(input.skillsStore ? { skillsStore: input.skillsStore } : {}),
           // A built-in that changes state learns its model step: a file-changing call's checkpoint is per step.
           ...(catalog ? { hash: catalog.hash } : r.spec.concurrency === 'write' ? { step: c.meter.modelCalls } : {}),
           // tool_search searches the offered tools the model is not shown (tool-view.ts); names only, the worker has the rest.

@@ -18,7 +18,7 @@ export async function buildSystemPrompt(c: Conversation): Promise<void> {
       {
         ...(c.input.workspace ? { workspace: c.input.workspace } : {}),
         ...(memoryScope !== undefined ? { memoryScope } : {}),
-        ...(c.tools.includes(SKILL_VIEW) ? { skills: true } : {}),
+        ...(c.tools.includes(SKILL_VIEW) ? { skills: true, ...(c.input.skillsStore ? { skillsStore: c.input.skillsStore } : {}) } : {}),
         ...(c.input.model ? { profile: c.input.model } : {}),
       },
     ]);

@@ -91,6 +91,9 @@ export async function delegate(c: Conversation, callId: string, args: DelegateAr
       ...(c.input.sandbox ? { sandbox: c.input.sandbox } : {}),
       ...(c.input.network !== undefined ? { network: c.input.network } : {}),
       ...(c.input.searchAttributes === false ? { searchAttributes: false } : {}),
+      // A child works for the same user: its memory, skills and search scope are its parent's.
+      ...(c.input.memoryScope ? { memoryScope: c.input.memoryScope } : {}),
+      ...(c.input.skillsStore ? { skillsStore: c.input.skillsStore } : {}),
     });
     plans.push({ workflowId, goal: t.goal, input });
   }
