@@ -6,21 +6,15 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { APIError } from 'openai';
 import { fetchRuns, stepRows } from '../src/inspect/step-context';
-import { defineProfile, type ToolCallMode } from '../src/llm/profiles';
 import { quotedResults, rejectsTools, toTextMode } from '../src/llm/text-mode';
 import { toolDefinitions } from '../src/tools/registry';
-import { answer, createHarness, toolCall, type Harness } from './helpers/harness';
+import { answer, createHarness, toolCall, withMode, type Harness } from './helpers/harness';
 import type { RecordedRequest, Reply } from './helpers/mock-model';
 
 let h: Harness;
 afterEach(async () => {
   await h?.close();
   h = undefined!;
-});
-
-const withMode = (toolCallMode: ToolCallMode) => (baseURL: string) => ({
-  defaultName: 'default',
-  profiles: { default: defineProfile('default', { baseURL, model: 'mock-model', toolCallMode }) },
 });
 
 /** What Ollama answers for a model whose template has no tools; the mock answers so only when `tools` is sent. */

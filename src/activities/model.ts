@@ -11,6 +11,7 @@ import { reasoningExcerpt, reasoningField, splitThinking } from '../llm/reasonin
 import { costOf, fallbackChain, isSmallProfile, type ModelProfile, type ProfileSet } from '../llm/profiles';
 import { holdsResults, inventedResult, quotedResults, rejectsTools, toTextMode, type Definition } from '../llm/text-mode';
 import { ToolModes, type WireMode } from '../llm/tool-modes';
+import { parseStep, rejectsSchema, stepFormat, toConstrainedMode } from '../llm/constrained';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
 import { REPEATED_RESULT_NUDGE } from '../shared/texts';
@@ -115,8 +116,9 @@ export function createModelActivities(deps: ModelDeps) {
             profile.stream,
             {
               model: profile.model,
-              messages: (mode === 'text' ? toTextMode(messages, tools) : messages) as OpenAI.Chat.ChatCompletionMessageParam[],
+              messages: wireMessages(mode, messages, tools) as OpenAI.Chat.ChatCompletionMessageParam[],
               tools: mode === 'native' && tools.length ? tools : undefined,
+              ...(mode === 'constrained' ? { response_format: stepFormat(tools) } : {}),
               temperature: profile.temperature,
               ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
             },
@@ -124,16 +126,31 @@ export function createModelActivities(deps: ModelDeps) {
             progress,
           );
         };
-        let mode = modes.modeOf(profile);
+        // A step without tools (the final summary) is a plain call in every mode.
+        const modeNow = () => {
+          const m = modes.modeOf(profile);
+          return m === 'constrained' && !tools.length ? 'native' : m;
+        };
+        let mode = modeNow();
+        let modeNote: string | undefined;
         let res: OpenAI.Chat.ChatCompletion;
         try {
           res = await send(mode);
         } catch (err) {
-          // auto: a server without tool support answers the same request in text mode, at once and from now on.
-          if (mode !== 'native' || !input.tools.length || ctx.cancellationSignal.aborted || !rejectsTools(err) || !modes.rejected(profile)) throw err;
-          ctx.log.info('model endpoint rejected tools: text tool-call mode from now on', { profile: profile.name, error: (err as Error).message });
-          mode = 'text';
-          res = await send(mode);
+          if (ctx.cancellationSignal.aborted || !input.tools.length) throw err;
+          if (mode === 'constrained' && rejectsSchema(err) && modes.schemaRejected(profile)) {
+            // The endpoint takes no step schema: today's modes from now on (this worker), said once in the history.
+            mode = modeNow();
+            modeNote = `the endpoint refused the constrained step's response_format (${(err as Error).message.slice(0, 120)}): ${mode} tool calls from now on`;
+            ctx.log.info(modeNote, { profile: profile.name });
+            res = await send(mode);
+          } else {
+            // auto: a server without tool support answers the same request in text mode, at once and from now on.
+            if (mode !== 'native' || !rejectsTools(err) || !modes.rejected(profile)) throw err;
+            ctx.log.info('model endpoint rejected tools: text tool-call mode from now on', { profile: profile.name, error: (err as Error).message });
+            mode = 'text';
+            res = await send(mode);
+          }
         }
         obs.response({
           id: res.id,
@@ -154,7 +171,8 @@ export function createModelActivities(deps: ModelDeps) {
         deps.contextCache.noteAssistant(workflowId, result);
         // Asked once per profile: the workflow compresses its context against this window (src/workflows/loop/compress.ts).
         const retried = ctx.info.attempt > 1 ? { attempt: ctx.info.attempt, failures } : {};
-        return input.window ? { ...result, ...retried, contextWindow: profile.contextWindow } : { ...result, ...retried };
+        const noted = modeNote ? { modeNote } : {};
+        return input.window ? { ...result, ...retried, ...noted, contextWindow: profile.contextWindow } : { ...result, ...retried, ...noted };
       } catch (err) {
         // Cancelled (interrupt, workflow cancel): let Temporal see the cancellation, not a model failure.
         if (ctx.cancellationSignal.aborted) throw err;
@@ -199,6 +217,13 @@ export function createModelActivities(deps: ModelDeps) {
   }
 
   return { callModel, modelFallbacks };
+}
+
+/** The request's messages in a mode: native as recorded, text and constrained rewritten with the tools in the prompt. */
+function wireMessages(mode: WireMode, messages: ChatMessage[], tools: Definition[]) {
+  if (mode === 'text') return toTextMode(messages, tools);
+  if (mode === 'constrained') return toConstrainedMode(messages, tools);
+  return messages;
 }
 
 /** The texts of the tool results the request holds. */
@@ -262,6 +287,7 @@ function toResult(
   const split = splitThinking(textOf(choice.message?.content));
   const thinking = [reasoningField(choice.message), split.thinking].filter(Boolean).join('\n\n');
   const content = capText(split.content);
+  if (mode === 'constrained') return constrainedResult(res, profile, input, definitions, content, thinking);
   const seen = new Set<string>();
   // Ids must be unique within a message: tool results are paired with calls by id.
   const uniqueId = (id: string | undefined, i: number) => {
@@ -305,17 +331,46 @@ function toResult(
     else if (messages.at(-1)?.content === REPEATED_RESULT_NUDGE) answer = quoted;
     else repeated = true;
   }
-  const prompt = res.usage?.prompt_tokens ?? 0;
-  const completion = res.usage?.completion_tokens ?? 0;
-  // Reported by OpenAI, DeepSeek, OpenRouter, vLLM; otherwise estimated from the text (~4 characters a token).
-  const reported = res.usage?.completion_tokens_details?.reasoning_tokens;
-  const reasoningTokens = typeof reported === 'number' && reported > 0 ? reported : thinking ? Math.ceil(thinking.length / 4) : 0;
   return {
     message: { content: fromText ? null : answer, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) },
     ...(fromText ? { fromText: true as const } : {}),
     ...(mode === 'text' ? { toolMode: 'text' as const } : {}),
     ...(unparsed ? { unparsedToolCall: unparsed } : {}),
     ...(repeated ? { repeatedResult: true as const } : {}),
+    ...usageOf(res, profile, thinking),
+  };
+}
+
+/** A constrained step's reply: one call, the answer, or (a server that ignored the schema) no step at all. */
+function constrainedResult(
+  res: OpenAI.Chat.ChatCompletion,
+  profile: ModelProfile,
+  input: ModelCallInput,
+  definitions: Definition[],
+  content: string | null,
+  thinking: string,
+): ModelCallResult {
+  const step = parseStep(content, definitions, res.choices[0]?.message?.tool_calls?.[0]?.id ?? `call_${input.step}_0`);
+  const message =
+    step.kind === 'call'
+      ? { content: null, tool_calls: [{ ...step.call, function: { ...step.call.function, arguments: argumentsText(step.call.function.arguments) } }] }
+      : { content: step.kind === 'answer' ? step.text : content };
+  return {
+    message,
+    toolMode: 'constrained',
+    ...(step.kind === 'unreadable' ? { unparsedToolCall: step.reason } : {}),
+    ...usageOf(res, profile, thinking),
+  };
+}
+
+/** Usage, cost, reasoning and model of a reply. */
+function usageOf(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, thinking: string): Pick<ModelCallResult, 'usage' | 'reasoning' | 'model'> {
+  const prompt = res.usage?.prompt_tokens ?? 0;
+  const completion = res.usage?.completion_tokens ?? 0;
+  // Reported by OpenAI, DeepSeek, OpenRouter, vLLM; otherwise estimated from the text (~4 characters a token).
+  const reported = res.usage?.completion_tokens_details?.reasoning_tokens;
+  const reasoningTokens = typeof reported === 'number' && reported > 0 ? reported : thinking ? Math.ceil(thinking.length / 4) : 0;
+  return {
     usage: {
       promptTokens: prompt,
       completionTokens: completion,

@@ -5,7 +5,7 @@ import { limitsSchema } from '../shared/contract';
 import { compilePattern } from '../security/redact';
 import { validAllowEntry } from '../tools/web_fetch/address-policy';
 
-export const TOOL_CALL_MODES = ['native', 'text', 'auto'] as const;
+export const TOOL_CALL_MODES = ['native', 'text', 'constrained', 'auto'] as const;
 export type ToolCallMode = (typeof TOOL_CALL_MODES)[number];
 
 export function profileSchema() {
@@ -23,7 +23,7 @@ export function profileSchema() {
       .enum(TOOL_CALL_MODES)
       .default('auto')
       .describe(
-        'native: send `tools`; text: describe the tools in the system prompt and parse calls from the text; auto: native, text once the server rejects or ignores `tools`',
+        'native: send `tools`; text: describe the tools in the system prompt and parse calls from the text; constrained: each step is one JSON object the endpoint constrains to a call of an offered tool or the answer (response_format json_schema); auto: constrained for a small model on a local server that takes schemas, else native, text once the server rejects or ignores `tools`',
       ),
     stream: z
       .boolean()

@@ -201,7 +201,7 @@ export function stepRows(runs: HistoryEvent[][]): StepRow[] {
         const out = row.kind === 'model' && result ? (decode(result) as Partial<ModelCallResult> | undefined) : undefined;
         if (typeof out?.model === 'string' && out.model) {
           const purpose = (row.input as ModelCallInput | undefined)?.purpose === 'summary' ? ' context summary' : '';
-          row.name = `model ${out.model}${out.toolMode === 'text' ? ' (text mode)' : ''}${purpose}`;
+          row.name = `model ${out.model}${out.toolMode ? ` (${out.toolMode === 'text' ? 'text mode' : 'constrained'})` : ''}${purpose}`;
         }
         if (out?.reasoning) {
           row.reasoning = { tokens: out.usage?.reasoningTokens ?? 0, chars: out.reasoning.chars, text: out.reasoning.text };

@@ -95,15 +95,19 @@ export function callText(name: string, args: string): string {
   return `<tool_call>{"name": ${JSON.stringify(name)}, "arguments": ${JSON.stringify(parsed)}}</tool_call>`;
 }
 
-type WireMessage = { role: 'system' | 'user' | 'assistant'; content: string };
+export type WireMessage = { role: 'system' | 'user' | 'assistant'; content: string };
+
+/** How a rewrite writes an earlier reply and a tool's result as text. */
+export interface TextRenderers {
+  assistant: (m: Extract<ChatMessage, { role: 'assistant' }>) => string;
+  result: (m: Extract<ChatMessage, { role: 'tool' }>) => string;
+}
 
 /**
- * The context as a server without tool support takes it: tool descriptions in the system message (before the
- * per-conversation part, so the prefix stays the same across conversations), calls and results as text, and
- * consecutive user messages joined (some chat templates demand alternating roles).
+ * The messages as a server without `tool` messages takes them: replies and results as text, consecutive user
+ * messages joined (some chat templates demand alternating roles).
  */
-/** `tools`: the definitions native mode would send (built-ins and the conversation's catalog tools). */
-export function toTextMode(messages: ChatMessage[], tools: Definition[]): WireMessage[] {
+export function rewriteForText(messages: ChatMessage[], render: TextRenderers): WireMessage[] {
   const out: WireMessage[] = [];
   const push = (m: WireMessage) => {
     const last = out[out.length - 1];
@@ -111,17 +115,29 @@ export function toTextMode(messages: ChatMessage[], tools: Definition[]): WireMe
     else out.push(m);
   };
   for (const m of messages) {
-    if (m.role === 'assistant') {
-      const calls = m.tool_calls ?? [];
-      const text = [withoutResults(m.content ?? ''), ...calls.map((c) => callText(c.function.name, c.function.arguments))].filter(Boolean).join('\n');
-      out.push({ role: 'assistant', content: text });
-    } else if (m.role === 'tool') {
-      // Results as Qwen's own template writes them (no attributes): with `id` and `name` attributes the tag looked
-      // like a call, and the 1.5B model wrote its calls in it (`<tool_response name="list_dir">src/</tool_response>`).
-      // One block per call, in the order of the calls, as that template pairs them.
-      push({ role: 'user', content: `<tool_response>\n${m.content}\n</tool_response>` });
-    } else push({ role: m.role, content: m.content });
+    if (m.role === 'assistant') out.push({ role: 'assistant', content: render.assistant(m) });
+    else if (m.role === 'tool') push({ role: 'user', content: render.result(m) });
+    else push({ role: m.role, content: m.content });
   }
+  return out;
+}
+
+/**
+ * The context as a server without tool support takes it: tool descriptions in the system message (before the
+ * per-conversation part, so the prefix stays the same across conversations), calls and results as text.
+ * `tools`: the definitions native mode would send (built-ins and the conversation's catalog tools).
+ */
+export function toTextMode(messages: ChatMessage[], tools: Definition[]): WireMessage[] {
+  const out = rewriteForText(messages, {
+    assistant: (m) =>
+      [withoutResults(m.content ?? ''), ...(m.tool_calls ?? []).map((c) => callText(c.function.name, c.function.arguments))]
+        .filter(Boolean)
+        .join('\n'),
+    // Results as Qwen's own template writes them (no attributes): with `id` and `name` attributes the tag looked
+    // like a call, and the 1.5B model wrote its calls in it (`<tool_response name="list_dir">src/</tool_response>`).
+    // One block per call, in the order of the calls, as that template pairs them.
+    result: (m) => `<tool_response>\n${m.content}\n</tool_response>`,
+  });
   if (!tools.length) return out;
   const block = toolInstructions(tools);
   const system = out[0]?.role === 'system' ? out[0] : undefined;
@@ -142,7 +158,7 @@ function withoutResults(text: string): string {
 }
 
 /** Inserts the block before the per-conversation part (or at the end of a prompt that has none). */
-function withToolBlock(prompt: string, block: string): string {
+export function withToolBlock(prompt: string, block: string): string {
   const at = prompt.indexOf(`\n\n${CONVERSATION_HEADING}\n`);
   if (at < 0) return `${prompt}\n\n${block}`;
   return `${prompt.slice(0, at)}\n\n${block}${prompt.slice(at)}`;

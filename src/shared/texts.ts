@@ -95,6 +95,23 @@ export const TEXT_MODE_CALL_FORMAT = [
   'You are provided with function signatures within <tools></tools> XML tags:',
 ].join('\n');
 
+/** After the tool list of a constrained step (src/llm/constrained.ts): the one format the grammar allows. */
+export function CONSTRAINED_STEP_RULES(answer: string): string {
+  return [
+    'Each reply is one JSON object, one step:',
+    '{"tool": "<tool name>", "arguments": {...}} calls that tool; its result comes back in the next message.',
+    `{"tool": "${answer}", "arguments": {"text": "<final answer>"}} ends the task: use it only when the task is done (or cannot be done), with what you did and found.`,
+  ].join('\n');
+}
+
+/**
+ * A reply that says what the model will do next ("I will call a tool to count the lines.") with no call: asked
+ * once to act or answer (model-step.ts), not taken as the answer.
+ */
+export const ANNOUNCED_ACTION_NUDGE =
+  'Your last reply says what you will do next but does not do it. If a tool is needed, call it now; if the task is ' +
+  'done, reply with your final answer.';
+
 /**
  * After the tool list: the call format in the words of the Hermes function-calling format, which Qwen2.5's chat
  * template (and others trained on it) use, so a small model sees the prompt it was trained on.

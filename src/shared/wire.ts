@@ -81,8 +81,13 @@ export interface ModelCallResult {
    * it once more (REPEATED_RESULT_NUDGE); repeated right after that nudge, the activity takes it as the answer.
    */
   repeatedResult?: true;
-  /** The call was made in text tool-call mode (no `tools` sent; src/llm/text-mode.ts). Absent: native. */
-  toolMode?: 'text';
+  /**
+   * The call was made in text tool-call mode (no `tools` sent; src/llm/text-mode.ts) or as a constrained step (one
+   * JSON object the endpoint constrained to a call or the answer; src/llm/constrained.ts). Absent: native.
+   */
+  toolMode?: 'text' | 'constrained';
+  /** This worker changed the profile's tool-call mode at this call, and why (the workflow notes it once). */
+  modeNote?: string;
   /**
    * What a reasoning model thought before it replied (src/llm/reasoning.ts): never in message.content, never sent
    * back. `text` is an excerpt (head and tail, REASONING_KEEP_CHARS) for `hermes inspect`; `chars` the full length.

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { inject } from 'vitest';
 import { Hermes, hermesDataConverter } from '../../src/client';
 import { installRuntimeLogger, logger } from '../../src/observe/logger';
-import { defineProfile, type ProfileSet } from '../../src/llm/profiles';
+import { defineProfile, type ProfileSet, type ToolCallMode } from '../../src/llm/profiles';
 import { createHermesWorker, type HermesWorkerOptions } from '../../src/worker';
 import { MockModel, type Reply } from './mock-model';
 
@@ -78,6 +78,12 @@ export async function createHarness(script: Reply[] = [], profiles?: (baseURL: s
 export function toolCall(name: string, args: object | string, id?: string): Reply {
   return { toolCalls: [{ name, arguments: args, ...(id ? { id } : {}) }] };
 }
+
+/** Profiles for createHarness: the default profile against the mock, in one tool-call mode. */
+export const withMode = (toolCallMode: ToolCallMode) => (baseURL: string) => ({
+  defaultName: 'default',
+  profiles: { default: defineProfile('default', { baseURL, model: 'mock-model', toolCallMode }) },
+});
 
 export function answer(content: string): Reply {
   return { content };

@@ -50,6 +50,7 @@ export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<M
     c.events.modelCalling(undefined);
   }
   c.publish({ type: 'model.finished', model, usage: r.usage, ...replyShape(r, spec.tools.length > 0) }, step);
+  if (r.modeNote) c.note('model', `profile ${model}: ${r.modeNote}`);
   if (r.attempt) await traceOutcome(c.board, retriedCall(`model ${label}`, r.attempt, r.failures));
   // Its usage counts like any model call's (budgets, the parent's roll-up).
   c.meter.spend(r.usage);

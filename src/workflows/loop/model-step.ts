@@ -10,7 +10,15 @@ import { compressOnOverflow } from './compress';
 import type { Conversation } from '../state/conversation-state';
 import { describeFailure, FALLBACK_TRIGGERS } from '../engine/failures';
 import { echoedInstructions, madeUpResult } from '../rules/echo-check';
-import { echoCorrection, madeUpResultCorrection, REPEATED_RESULT_NUDGE, unparsedCallCorrection, UNTOOLED_ANSWER_NUDGE } from '../../shared/texts';
+import {
+  ANNOUNCED_ACTION_NUDGE,
+  echoCorrection,
+  madeUpResultCorrection,
+  REPEATED_RESULT_NUDGE,
+  unparsedCallCorrection,
+  UNTOOLED_ANSWER_NUDGE,
+} from '../../shared/texts';
+import { announcesAction } from '../rules/announced';
 import type { ModelReply } from './step-result';
 
 /** One model step with the conversation's tools. */
@@ -41,7 +49,10 @@ export async function modelStep(c: Conversation): Promise<ModelReply> {
     const anyResultYet = c.transcript.messages.some((m) => m.role === 'tool');
     // A small model is asked once to check an answer it gave before any tool ran (it guesses counts and outputs).
     const recheck = c.toolView.core && !anyResultYet && !c.transcript.messages.some((m) => m.role === 'user' && m.content === UNTOOLED_ANSWER_NUDGE);
-    return classify(r, { anyResultYet, recheck, ...(c.input.prompt ? { task: c.input.prompt } : {}) });
+    // An announcement right after the nudge about one is the model's answer: asked once, not looped.
+    const last = c.transcript.messages.at(-1);
+    const announceCheck = r.toolMode !== 'constrained' && !(last?.role === 'user' && last.content === ANNOUNCED_ACTION_NUDGE);
+    return classify(r, { anyResultYet, recheck, announceCheck, ...(c.input.prompt ? { task: c.input.prompt } : {}) });
   }
 }
 
@@ -51,11 +62,16 @@ interface ReplyContext {
   anyResultYet: boolean;
   /** A small model's answer before any tool ran, not asked for again yet. */
   recheck: boolean;
+  /**
+   * A reply that announces an action may be asked for once more: not in constrained mode (only the answer object
+   * ends a turn there) and not right after that nudge.
+   */
+  announceCheck: boolean;
   /** The conversation's prompt: a reply that is a piece of it is no answer. */
   task?: string;
 }
 
-function classify(r: ModelCallResult, { anyResultYet, recheck, task }: ReplyContext): ModelReply {
+function classify(r: ModelCallResult, { anyResultYet, recheck, announceCheck, task }: ReplyContext): ModelReply {
   const calls = r.message.tool_calls ?? [];
   const text = r.message.content;
   if (calls.length === 0 && !text?.trim()) return { kind: 'empty' };
@@ -74,6 +90,7 @@ function classify(r: ModelCallResult, { anyResultYet, recheck, task }: ReplyCont
   if (calls.length === 0) {
     const madeUp = madeUpResult(text, anyResultYet);
     if (madeUp) return { kind: 'unreadable', message, correction: madeUpResultCorrection(madeUp), why: 'made-up result' };
+    if (announceCheck && announcesAction(text)) return { kind: 'recheck', message, nudge: ANNOUNCED_ACTION_NUDGE, why: 'announced action' };
     if (recheck) return { kind: 'recheck', message, nudge: UNTOOLED_ANSWER_NUDGE, why: 'untooled answer' };
     return { kind: 'answer', message, text: text ?? '' };
   }
@@ -89,10 +106,9 @@ function stepCall(c: Conversation): Promise<ModelCallResult> {
 /** The step record's summary of a reply: its tool calls, or an answer. */
 function describeReply(r: ModelCallResult, anyResultYet = true, task?: string): string {
   const names = r.message.tool_calls?.map((t) => t.function.name) ?? [];
-  const how = r.toolMode === 'text' ? ' (text mode)' : r.fromText ? ' written as text' : '';
-  return names.length
-    ? `${names.length} tool call(s)${how}: ${names.join(', ')}`
-    : `${replyKind(r, anyResultYet, task)}${r.toolMode === 'text' ? ' (text mode)' : ''}`;
+  const mode = r.toolMode ? ` (${r.toolMode === 'text' ? 'text mode' : 'constrained'})` : '';
+  const how = mode || (r.fromText ? ' written as text' : '');
+  return names.length ? `${names.length} tool call(s)${how}: ${names.join(', ')}` : `${replyKind(r, anyResultYet, task)}${mode}`;
 }
 
 function replyKind(r: ModelCallResult, anyResultYet: boolean, task: string | undefined): string {

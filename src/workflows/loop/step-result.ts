@@ -16,9 +16,10 @@ export type ModelReply =
   | { kind: 'unreadable'; message: ChatMessage; correction: string; why?: 'echo' | 'made-up result' }
   /**
    * Asked once more (`nudge`), the reply kept in the context, not counted as an invalid call: a small model's answer
-   * before any tool ran, or a reply that only repeats a tool result the conversation holds (`why`).
+   * before any tool ran, a reply that only repeats a tool result the conversation holds, or one that announces an
+   * action without taking it (`why`).
    */
-  | { kind: 'recheck'; message: ChatMessage; nudge: string; why: 'untooled answer' | 'repeated result' }
+  | { kind: 'recheck'; message: ChatMessage; nudge: string; why: 'untooled answer' | 'repeated result' | 'announced action' }
   | { kind: 'fail'; reason: string; error: string };
 
 /** A tool call that ran to its end (not cut short): what the repetition check compares. */

@@ -17,6 +17,13 @@ import { inTurnSpan, logEvent } from '../engine/observe';
 import { fileTurnSummary } from './search-summary';
 import { traceOutcome } from '../engine/trace';
 
+/** The note of a reply asked for once more, by why. */
+const RECHECK_NOTES = {
+  'repeated result': 'the reply only repeats a tool result: asked once more',
+  'untooled answer': 'a small model answered before using any tool: asked once to check',
+  'announced action': 'the reply announces an action without taking it: asked once to act or answer',
+} as const;
+
 /** One turn: model and tool steps until the model answers or something stops it (in its span, when traced). */
 export function runTurn(c: Conversation): Promise<TurnOutcome> {
   const turn = c.meter.turn;
@@ -99,12 +106,7 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
         continue;
       case 'recheck':
         c.transcript.append(reply.message, { role: 'user', content: reply.nudge });
-        c.note(
-          'model',
-          reply.why === 'repeated result'
-            ? 'the reply only repeats a tool result: asked once more'
-            : 'a small model answered before using any tool: asked once to check',
-        );
+        c.note('model', RECHECK_NOTES[reply.why]);
         verdict = evaluateStop(c);
         continue;
       case 'unreadable':
