@@ -9,6 +9,7 @@ import type { ContextCache } from './activities/context';
 import { cachedWorkflowBundle, workflowsPath } from './startup/bundle';
 import { workerDataConverter } from './codec';
 import { loadProfiles, loadSecurityConfig, loadWebConfig, type ProfileSet } from './llm/profiles';
+import { chooseAll, describeChoice } from './llm/auto-profile';
 import { logger, setLogRedactor } from './observe/logger';
 import { flushTracing, setTraceRedactor, workerTracingOptions } from './observe/tracing';
 import { Redactor, type RedactConfig } from './security/redact';
@@ -138,7 +139,8 @@ export async function createHermesWorker(opts: HermesWorkerOptions): Promise<Wor
     await flushTracing(); // the last spans go out before the process may exit
   };
   try {
-    const worker = await createWorker(opts, { catalog, converter, processDir, sandbox, passEnv: security.passEnv, redactor });
+    const profiles = opts.profiles ?? (await detectedProfiles());
+    const worker = await createWorker({ ...opts, profiles }, { catalog, converter, processDir, sandbox, passEnv: security.passEnv, redactor });
     const run = worker.run.bind(worker);
     worker.run = () => run().finally(releaseAll);
     return worker;
@@ -235,6 +237,16 @@ function sweepOrphans(dir: string): void {
       `killed a terminal command left running by a worker that died: ${r.command}`,
     );
   }
+}
+
+/**
+ * The configured profiles, each tuned to what its local server says it serves (src/llm/auto-profile.ts); profiles a
+ * caller passes are used as given.
+ */
+async function detectedProfiles(): Promise<ProfileSet> {
+  const { set, choices } = await chooseAll(loadProfiles());
+  for (const c of choices) if (c.reasons.length) logger.info({ profile: c.profile.name, facts: c.facts }, `model ${describeChoice(c)}`);
+  return set;
 }
 
 function heartbeatMs(): number {

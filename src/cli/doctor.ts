@@ -7,7 +7,8 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadProfiles } from '../llm/profiles';
+import { isSmallProfile, loadProfiles } from '../llm/profiles';
+import { choose, describeChoice } from '../llm/auto-profile';
 import { buildsCheck } from './doctor-builds';
 import { findTemporalBinary } from '../dev-server/temporal-cli';
 import { workspaceRoots } from '../tools/roots';
@@ -121,6 +122,16 @@ export async function doctorChecks(env: NodeJS.ProcessEnv = process.env, cwd = p
       text: `profile "${p.name}": ${p.model} at ${p.baseURL} (key variable ${p.apiKeyEnv}: ${key})`,
       details: { profile: p.name, model: p.model, baseURL: p.baseURL, apiKeyEnv: p.apiKeyEnv, keySet: Boolean(env[p.apiKeyEnv]) },
     });
+    const chosen = env.HERMES_DETECT === '0' ? undefined : await choose(p);
+    if (chosen?.reasons.length) {
+      const c = chosen.profile;
+      checks.push({
+        name: 'model choice',
+        ok: true,
+        text: describeChoice(chosen),
+        details: { server: chosen.facts?.server, small: isSmallProfile(c), toolCallMode: c.toolCallMode, contextWindow: c.contextWindow },
+      });
+    }
   } catch (err) {
     checks.push({ name: 'model', ok: false, fatal: true, text: `a worker would refuse to start: ${(err as Error).message}` });
   }

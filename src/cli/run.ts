@@ -10,6 +10,8 @@ import { follow } from './follow';
 import { LiveText } from './live-text';
 import { claimSigint, onStop, stopNow, type StopSignal } from './signals';
 import { showPrompt } from './show-prompt';
+import { loadProfiles } from '../llm/profiles';
+import { choose, describeChoice } from '../llm/auto-profile';
 
 /** Exit code of `run --no-wait` when no worker polls the task queue (the conversation stays queued). */
 const NO_WORKER = 3;
@@ -74,6 +76,7 @@ export async function run(args: string[]): Promise<number> {
       if (handle.redaction) process.stderr.write(`hermes: ${handle.redaction.notice}\n`);
       const log = values.quiet ? undefined : (line: string) => void process.stderr.write(`${line}\n`);
       log?.(`conversation ${handle.id}${hermes.uiUrl ? ` — ${hermes.uiUrl}/namespaces/default/workflows/${handle.id}` : ''}`);
+      if (log) await sayModelChoice(log, values.model);
       let gaveUp!: () => void;
       const noWorker = new Promise<typeof NO_WORKER>((resolve) => (gaveUp = () => resolve(NO_WORKER)));
       const onMissing = values['no-wait']
@@ -203,4 +206,17 @@ function printResult(id: string, r: ConversationResult, streamed = false): void 
   ].filter(Boolean);
   process.stderr.write(`\n${tail.join(' · ')}\n`);
   if (r.error) process.stderr.write(`error: ${r.error}\n`);
+}
+
+/** What a worker here chooses for the run's profile from what its local server says (src/llm/auto-profile.ts). */
+async function sayModelChoice(log: (line: string) => void, name: string | undefined): Promise<void> {
+  if (process.env.HERMES_DETECT === '0') return;
+  try {
+    const set = loadProfiles();
+    const p = set.profiles[name ?? set.defaultName];
+    const c = p ? await choose(p) : undefined;
+    if (c?.reasons.length) log(`model: ${describeChoice(c)}`);
+  } catch {
+    // A profile error is the worker's to report (it refuses to start); this line is only information.
+  }
 }

@@ -67,6 +67,8 @@ function isErrorReply(r: SuccessReply | ErrorReply): r is ErrorReply {
 export class MockModel {
   readonly requests: RecordedRequest[] = [];
   readonly errors: string[] = [];
+  /** Self-description routes a worker asked for (404 here). */
+  readonly probes: string[] = [];
   readonly baseURL: string;
 
   private readonly script: Reply[] = [];
@@ -165,6 +167,12 @@ export class MockModel {
       }
       if (req.method === 'POST' && url === '/v1/chat/completions') {
         return await this.chatCompletion(req, res, raw);
+      }
+      // What a worker asks a local server about itself (src/llm/endpoint-probe.ts): a plain OpenAI-compatible
+      // server has none of these routes.
+      if (req.method === 'GET' && (url === '/props' || url === '/api/version')) {
+        this.probes.push(url);
+        return sendJson(res, 404, { error: { message: 'not found', type: 'invalid_request_error' } });
       }
       this.errors.push(`unexpected ${req.method} ${req.url}`);
       return sendJson(res, 404, {
