@@ -3,6 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { isLoopback } from '../src/cli/http-api';
 import { hostName, normalizeOrigin } from '../src/http-api/browser-guard';
 import { parseChatRequest, sessionWorkflowId, taskPrompt } from '../src/http-api/request';
+import { currentMessage } from '../src/shared/texts';
+import { echoedInstructions } from '../src/workflows/rules/echo-check';
 import { TurnStream, type ChunkDelta } from '../src/http-api/turn-stream';
 import type { ConversationEvent } from '../src/shared/events';
 
@@ -55,6 +57,39 @@ describe('parseChatRequest', () => {
       'The conversation so far, before the current message:\n\nUser: one\n\nAssistant: two\n\nThe current message:\n\nthree',
     );
     expect(taskPrompt(parseChatRequest({ messages: user }, {}, profiles))).toBe('hi');
+  });
+
+  it('a resent history: an answer that repeats an earlier turn is held against the current message only', () => {
+    const said = 'The capital of France is Paris, a city on the Seine.';
+    const r = parseChatRequest(
+      {
+        messages: [
+          { role: 'user', content: 'Capital of France?' },
+          { role: 'assistant', content: said },
+          { role: 'user', content: 'Say that again.' },
+        ],
+      },
+      {},
+      profiles,
+    );
+    const prompt = taskPrompt(r);
+    expect(currentMessage(prompt)).toBe('Say that again.');
+    expect(currentMessage('just a task')).toBe('just a task');
+    // Against the whole prompt the repeated answer would be "the task handed back" (the run ended stopped_repeating).
+    expect(echoedInstructions(said, prompt)).toMatch(/\(the task\)$/);
+    expect(echoedInstructions(said, currentMessage(prompt))).toBeUndefined();
+  });
+
+  it('refuses client tools and a JSON response_format, naming the field, instead of ignoring them', () => {
+    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
+    expect(() => parseChatRequest({ messages: user, tools }, {}, profiles)).toThrow(/^tools: client-side tools are not supported/);
+    expect(() => parseChatRequest({ messages: user, functions: tools }, {}, profiles)).toThrow(/^functions: /);
+    expect(() => parseChatRequest({ messages: user, response_format: { type: 'json_object' } }, {}, profiles)).toThrow(/^response_format: /);
+    expect(() => parseChatRequest({ messages: user, response_format: 'json' }, {}, profiles)).toThrow(/^response_format: /);
+    // What asks for nothing is taken: no tools offered, tools declined, plain text.
+    for (const extra of [{ tools: [] }, { tools, tool_choice: 'none' }, { response_format: { type: 'text' } }, { tools: null }]) {
+      expect(parseChatRequest({ messages: user, ...extra }, {}, profiles).last, JSON.stringify(extra)).toBe('hi');
+    }
   });
 
   it('rejects image parts, naming the part', () => {

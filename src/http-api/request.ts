@@ -3,6 +3,7 @@
 import { promptTooLarge } from '../client';
 import { badRequest, quoted } from './errors';
 import { idempotencyKeyOf } from './idempotency';
+import { CURRENT_MESSAGE_HEADING } from '../shared/texts';
 
 /** The header that names a session (primary); `metadata.session_id` in the body is the fallback. */
 export const SESSION_HEADER = 'x-hermes-session-id';
@@ -96,6 +97,8 @@ export function parseChatRequest(body: unknown, headers: Record<string, string |
   if (b.n !== undefined && b.n !== null && b.n !== 1)
     throw badRequest('n', 'n must be 1: a conversation gives one answer per message', 'unsupported_value');
 
+  refuseUnhonoured(b);
+
   const meta = b.metadata;
   if (meta !== undefined && meta !== null && (typeof meta !== 'object' || Array.isArray(meta)))
     throw badRequest('metadata', 'metadata must be an object', 'invalid_type');
@@ -130,6 +133,31 @@ export function parseChatRequest(body: unknown, headers: Record<string, string |
     last: lastMessage.text,
     ...(idempotencyKey ? { idempotencyKey } : {}),
   };
+}
+
+/**
+ * Fields a client relies on that this server does not honour yet are refused, never ignored: a client that sent
+ * `tools` waits for calls of its own functions, one that sent a `response_format` parses the answer as JSON.
+ */
+function refuseUnhonoured(b: Record<string, unknown>): void {
+  const none = b.tool_choice === 'none' || b.function_call === 'none';
+  for (const key of ['tools', 'functions'] as const) {
+    const v = b[key];
+    if (v === undefined || v === null || none || (Array.isArray(v) && v.length === 0)) continue;
+    throw badRequest(
+      key,
+      `${key}: client-side tools are not supported by hermes serve yet; the agent runs its own tools (GET /v1/models lists the profiles). Send the request without ${key}, or with tool_choice "none".`,
+      'unsupported_parameter',
+    );
+  }
+  const format = b.response_format as { type?: unknown } | null | undefined;
+  if (format !== undefined && format !== null && !(typeof format === 'object' && format.type === 'text')) {
+    throw badRequest(
+      'response_format',
+      'response_format: only {"type": "text"} is supported by hermes serve yet; the answer is the agent\'s text. Ask for JSON in the message instead.',
+      'unsupported_parameter',
+    );
+  }
 }
 
 function parseMessages(raw: unknown): ChatMessage[] {
@@ -179,5 +207,5 @@ export function renderEarlier(earlier: ChatMessage[]): string {
 /** A request without a session: one task whose prompt is its messages (the earlier ones as context). */
 export function taskPrompt(r: ChatRequest): string {
   const before = renderEarlier(r.earlier);
-  return before ? `${before}\n\nThe current message:\n\n${r.last}` : r.last;
+  return before ? `${before}${CURRENT_MESSAGE_HEADING}${r.last}` : r.last;
 }

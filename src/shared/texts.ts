@@ -182,3 +182,16 @@ export function delegationRefused(depth: number, maxDepth: number): string {
     'Do the work yourself with your own tools.'
   );
 }
+
+/**
+ * Where the new message starts in the prompt of a chat request that resent its history without a session
+ * (src/http-api/request.ts): what the echo check holds a reply against is the message after it, since an answer
+ * that repeats an earlier turn of the resent history is an answer, not the task handed back.
+ */
+export const CURRENT_MESSAGE_HEADING = '\n\nThe current message:\n\n';
+
+/** The message a prompt asks about: after the last CURRENT_MESSAGE_HEADING, else the whole prompt. */
+export function currentMessage(prompt: string): string {
+  const at = prompt.lastIndexOf(CURRENT_MESSAGE_HEADING);
+  return at < 0 ? prompt : prompt.slice(at + CURRENT_MESSAGE_HEADING.length);
+}

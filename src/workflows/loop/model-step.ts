@@ -12,6 +12,7 @@ import { describeFailure, FALLBACK_TRIGGERS } from '../engine/failures';
 import { echoedInstructions, madeUpResult } from '../rules/echo-check';
 import {
   ANNOUNCED_ACTION_NUDGE,
+  currentMessage,
   echoCorrection,
   madeUpResultCorrection,
   REPEATED_RESULT_NUDGE,
@@ -52,7 +53,7 @@ export async function modelStep(c: Conversation): Promise<ModelReply> {
     // An announcement right after the nudge about one is the model's answer: asked once, not looped.
     const last = c.transcript.messages.at(-1);
     const announceCheck = r.toolMode !== 'constrained' && !(last?.role === 'user' && last.content === ANNOUNCED_ACTION_NUDGE);
-    return classify(r, { anyResultYet, recheck, announceCheck, ...(c.input.prompt ? { task: c.input.prompt } : {}) });
+    return classify(r, { anyResultYet, recheck, announceCheck, ...(c.input.prompt ? { task: currentMessage(c.input.prompt) } : {}) });
   }
 }
 
