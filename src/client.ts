@@ -22,7 +22,17 @@ import { connectClient, resolveTemporal, type TemporalTarget } from './startup/c
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
 import { readConfig } from './config/load';
 import { redactUserText, redactUserTexts, type InputRedaction } from './security/user-input';
-import { answerUpdate, approveUpdate, endSignal, eventsQuery, interruptSignal, sendUpdate, stateQuery } from './shared/messages';
+import {
+  answerUpdate,
+  approveUpdate,
+  endSignal,
+  eventsQuery,
+  interruptSignal,
+  sendUpdate,
+  stateQuery,
+  type NOTHING_PENDING,
+} from './shared/messages';
+import { refusedWhenClosed } from './late-updates';
 import { conversationEvents, type EventsOptions } from './events/client';
 import type { ConversationEvent } from './shared/events';
 import {
@@ -509,7 +519,7 @@ export class ConversationHandle {
   /** Answers the pending clarify question (secrets in it replaced first); rejected when none is pending. */
   async answer(text: string): Promise<{ callId: string; redaction?: InputRedaction }> {
     const typed = redactUserText(text, this.workflow.client);
-    const r = await unwrapUpdate(this.workflow.executeUpdate(answerUpdate, { args: [{ text: typed.text }] }));
+    const r = await this.update('answer', this.workflow.executeUpdate(answerUpdate, { args: [{ text: typed.text }] }));
     return typed.redaction ? { ...r, redaction: typed.redaction } : r;
   }
 
@@ -525,7 +535,7 @@ export class ConversationHandle {
     workflowId?: string,
   ): Promise<{ callId: string; decision: string; workflowId?: string }> {
     const args = { callId, decision, remember, ...(workflowId ? { workflowId } : {}) };
-    return unwrapUpdate(this.workflow.executeUpdate(approveUpdate, { args: [args] }));
+    return this.update('approve', this.workflow.executeUpdate(approveUpdate, { args: [args] }));
   }
 
   /**
@@ -534,8 +544,13 @@ export class ConversationHandle {
    */
   async send(text: string): Promise<TurnResult & { redaction?: InputRedaction }> {
     const typed = redactUserText(text, this.workflow.client);
-    const r = await unwrapUpdate(this.workflow.executeUpdate(sendUpdate, { args: [{ text: typed.text }] }));
+    const r = await this.update('send', this.workflow.executeUpdate(sendUpdate, { args: [{ text: typed.text }] }));
     return typed.redaction ? { ...r, redaction: typed.redaction } : r;
+  }
+
+  /** An update's outcome; a rejection (or the conversation closing under it, src/late-updates.ts) as its reason. */
+  private update<T>(kind: keyof typeof NOTHING_PENDING, p: Promise<T>): Promise<T> {
+    return unwrapUpdate(refusedWhenClosed(this.workflow, kind, p));
   }
 
   /** Chat mode: ends the conversation. */

@@ -1,8 +1,9 @@
-// Reassembling a streamed chat completion (src/activities/model-stream.ts) the way servers send it: content word by
+// Reassembling a streamed chat completion (src/llm/transports/chat-stream.ts) the way servers send it: content word by
 // word, a tool call's arguments in pieces under one index, usage in a last chunk without choices.
 import type OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { assemble, type PartialReply } from '../src/activities/model-stream';
+import { assemble } from '../src/llm/transports/chat-stream';
+import type { PartialReply } from '../src/llm/transports/types';
 
 type Chunk = OpenAI.Chat.ChatCompletionChunk;
 const base = { id: 'c1', object: 'chat.completion.chunk' as const, created: 1, model: 'm' };

@@ -1,13 +1,12 @@
-// The model activity: one chat-completions call. Temporal owns retries (the client runs with maxRetries: 0);
-// failures are classified into stable types; the result is lean (assistant message + usage).
+// The model activity: one model call over the profile's transport (src/llm/transports/: chat completions, the
+// OpenAI Responses API, Anthropic Messages). Temporal owns retries (the clients run with maxRetries: 0); failures
+// are classified into stable types; the result is lean (assistant message + usage) and the same on every transport.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import OpenAI from 'openai';
 import { classifyModelError } from '../llm/errors';
 import type { LiveReply } from '../shared/events';
-import { modelFetch } from '../llm/http';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
-import { reasoningExcerpt, reasoningField, splitThinking } from '../llm/reasoning';
+import { reasoningExcerpt, splitThinking } from '../llm/reasoning';
 import { costOf, fallbackChain, isSmallProfile, type ModelProfile, type ProfileSet } from '../llm/profiles';
 import { holdsResults, inventedResult, quotedResults, rejectsTools, toTextMode, type Definition } from '../llm/text-mode';
 import { ToolModes, type WireMode } from '../llm/tool-modes';
@@ -22,7 +21,8 @@ import { observeModelCall } from '../observe/step';
 import { toolDefinitions } from '../tools/registry';
 import type { Redactor } from '../security/redact';
 import type { ContextCache } from './context';
-import { completion, type PartialReply } from './model-stream';
+import { createTransport } from '../llm/transports';
+import type { PartialReply, Transport, TransportReply } from '../llm/transports/types';
 
 export interface ModelDeps {
   profiles: ProfileSet;
@@ -36,24 +36,17 @@ export interface ModelDeps {
 }
 
 export function createModelActivities(deps: ModelDeps) {
-  const clients = new Map<string, OpenAI>();
+  const transports = new Map<string, Transport>();
   const env = deps.env ?? process.env;
   const modes = new ToolModes();
 
-  function clientFor(p: ModelProfile): OpenAI {
-    let c = clients.get(p.name);
-    if (!c) {
-      c = new OpenAI({
-        baseURL: p.baseURL,
-        // Local servers (Ollama, vLLM…) accept any key; a missing key for a real endpoint surfaces as 401.
-        apiKey: env[p.apiKeyEnv] || 'not-set',
-        maxRetries: 0,
-        timeout: p.timeoutMs,
-        fetch: modelFetch(p.timeoutMs),
-      });
-      clients.set(p.name, c);
+  function transportFor(p: ModelProfile): Transport {
+    let t = transports.get(p.name);
+    if (!t) {
+      t = createTransport(p, env);
+      transports.set(p.name, t);
     }
-    return c;
+    return t;
   }
 
   async function callModel(input: ModelCallInput): Promise<ModelCallResult> {
@@ -110,34 +103,28 @@ export function createModelActivities(deps: ModelDeps) {
         const tools = input.tools.length ? await definitions(input, profile, ctx.client, workflowId, runId) : [];
         const send = (mode: WireMode) => {
           live = undefined;
-          return completion(
-            clientFor(profile),
-            profile.name,
-            profile.stream,
-            {
-              model: profile.model,
-              messages: wireMessages(mode, messages, tools) as OpenAI.Chat.ChatCompletionMessageParam[],
-              tools: mode === 'native' && tools.length ? tools : undefined,
-              ...(mode === 'constrained' ? { response_format: stepFormat(tools) } : {}),
-              temperature: profile.temperature,
-              ...(profile.maxTokens ? { max_tokens: profile.maxTokens } : {}),
-            },
-            ctx.cancellationSignal,
-            progress,
-          );
+          return transportFor(profile).send({
+            messages: wireMessages(mode, messages, tools),
+            tools: mode === 'native' ? tools : [],
+            ...(mode === 'constrained' ? { responseFormat: stepFormat(tools) } : {}),
+            signal: ctx.cancellationSignal,
+            onProgress: progress,
+          });
         };
-        // A step without tools (the final summary) is a plain call in every mode.
+        // Text and constrained modes are for the small models chat-completions servers serve: the other transports'
+        // models call tools natively. A step without tools (the final summary) is a plain call in every mode.
+        const chat = profile.transport === 'chat';
         const modeNow = () => {
-          const m = modes.modeOf(profile);
+          const m = chat ? modes.modeOf(profile) : 'native';
           return m === 'constrained' && !tools.length ? 'native' : m;
         };
         let mode = modeNow();
         let modeNote: string | undefined;
-        let res: OpenAI.Chat.ChatCompletion;
+        let res: TransportReply;
         try {
           res = await send(mode);
         } catch (err) {
-          if (ctx.cancellationSignal.aborted || !input.tools.length) throw err;
+          if (ctx.cancellationSignal.aborted || !input.tools.length || !chat) throw err;
           if (mode === 'constrained' && rejectsSchema(err) && modes.schemaRejected(profile)) {
             // The endpoint takes no step schema: today's modes from now on (this worker), said once in the history.
             mode = modeNow();
@@ -152,14 +139,10 @@ export function createModelActivities(deps: ModelDeps) {
             res = await send(mode);
           }
         }
-        obs.response({
-          id: res.id,
-          model: res.model,
-          finishReason: res.choices?.[0]?.finish_reason,
-          cachedTokens: res.usage?.prompt_tokens_details?.cached_tokens,
-        });
+        obs.response({ id: res.id, model: res.model, finishReason: res.finishReason, cachedTokens: res.usage?.cachedTokens });
         const raw = toResult(res, profile, input, mode, tools, messages);
         if (
+          chat &&
           mode === 'native' &&
           input.tools.length &&
           modes.observe(profile, Boolean(raw.message.tool_calls?.length && !raw.fromText), Boolean(raw.fromText))
@@ -231,22 +214,6 @@ function toolResults(messages: ChatMessage[]): string[] {
   return messages.flatMap((m) => (m.role === 'tool' && typeof m.content === 'string' ? [m.content] : []));
 }
 
-/** Text content; some servers send an array of text parts instead of a string. */
-function textOf(content: unknown): string | null {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    const parts = (content as unknown[]).map(partText).filter(Boolean);
-    return parts.length ? parts.join('') : null;
-  }
-  return null;
-}
-
-function partText(p: unknown): string {
-  if (typeof p === 'string') return p;
-  const text = (p as { text?: unknown } | null | undefined)?.text;
-  return typeof text === 'string' ? text : '';
-}
-
 function asText(v: unknown): string {
   // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a non-string name is garbage either way
   return typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
@@ -272,20 +239,16 @@ function capText(text: string | null): string | null {
 }
 
 function toResult(
-  res: OpenAI.Chat.ChatCompletion,
+  res: TransportReply,
   profile: ModelProfile,
   input: ModelCallInput,
   mode: WireMode,
   definitions: Definition[],
   messages: ChatMessage[],
 ): ModelCallResult {
-  const choice = res.choices?.[0];
-  if (!choice) {
-    throw ApplicationFailure.retryable('model response has no choices', FailureType.ModelUnavailable);
-  }
   // Thinking is split off first: it must not become the answer, nor be read for tool calls written as text.
-  const split = splitThinking(textOf(choice.message?.content));
-  const thinking = [reasoningField(choice.message), split.thinking].filter(Boolean).join('\n\n');
+  const split = splitThinking(res.content);
+  const thinking = [res.reasoning, split.thinking].filter(Boolean).join('\n\n');
   const content = capText(split.content);
   if (mode === 'constrained') return constrainedResult(res, profile, input, definitions, content, thinking);
   const seen = new Set<string>();
@@ -298,8 +261,7 @@ function toResult(
   };
   // Servers differ: some omit `type`, some send arguments as an object. Normalise to strings here; the
   // workflow validates the rest and answers a malformed call with an error the model can read.
-  const raw = (choice.message?.tool_calls ?? []) as Array<{ id?: unknown; type?: unknown; function?: { name?: unknown; arguments?: unknown } }>;
-  let toolCalls: ToolCall[] = raw.flatMap((tc, i) =>
+  let toolCalls: ToolCall[] = res.toolCalls.flatMap((tc, i) =>
     (tc.type === undefined || tc.type === 'function') && tc.function
       ? [
           {
@@ -343,14 +305,15 @@ function toResult(
 
 /** A constrained step's reply: one call, the answer, or (a server that ignored the schema) no step at all. */
 function constrainedResult(
-  res: OpenAI.Chat.ChatCompletion,
+  res: TransportReply,
   profile: ModelProfile,
   input: ModelCallInput,
   definitions: Definition[],
   content: string | null,
   thinking: string,
 ): ModelCallResult {
-  const step = parseStep(content, definitions, res.choices[0]?.message?.tool_calls?.[0]?.id ?? `call_${input.step}_0`);
+  const id = res.toolCalls[0]?.id;
+  const step = parseStep(content, definitions, typeof id === 'string' ? id : `call_${input.step}_0`);
   const message =
     step.kind === 'call'
       ? { content: null, tool_calls: [{ ...step.call, function: { ...step.call.function, arguments: argumentsText(step.call.function.arguments) } }] }
@@ -364,17 +327,17 @@ function constrainedResult(
 }
 
 /** Usage, cost, reasoning and model of a reply. */
-function usageOf(res: OpenAI.Chat.ChatCompletion, profile: ModelProfile, thinking: string): Pick<ModelCallResult, 'usage' | 'reasoning' | 'model'> {
-  const prompt = res.usage?.prompt_tokens ?? 0;
-  const completion = res.usage?.completion_tokens ?? 0;
-  // Reported by OpenAI, DeepSeek, OpenRouter, vLLM; otherwise estimated from the text (~4 characters a token).
-  const reported = res.usage?.completion_tokens_details?.reasoning_tokens;
+function usageOf(res: TransportReply, profile: ModelProfile, thinking: string): Pick<ModelCallResult, 'usage' | 'reasoning' | 'model'> {
+  const prompt = res.usage?.promptTokens ?? 0;
+  const completion = res.usage?.completionTokens ?? 0;
+  // Reported by most endpoints; otherwise estimated from the text (~4 characters a token).
+  const reported = res.usage?.reasoningTokens;
   const reasoningTokens = typeof reported === 'number' && reported > 0 ? reported : thinking ? Math.ceil(thinking.length / 4) : 0;
   return {
     usage: {
       promptTokens: prompt,
       completionTokens: completion,
-      totalTokens: res.usage?.total_tokens ?? prompt + completion,
+      totalTokens: res.usage?.totalTokens ?? prompt + completion,
       costUsd: costOf(profile, prompt, completion),
       ...(reasoningTokens ? { reasoningTokens } : {}),
     },

@@ -8,38 +8,66 @@ import { validAllowEntry } from '../tools/web_fetch/address-policy';
 export const TOOL_CALL_MODES = ['native', 'text', 'constrained', 'auto'] as const;
 export type ToolCallMode = (typeof TOOL_CALL_MODES)[number];
 
+/** The wire protocols a profile can speak (src/llm/transports/). */
+export const TRANSPORTS = ['chat', 'responses', 'anthropic'] as const;
+export type TransportName = (typeof TRANSPORTS)[number];
+
+/** The key variable a profile reads when it names none: the one its transport's SDK reads. */
+export function defaultKeyEnv(transport: TransportName): string {
+  return transport === 'anthropic' ? 'ANTHROPIC_API_KEY' : 'OPENAI_API_KEY';
+}
+
 export function profileSchema() {
-  return z.object({
-    baseURL: z.string().url().describe('OpenAI-compatible endpoint, e.g. https://api.openai.com/v1'),
-    model: z.string().min(1).describe('Model name sent to the endpoint'),
-    apiKeyEnv: z.string().default('OPENAI_API_KEY').describe('Name of the env var holding the API key'),
-    contextWindow: z.number().int().positive().default(128_000).describe('Context window in tokens'),
-    temperature: z.number().min(0).max(2).default(0.3).describe('Sampling temperature'),
-    maxTokens: z.number().int().positive().optional().describe('Max completion tokens per call'),
-    timeoutMs: z.number().int().positive().default(300_000).describe('HTTP timeout of one model call'),
-    inputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million prompt tokens'),
-    outputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million completion tokens'),
-    toolCallMode: z
-      .enum(TOOL_CALL_MODES)
-      .default('auto')
-      .describe(
-        'native: send `tools`; text: describe the tools in the system prompt and parse calls from the text; constrained: each step is one JSON object the endpoint constrains to a call of an offered tool or the answer (response_format json_schema); auto: constrained for a small model on a local server that takes schemas, else native, text once the server rejects or ignores `tools`',
-      ),
-    stream: z
-      .boolean()
-      .default(true)
-      .describe('Ask the endpoint to stream the reply, so watchers see it as it is written (a server that cannot is asked plainly)'),
-    small: z
-      .boolean()
-      .optional()
-      .describe(
-        'A small model: shown only the core tools (files, terminal, todo, clarify) and tool_search for the rest; default: a context window of at most 16,384 tokens',
-      ),
-    fallbacks: z
-      .array(z.string().min(1))
-      .optional()
-      .describe('Profiles to continue on, in order, when this one stays unavailable (5xx, 429, timeouts) after its retries'),
-  });
+  return z
+    .object({
+      baseURL: z.string().url().describe('The endpoint, e.g. https://api.openai.com/v1 (anthropic: https://api.anthropic.com)'),
+      model: z.string().min(1).describe('Model name sent to the endpoint'),
+      transport: z
+        .enum(TRANSPORTS)
+        .default('chat')
+        .describe('Wire protocol: chat (chat completions), responses (the OpenAI Responses API), anthropic (Anthropic Messages)'),
+      apiKeyEnv: z
+        .string()
+        .optional()
+        .describe('Name of the env var holding the API key (default OPENAI_API_KEY; ANTHROPIC_API_KEY for the anthropic transport)'),
+      contextWindow: z.number().int().positive().default(128_000).describe('Context window in tokens'),
+      temperature: z
+        .number()
+        .min(0)
+        .max(2)
+        .default(0.3)
+        .describe('Sampling temperature (not sent on the anthropic transport: its API version takes none)'),
+      maxTokens: z
+        .number()
+        .int()
+        .positive()
+        .optional()
+        .describe('Max completion tokens per call (the anthropic transport needs one: 4,096 when unset)'),
+      timeoutMs: z.number().int().positive().default(300_000).describe('HTTP timeout of one model call'),
+      inputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million prompt tokens'),
+      outputPricePerMTok: z.number().nonnegative().default(0).describe('USD per million completion tokens'),
+      toolCallMode: z
+        .enum(TOOL_CALL_MODES)
+        .default('auto')
+        .describe(
+          'native: send `tools`; text: describe the tools in the system prompt and parse calls from the text; constrained: each step is one JSON object the endpoint constrains to a call of an offered tool or the answer (response_format json_schema); auto: constrained for a small model on a local server that takes schemas, else native, text once the server rejects or ignores `tools`',
+        ),
+      stream: z
+        .boolean()
+        .default(true)
+        .describe('Ask the endpoint to stream the reply, so watchers see it as it is written (a server that cannot is asked plainly)'),
+      small: z
+        .boolean()
+        .optional()
+        .describe(
+          'A small model: shown only the core tools (files, terminal, todo, clarify) and tool_search for the rest; default: a context window of at most 16,384 tokens',
+        ),
+      fallbacks: z
+        .array(z.string().min(1))
+        .optional()
+        .describe('Profiles to continue on, in order, when this one stays unavailable (5xx, 429, timeouts) after its retries'),
+    })
+    .transform((p) => ({ ...p, apiKeyEnv: p.apiKeyEnv ?? defaultKeyEnv(p.transport) }));
 }
 
 const envName = () =>

@@ -8,6 +8,7 @@ import { answerArgs, approveArgs, existingSession, interruptArgs, updateRejectio
 import { sessionView, sessionViewWhenIdle } from './session-view';
 import { SseWriter } from './sse';
 import { answerUpdate, approveUpdate } from '../shared/messages';
+import { refusedWhenClosed } from '../late-updates';
 
 const MAX_WAIT_SEC = 600;
 
@@ -39,10 +40,12 @@ export async function sessionRoute(
   // Updates need a worker to run their validator: without one they would wait.
   if (!(await handle.workerPolling())) throw noWorker(ctx.hermes.taskQueue);
   try {
-    if (action === 'answer')
-      return { ok: true, call_id: (await handle.workflow.executeUpdate(answerUpdate, { args: [{ text: args as string }] })).callId };
+    if (action === 'answer') {
+      const answered = handle.workflow.executeUpdate(answerUpdate, { args: [{ text: args as string }] });
+      return { ok: true, call_id: (await refusedWhenClosed(handle.workflow, 'answer', answered)).callId };
+    }
     const a = args as ReturnType<typeof approveArgs>;
-    const r = await handle.workflow.executeUpdate(approveUpdate, { args: [a] });
+    const r = await refusedWhenClosed(handle.workflow, 'approve', handle.workflow.executeUpdate(approveUpdate, { args: [a] }));
     return { ok: true, call_id: r.callId, decision: r.decision, ...(r.workflowId ? { workflow_id: r.workflowId } : {}) };
   } catch (err) {
     throw updateRejection(err);

@@ -5,6 +5,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from 
 import type { ConversationHandle, Hermes } from '../client';
 import type { BusyPolicy, StartOptions, TurnResult } from '../shared/contract';
 import { sendUpdate } from '../shared/messages';
+import { refusedWhenClosed } from '../late-updates';
 import { badRequest, conflict, notFound } from './errors';
 import { renderEarlier, sessionWorkflowId, type ChatRequest } from './request';
 
@@ -78,7 +79,11 @@ function sessionSystem(r: ChatRequest): string {
  */
 export async function sendTurn(handle: ConversationHandle, text: string, updateId?: string): Promise<TurnResult> {
   try {
-    return await handle.workflow.executeUpdate(sendUpdate, { args: [{ text }], ...(updateId ? { updateId } : {}) });
+    return await refusedWhenClosed(
+      handle.workflow,
+      'send',
+      handle.workflow.executeUpdate(sendUpdate, { args: [{ text }], ...(updateId ? { updateId } : {}) }),
+    );
   } catch (err) {
     throw updateRejection(err);
   }

@@ -47,9 +47,12 @@ export function chooseFor(p: ModelProfile, facts: EndpointFacts): ProfileChoice 
 
 const asked = new Map<string, Promise<EndpointFacts>>();
 
-/** The facts of a local endpoint, asked once per process (a worker and `hermes run` in one process ask once). */
+/**
+ * The facts of a local endpoint, asked once per process (a worker and `hermes run` in one process ask once). Only
+ * chat-completions servers are asked: what is chosen from the answers (constrained steps) is theirs alone.
+ */
 function factsOf(p: ModelProfile): Promise<EndpointFacts> | undefined {
-  if (!isLocalEndpoint(p.baseURL)) return undefined;
+  if (p.transport !== 'chat' || !isLocalEndpoint(p.baseURL)) return undefined;
   const key = `${p.baseURL}\n${p.model}`;
   let f = asked.get(key);
   if (!f) asked.set(key, (f = probeEndpoint(p.baseURL, p.model)));

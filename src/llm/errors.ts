@@ -1,5 +1,7 @@
-// Maps whatever the openai client threw to a stable ApplicationFailure type, so Temporal's retry policy and
-// the workflow can act on it: auth and bad requests fail fast, rate limits wait as long as the server asks.
+// Maps whatever the openai or the Anthropic client threw to a stable ApplicationFailure type, the same on every
+// transport, so Temporal's retry policy and the workflow can act on it: auth and bad requests fail fast, rate limits
+// wait as long as the server asks.
+import * as Anthropic from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/activity';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { FailureType } from '../shared/errors';
@@ -8,35 +10,61 @@ import { FailureType } from '../shared/errors';
 const OVERFLOW = /context[_ ]length|context size|maximum context|context window|too many tokens|prompt is too long|reduce the length/i;
 const OVERFLOW_TYPES = new Set(['context_length_exceeded', 'exceed_context_size_error']);
 
+// An Anthropic error event inside a stream has no status: the one its error type comes with.
+const ANTHROPIC_STATUS: Record<string, number> = {
+  invalid_request_error: 400,
+  authentication_error: 401,
+  billing_error: 402,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+  rate_limit_error: 429,
+  api_error: 500,
+  timeout_error: 504,
+  overloaded_error: 529,
+};
+
+const is = (err: unknown, ...classes: Array<abstract new (...args: never[]) => unknown>) => classes.some((c) => err instanceof c);
+
 /** `endpoint` (the profile's base URL) is named in network errors: the first thing to check. */
 export function classifyModelError(err: unknown, endpoint?: string): ApplicationFailure | Error {
   const at = endpoint ? ` ${endpoint}` : '';
   if (err instanceof ApplicationFailure) return err;
-  if (err instanceof APIUserAbortError) return err; // cancellation: let Temporal see the abort as is
-  if (err instanceof APIConnectionTimeoutError)
+  if (is(err, APIUserAbortError, Anthropic.APIUserAbortError)) return err as Error; // cancellation: let Temporal see the abort as is
+  if (is(err, APIConnectionTimeoutError, Anthropic.APIConnectionTimeoutError))
     return failure(
       FailureType.ModelTimeout,
       `model request to${at || ' the endpoint'} timed out (raise HERMES_MODEL_TIMEOUT or the profile's timeoutMs)`,
-      err,
+      err as Error,
     );
-  if (err instanceof APIConnectionError) {
-    return failure(FailureType.ModelNetwork, `cannot reach the model endpoint${at}: ${causeText(err)}`, err);
+  if (is(err, APIConnectionError, Anthropic.APIConnectionError)) {
+    return failure(FailureType.ModelNetwork, `cannot reach the model endpoint${at}: ${causeText(err as Error)}`, err as Error);
+  }
+  if (err instanceof Anthropic.APIError) {
+    const status = err.status as number | undefined;
+    const s = status ?? ANTHROPIC_STATUS[err.type ?? ''];
+    // The API's own message, not the SDK's (the status and the whole JSON body).
+    const text = err.apiMessage ?? err.message;
+    if (s !== undefined) return byStatus(s, `model endpoint${at} answered ${status ?? err.type}: ${text}`, err, text);
   }
   if (err instanceof APIError && typeof err.status === 'number') {
-    const s = err.status;
-    const msg = `model endpoint${at} answered ${s}: ${err.message}`;
-    if (s === 401 || s === 403) return failure(FailureType.ModelAuth, msg, err, true);
-    if (s === 429) return failure(FailureType.RateLimited, msg, err, false, retryAfterMs(err.headers as Headers | undefined));
-    if (s === 408) return failure(FailureType.ModelTimeout, msg, err);
-    if ((s === 400 || s === 413 || s === 422) && (OVERFLOW.test(err.message) || OVERFLOW_TYPES.has(String(err.type ?? err.code)))) {
-      return failure(FailureType.ContextOverflow, msg, err, true);
-    }
-    if (s >= 400 && s < 500) return failure(FailureType.ModelBadRequest, msg, err, true);
-    return failure(FailureType.ModelUnavailable, msg, err);
+    return byStatus(err.status, `model endpoint${at} answered ${err.status}: ${err.message}`, err, err.message, String(err.type ?? err.code));
   }
   if (err instanceof Error && err.name === 'AbortError') return err;
   const text = err instanceof Error ? err.message : String(err);
   return failure(FailureType.ModelNetwork, `model call to${at || ' the endpoint'} failed: ${text}`, err instanceof Error ? err : undefined);
+}
+
+/** An API error by its HTTP status; `text` and `type` (the body's error type or code) tell a context overflow. */
+function byStatus(s: number, msg: string, err: Error & { headers?: unknown }, text: string, type?: string): ApplicationFailure {
+  if (s === 401 || s === 403) return failure(FailureType.ModelAuth, msg, err, true);
+  if (s === 429) return failure(FailureType.RateLimited, msg, err, false, retryAfterMs(err.headers as Headers | undefined));
+  if (s === 408) return failure(FailureType.ModelTimeout, msg, err);
+  if ((s === 400 || s === 413 || s === 422) && (OVERFLOW.test(text) || OVERFLOW_TYPES.has(type ?? ''))) {
+    return failure(FailureType.ContextOverflow, msg, err, true);
+  }
+  if (s >= 400 && s < 500) return failure(FailureType.ModelBadRequest, msg, err, true);
+  return failure(FailureType.ModelUnavailable, msg, err);
 }
 
 function failure(type: string, message: string, cause?: Error, nonRetryable = false, nextRetryDelayMs?: number) {

@@ -2,7 +2,7 @@
 // key, and only the profile *name* ever enters workflow history.
 import { z } from 'zod';
 import { readConfig } from '../config/load';
-import { profileSchema as buildProfileSchema } from '../config/schema';
+import { profileSchema as buildProfileSchema, TRANSPORTS, type TransportName } from '../config/schema';
 import type { RedactConfig } from '../security/redact';
 import { parseEnvList } from '../tools/env';
 import { validAllowEntry, type WebConfig } from '../tools/web_fetch/address-policy';
@@ -64,17 +64,34 @@ export interface ProfileSet {
   profiles: Record<string, ModelProfile>;
 }
 
+/** The default profile's endpoint and model per transport: the variables each one's SDK reads itself. */
+function endpointFromEnv(transport: TransportName, env: NodeJS.ProcessEnv) {
+  if (transport === 'anthropic') {
+    return { baseURL: env.ANTHROPIC_BASE_URL ?? 'https://api.anthropic.com', model: env.HERMES_MODEL ?? 'claude-haiku-4-5' };
+  }
+  return { baseURL: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1', model: env.HERMES_MODEL ?? 'gpt-4o-mini' };
+}
+
+function transportFromEnv(env: NodeJS.ProcessEnv): TransportName {
+  const t = env.HERMES_MODEL_TRANSPORT || 'chat';
+  if (!(TRANSPORTS as readonly string[]).includes(t)) {
+    throw new Error(`HERMES_MODEL_TRANSPORT: ${JSON.stringify(t)} is not one of ${TRANSPORTS.join(', ')}`);
+  }
+  return t as TransportName;
+}
+
 /**
- * Profiles from the environment (OPENAI_BASE_URL, OPENAI_API_KEY, HERMES_MODEL → profile "default") plus an
- * the config file's named profiles (HERMES_CONFIG, else ./hermes.config.{json,mjs,js,ts}; src/config/load.ts).
+ * Profiles from the environment (HERMES_MODEL_TRANSPORT; OPENAI_BASE_URL, OPENAI_API_KEY or, for the anthropic
+ * transport, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY; HERMES_MODEL → profile "default") plus the config file's named
+ * profiles (HERMES_CONFIG, else ./hermes.config.{json,mjs,js,ts}; src/config/load.ts).
  */
 export function loadProfiles(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ProfileSet {
+  const transport = transportFromEnv(env);
   const profiles: Record<string, ModelProfile> = {
     default: {
       ...profileSchema.parse({
-        baseURL: env.OPENAI_BASE_URL ?? 'https://api.openai.com/v1',
-        model: env.HERMES_MODEL ?? 'gpt-4o-mini',
-        apiKeyEnv: 'OPENAI_API_KEY',
+        ...endpointFromEnv(transport, env),
+        transport,
         contextWindow: env.HERMES_CONTEXT_WINDOW ? Number(env.HERMES_CONTEXT_WINDOW) : undefined,
         // A cap on each reply, so a rambling model cannot run into the timeout on every paid retry.
         maxTokens: env.HERMES_MAX_TOKENS ? Number(env.HERMES_MAX_TOKENS) : 4_096,

@@ -3,7 +3,7 @@
 // - step events, kept by the workflow in a bounded log with offsets that keep counting across continue-as-new
 //   (src/workflows/state/event-log.ts), read with the `events` query (a query is not recorded);
 // - the text of the model call in flight, which the model activity puts in its heartbeat details while the
-//   endpoint streams (src/activities/model-stream.ts); the server keeps only the latest heartbeat of an attempt,
+//   endpoint streams (src/llm/transports/chat-stream.ts); the server keeps only the latest heartbeat of an attempt,
 //   outside the history, and DescribeWorkflowExecution hands it to any client. The client turns successive
 //   heartbeats into `delta` events (src/events/client.ts).
 // The history still holds one result per step.

@@ -27,6 +27,17 @@ export const answerUpdate = defineUpdate<{ callId: string }, [AnswerArgs]>('answ
 export const approveUpdate = defineUpdate<{ callId: string; decision: 'approve' | 'deny'; workflowId?: string }, [ApproveArgs]>('approve');
 /** Chat mode: one user message; returns that turn's answer. */
 export const sendUpdate = defineUpdate<TurnResult, [SendArgs]>('send');
+
+/**
+ * What an update's validator says when there is nothing left for it: also what the client says when the update
+ * reaches a conversation that has closed or is closing (src/late-updates.ts), so a late decision gets the
+ * same refusal whichever side of the close it lands on.
+ */
+export const NOTHING_PENDING = {
+  answer: 'no question is pending: nothing to answer',
+  approve: 'no approval is pending',
+  send: 'the conversation has ended',
+} as const;
 /**
  * Internal: a newer build of the worker deployment became current. Sent by its worker to idle chats pinned to an
  * older build, which then move to it (src/workflows/engine/upgrade.ts); a no-op for any other run.

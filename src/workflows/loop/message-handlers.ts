@@ -23,6 +23,7 @@ import {
   endSignal,
   eventsQuery,
   interruptSignal,
+  NOTHING_PENDING,
   sendUpdate,
   stateQuery,
   toolsQuery,
@@ -58,7 +59,7 @@ export function registerHandlers(c: Conversation): void {
 
   setHandler(answerUpdate, (raw) => c.human.answer(answerSchema().parse(raw).text), {
     validator: rejecting((raw) => {
-      if (!c.human.question) throw new Error('no question is pending: nothing to answer');
+      if (!c.human.question) throw new Error(NOTHING_PENDING.answer);
       parseArgs(answerSchema(), raw, 'answer: expected {"text": "..."}');
     }),
     description: 'Answers the pending clarify question: { text }',
@@ -75,7 +76,7 @@ export function registerHandlers(c: Conversation): void {
     },
     {
       validator: rejecting((raw) => {
-        if (!c.pendingApprovals().length) throw new Error('no approval is pending');
+        if (!c.pendingApprovals().length) throw new Error(NOTHING_PENDING.approve);
         const args = parseArgs(
           approveSchema(),
           raw,
@@ -98,7 +99,7 @@ export function registerHandlers(c: Conversation): void {
     {
       validator: rejecting((raw) => {
         if (c.input.mode !== 'chat') throw new Error('send needs a conversation started in chat mode');
-        if (c.chat.ended) throw new Error('the conversation has ended');
+        if (c.chat.ended) throw new Error(NOTHING_PENDING.send);
         parseArgs(sendSchema(), raw, 'message: expected {"text": "..."}');
         if (c.input.busyPolicy === 'reject' && (c.chat.turnInProgress || c.chat.waiting)) {
           throw new Error('a turn is running; busyPolicy is reject: send again when it has finished');

@@ -5,7 +5,7 @@
 // the update: same schema, and a call id that is not pending there is ignored.
 import { ApplicationFailure, getExternalWorkflowHandle, log, workflowInfo } from '@temporalio/workflow';
 import { approveSchema, type ApproveArgs, type PendingApproval } from '../../shared/contract';
-import { approveFromParentSignal } from '../../shared/messages';
+import { approveFromParentSignal, NOTHING_PENDING } from '../../shared/messages';
 import { childApprovalsSchema } from '../../shared/wire';
 import type { Conversation } from '../state/conversation-state';
 import { reportApprovals } from './reporter';
@@ -56,7 +56,7 @@ export function approvalTarget(
   const me = workflowInfo().workflowId;
   const { callId, workflowId } = args;
   const all = c.pendingApprovals();
-  if (!all.length) throw new Error('no approval is pending');
+  if (!all.length) throw new Error(NOTHING_PENDING.approve);
   const matches: ApprovalTarget[] = [];
   if ((!workflowId || workflowId === me) && c.human.approvals.some((a) => a.callId === callId)) matches.push({ own: true });
   for (const [via, r] of c.children.approvalEntries()) {

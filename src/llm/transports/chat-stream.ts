@@ -1,19 +1,14 @@
 // A chat completion asked for as a stream (`stream: true`, usage in the last chunk), put back together into the
-// one ChatCompletion the rest of the model activity reads, while `onProgress` sees the reply so far — the model
+// one ChatCompletion the chat transport reads (chat.ts), while `onProgress` sees the reply so far — the model
 // activity puts that in its heartbeat details, where watchers read it (src/shared/events.ts). Nothing of the
 // stream is recorded: the activity's result is the same one result per step as without streaming.
 // A server that answers a stream request with plain JSON (some ignore `stream`) is read as plain JSON; one that
 // rejects the stream parameters is asked again without them, and this worker remembers not to stream to it.
 import OpenAI from 'openai';
-import { Stream } from 'openai/streaming';
+import { sseEvents } from './openai-client';
+import type { PartialReply } from './types';
 
 type Body = Omit<OpenAI.Chat.ChatCompletionCreateParamsNonStreaming, 'stream'>;
-
-export interface PartialReply {
-  content: string;
-  reasoning: string;
-  toolCalls: Array<{ index: number; id?: string; name: string; arguments: string }>;
-}
 
 /** Profiles whose endpoint refused a stream request: asked plainly from then on (per worker). */
 const refused = new Set<string>();
@@ -37,14 +32,7 @@ export async function completion(
   }
   const type = response.headers.get('content-type') ?? '';
   if (!type.includes('text/event-stream')) return (await response.json()) as OpenAI.Chat.ChatCompletion;
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  signal.addEventListener('abort', abort, { once: true });
-  try {
-    return await assemble(Stream.fromSSEResponse<OpenAI.Chat.ChatCompletionChunk>(response, controller, client), onProgress);
-  } finally {
-    signal.removeEventListener('abort', abort);
-  }
+  return sseEvents<OpenAI.Chat.ChatCompletionChunk, OpenAI.Chat.ChatCompletion>(client, response, signal, (chunks) => assemble(chunks, onProgress));
 }
 
 /** A 400/422 that names the stream parameters: the server cannot stream (or does not know stream_options). */
