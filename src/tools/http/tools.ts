@@ -10,7 +10,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { ToolResultError, type ExternalTool, type ExternalToolContext } from '../catalog';
 import { workerCircuits, type Circuit, type Circuits } from './circuit';
 import { buildRequest } from './request';
-import { readCapped, resultText, selectFields } from './response';
+import { readCapped, resultText, selectFields } from './read-response';
 import { parseHttpTools, type HttpToolDef } from './schema';
 
 /** Failure types of retryable HTTP tool errors (ApplicationFailure.type). */
