@@ -94,7 +94,8 @@ export async function approvalGate(
   } finally {
     c.human.settle(callId, remembered);
     if (!c.human.approvals.length) c.setStatus('running');
-    // Settled (decided, timed out, interrupted): the parent stops listing it.
+    // Settled (decided, timed out, interrupted): the parent stops listing it, and no longer shows this child waiting.
     reportApprovals(c);
+    reportToParent(c);
   }
 }

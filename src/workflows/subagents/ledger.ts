@@ -13,8 +13,16 @@ export class SubagentLedger {
   readonly #totals = new Map<string, Totals>();
   readonly #approvals = new Map<string, ChildApprovals>();
 
+  /**
+   * The children as the state query lists them. A child that has reported an approval of its own is shown waiting
+   * even before its progress report says so: the two signals travel separately and may arrive in either order.
+   */
   get views(): readonly ChildView[] {
-    return this.#views;
+    return this.#views.map((v) => (v.status === 'running' && this.#asksItself(v.workflowId) ? { ...v, status: 'waiting' } : v));
+  }
+
+  #asksItself(workflowId: string): boolean {
+    return Boolean(this.#approvals.get(workflowId)?.approvals.some((a) => a.child?.workflowId === workflowId));
   }
 
   /** A delegate_task call's children, all queued. */
