@@ -22,7 +22,7 @@ type Transport = ModelProfile['transport'];
 
 interface Server {
   baseURL: string;
-  requests: Array<Pick<ScriptedRequest, 'body' | 'headers'>>;
+  requests: Array<Pick<ScriptedRequest, 'body' | 'headers' | 'aborted'>>;
   assertDone(): void;
   close(): Promise<void>;
 }
@@ -68,7 +68,14 @@ afterEach(async () => {
 async function call(
   transport: Transport,
   script: ScriptedReply[],
-  opts: { stream?: boolean; context?: ChatMessage[]; tools?: string[]; maxTokens?: number; heartbeats?: unknown[] } = {},
+  opts: {
+    stream?: boolean;
+    context?: ChatMessage[];
+    tools?: string[];
+    maxTokens?: number;
+    heartbeats?: unknown[];
+    onEnv?: (env: MockActivityEnvironment) => void;
+  } = {},
 ): Promise<ModelCallResult> {
   server = await serve(transport, script);
   const profile = defineProfile('p', { baseURL: server.baseURL, model: 'm', transport, stream: opts.stream ?? false, maxTokens: opts.maxTokens });
@@ -80,6 +87,7 @@ async function call(
   });
   const env = new MockActivityEnvironment({ workflowExecution: { workflowId: 'w', runId: 'r' } }, { logger: quiet, client: noQueries });
   env.on('heartbeat', (d: unknown) => opts.heartbeats?.push(d));
+  opts.onEnv?.(env);
   const input: ModelCallInput = { context: { version: 0, count: 1, digest: 'd' }, tools: opts.tools ?? ['read_file', 'write_file'], step: 2 };
   return (await env.run(callModel, input)) as ModelCallResult;
 }
@@ -133,6 +141,22 @@ describe.each(TRANSPORTS)('the %s transport', (transport) => {
     expect(live.length).toBeGreaterThan(1);
     expect(live.at(0)!.length).toBeLessThan(live.at(-1)!.length);
     expect('one two three four five six').toContain(live.at(-1)!.trim());
+  });
+
+  it('stops reading the stream when the activity is cancelled (an interrupt)', async () => {
+    const text = Array.from({ length: 40 }, (_, i) => `word${i}`).join(' ');
+    const heartbeats: unknown[] = [];
+    let env: MockActivityEnvironment | undefined;
+    const outcome = call(transport, [{ content: text, wordDelayMs: 50 }], { stream: true, heartbeats, onEnv: (e) => (env = e) }).then(
+      () => 'completed',
+      (e: Error) => e.name,
+    );
+    // Cancelled while the reply streams: some of it has been shown.
+    await expect.poll(() => heartbeats.some((d) => (d as { live?: { content: string } }).live?.content), { timeout: 5_000 }).toBe(true);
+    env!.cancel();
+    expect(await outcome).not.toBe('completed');
+    // The server saw the connection close before it had written the whole reply.
+    await expect.poll(() => server!.requests[0]!.aborted).toBe(true);
   });
 
   it('classifies a 401 as ModelAuth, not retried', async () => {
