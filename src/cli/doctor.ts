@@ -118,9 +118,16 @@ export async function doctorChecks(env: NodeJS.ProcessEnv = process.env, cwd = p
     const key = env[p.apiKeyEnv] ? 'set' : 'NOT set';
     checks.push({
       name: 'model',
-      ok: Boolean(env[p.apiKeyEnv]) || !/api\.openai\.com/.test(p.baseURL),
-      text: `profile "${p.name}": ${p.model} at ${p.baseURL} (key variable ${p.apiKeyEnv}: ${key})`,
-      details: { profile: p.name, model: p.model, baseURL: p.baseURL, apiKeyEnv: p.apiKeyEnv, keySet: Boolean(env[p.apiKeyEnv]) },
+      ok: Boolean(env[p.apiKeyEnv]) || !/api\.(openai|anthropic)\.com/.test(p.baseURL),
+      text: `profile "${p.name}": ${p.model} at ${p.baseURL}${p.transport === 'chat' ? '' : ` over ${p.transport}`} (key variable ${p.apiKeyEnv}: ${key})`,
+      details: {
+        profile: p.name,
+        model: p.model,
+        baseURL: p.baseURL,
+        transport: p.transport,
+        apiKeyEnv: p.apiKeyEnv,
+        keySet: Boolean(env[p.apiKeyEnv]),
+      },
     });
     const chosen = env.HERMES_DETECT === '0' ? undefined : await choose(p);
     if (chosen?.reasons.length) {

@@ -171,6 +171,8 @@ Signals:
 
 Environment:
   OPENAI_BASE_URL, OPENAI_API_KEY, HERMES_MODEL   the model endpoint (any OpenAI-compatible server)
+  HERMES_MODEL_TRANSPORT   chat (chat completions; default), responses (the OpenAI Responses API) or anthropic
+                       (Anthropic Messages at ANTHROPIC_BASE_URL with ANTHROPIC_API_KEY)
   HERMES_CONFIG        the config file (default ./hermes.config.json, .mjs, .js or .ts): profiles, limits,
                        custom tools, toolsets…
   TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_API_KEY   use a Temporal cluster instead of the embedded server

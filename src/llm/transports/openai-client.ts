@@ -1,6 +1,6 @@
 // The openai client of the chat and responses transports. Temporal owns retries (maxRetries: 0); the fetch is
 // bound to the profile's timeout (src/llm/http.ts).
-import OpenAI from 'openai';
+import OpenAI, { APIUserAbortError } from 'openai';
 import { Stream } from 'openai/streaming';
 import { modelFetch } from '../http';
 import type { ModelProfile } from '../profiles';
@@ -16,7 +16,10 @@ export function openAIClient(p: ModelProfile, env: NodeJS.ProcessEnv): OpenAI {
   });
 }
 
-/** The server-sent events of a streamed response, read by `read`; the activity's cancellation closes the stream. */
+/**
+ * The server-sent events of a streamed response, read by `read`; the activity's cancellation closes the stream. A
+ * closed stream just ends (the SDK swallows the abort): what was read by then is not the reply, the call was cancelled.
+ */
 export async function sseEvents<E, T>(
   client: OpenAI,
   response: Response,
@@ -27,7 +30,11 @@ export async function sseEvents<E, T>(
   const abort = () => controller.abort();
   signal.addEventListener('abort', abort, { once: true });
   try {
-    return await read(Stream.fromSSEResponse<E>(response, controller, client));
+    const out = await read(Stream.fromSSEResponse<E>(response, controller, client)).catch((err: unknown) => {
+      throw signal.aborted ? new APIUserAbortError() : err;
+    });
+    if (signal.aborted) throw new APIUserAbortError();
+    return out;
   } finally {
     signal.removeEventListener('abort', abort);
   }
