@@ -18,9 +18,12 @@ afterEach(async () => {
 });
 
 /** A constrained step's reply: the JSON object a grammar-constrained model writes. */
-const step = (tool: string, args: object): Reply => answer(JSON.stringify({ tool, arguments: args }));
+const step = (tool: string, args: object, thought?: string): Reply =>
+  answer(JSON.stringify({ ...(thought ? { thought } : {}), tool, arguments: args }));
 
-type Branch = { properties: { tool: { const: string }; arguments: { properties?: Record<string, unknown>; required?: string[] } } };
+type Branch = {
+  properties: { thought?: unknown; tool: { const: string }; arguments: { properties?: Record<string, unknown>; required?: string[] } };
+};
 const branches = (r: RecordedRequest): Branch[] => r.body.response_format.json_schema.schema.oneOf;
 
 describe('constrained steps', () => {
@@ -28,7 +31,7 @@ describe('constrained steps', () => {
     h = await createHarness(
       [
         step('write_file', { path: 'notes.txt', content: 'hello' }),
-        step('read_file', { path: 'notes.txt' }),
+        step('read_file', { path: 'notes.txt' }, 'Check what was written.'),
         step('answer', { text: 'Wrote notes.txt.' }),
       ],
       withMode('constrained'),
@@ -50,6 +53,9 @@ describe('constrained steps', () => {
     expect(names).toEqual(expect.arrayContaining(['write_file', 'read_file']));
     const write = branches(first).find((b) => b.properties.tool.const === 'write_file')!;
     expect(write.properties.arguments.required).toEqual(expect.arrayContaining(['path', 'content']));
+    // A tool step starts with a short thought (written before the tool is chosen); the answer has none.
+    expect(Object.keys(write.properties)).toEqual(['thought', 'tool', 'arguments']);
+    expect(Object.keys(branches(first).at(-1)!.properties)).toEqual(['tool', 'arguments']);
     // The tools are listed once, in the system prompt, with the step format.
     expect(first.messages[0].content).toMatch(/^- write_file \{"path": string, "content": string/m);
     expect(first.messages[0].content).toContain('{"tool": "answer", "arguments": {"text": "<final answer>"}} ends the task');

@@ -316,7 +316,12 @@ function constrainedResult(
   const step = parseStep(content, definitions, typeof id === 'string' ? id : `call_${input.step}_0`);
   const message =
     step.kind === 'call'
-      ? { content: null, tool_calls: [{ ...step.call, function: { ...step.call.function, arguments: argumentsText(step.call.function.arguments) } }] }
+      ? {
+          // The thought is kept with the call (inspect and the Web UI show why the step was taken); the next
+          // constrained step's context leaves it out (constrained.ts).
+          content: step.thought ?? null,
+          tool_calls: [{ ...step.call, function: { ...step.call.function, arguments: argumentsText(step.call.function.arguments) } }],
+        }
       : { content: step.kind === 'answer' ? step.text : content };
   return {
     message,

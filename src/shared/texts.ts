@@ -99,7 +99,7 @@ export const TEXT_MODE_CALL_FORMAT = [
 export function CONSTRAINED_STEP_RULES(answer: string): string {
   return [
     'Each reply is one JSON object, one step:',
-    '{"tool": "<tool name>", "arguments": {...}} calls that tool; its result comes back in the next message.',
+    '{"thought": "<what you know now and what this step must do, one sentence>", "tool": "<tool name>", "arguments": {...}} calls that tool; its result comes back in the next message.',
     `{"tool": "${answer}", "arguments": {"text": "<final answer>"}} ends the task: use it only when the task is done (or cannot be done), with what you did and found.`,
   ].join('\n');
 }

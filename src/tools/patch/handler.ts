@@ -7,6 +7,12 @@ import { resolveInWorkspace } from '../workspace';
 import { isBinary, MAX_READ_BYTES, requireRegular, statOrFail, writeAtomically } from '../handler-helpers/fs-util';
 import { withPathLock } from '../handler-helpers/path-lock';
 
+/**
+ * A file up to this size is shown whole when old_string is not in it: a model that guessed the text (a small one
+ * often patches before it reads) gets it in the same step instead of a read_file round trip it may not make.
+ */
+const SHOWN_CHARS = 2_000;
+
 export const patch: ToolHandler<typeof patchSpec.schema> = async (args, ctx) => {
   const abs = await resolveInWorkspace(ctx.workspace, args.path);
   // Read, replace and write under the file's lock: a concurrent patch or write_file must not be overwritten.
@@ -35,7 +41,8 @@ async function patchFile(abs: string, args: Parameters<typeof patch>[0]): Promis
   const parts = text.split(oldString);
   const count = parts.length - 1;
   if (count === 0) {
-    throw new ToolError(`old_string was not found in ${args.path}; read the file again and copy the text exactly, including whitespace`);
+    const hint = `old_string was not found in ${args.path}; copy the text to replace exactly, including whitespace`;
+    throw new ToolError(text.length <= SHOWN_CHARS ? `${hint}. Its text now:\n${text}` : `${hint} (read the file again first)`);
   }
   if (count > 1 && !args.replace_all) {
     throw new ToolError(

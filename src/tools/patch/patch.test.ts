@@ -50,6 +50,16 @@ describe('patch', () => {
     const err = await patch({ path: 'p.txt', old_string: 'z = 1', new_string: 'x' }, ctx()).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ToolError);
     expect((err as Error).message).toMatch(/^old_string was not found in p\.txt/);
+    // A small file is shown as it is, so the next try can copy from it.
+    expect((err as Error).message).toContain('Its text now:\na = 1\nb = 1\nc = 1\n');
+  });
+
+  it('does not show a large file when old_string is missing', async () => {
+    await fs.writeFile(path.join(bed.ws, 'big.txt'), 'x = 1\n'.repeat(1_000));
+    const err = await patch({ path: 'big.txt', old_string: 'z = 1', new_string: 'x' }, ctx()).catch((e: unknown) => e);
+    expect((err as Error).message).toBe(
+      'old_string was not found in big.txt; copy the text to replace exactly, including whitespace (read the file again first)',
+    );
   });
 
   it('refuses an ambiguous match and says how many, leaving the file unchanged', async () => {
