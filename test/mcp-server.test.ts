@@ -1,12 +1,13 @@
 // `hermes mcp` over stdio, driven by the MCP SDK's own client as a desktop assistant drives it: the client spawns
 // `node bin/hermes.js mcp` against the run's dev server, a `hermes worker` process does the work with a scripted
 // model. A task is started, waited for with task_result, its answer and transcript read; a clarify question is
-// answered with answer_question; search_conversations finds the task; bad input is an error result, and the
+// answered with answer_question, a chat's turns come back by task_result and send_message, an approval is given
+// with approve; search_conversations finds the task; bad input is an error result, and the
 // server goes on answering after it.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
@@ -22,17 +23,22 @@ type Result = CallToolResult & { structuredContent?: Record<string, any> };
 const text = (r: Result) => (r.content[0] as { text: string }).text;
 
 describe('hermes mcp (stdio)', () => {
-  it('starts a task, waits for it, reads its answer and transcript, answers a question; bad input is an error result', async () => {
+  it('starts a task, waits for it, reads its answer and transcript; answers a question, chats, approves; bad input is an error result', async () => {
     const mock = await MockModel.start([
       toolCall('read_file', { path: 'notes.txt' }, 'r1'),
       answer('The notes say the zebrafish tank needs cleaning.'),
       toolCall('clarify', { question: 'Which colour should the tank be?' }, 'q1'),
       answer('Painting it teal.'),
+      answer('Hello there.'),
+      answer('Second turn done.'),
+      toolCall('terminal', { command: 'rm -rf build' }, 't1'),
+      answer('Removed the build folder.'),
     ]);
     cleanups.push(() => mock.close());
     const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-mcp-stdio-'));
     cleanups.push(() => rmSync(workspace, { recursive: true, force: true }));
     writeFileSync(path.join(workspace, 'notes.txt'), 'Clean the zebrafish tank on Friday.\n');
+    mkdirSync(path.join(workspace, 'build'));
     const taskQueue = `mcp-stdio-${Date.now().toString(36)}`;
     const address = inject('temporalAddress');
     const worker = startWorkerProcess(workerEnv({ address, taskQueue, baseURL: mock.baseURL, workspace }), workspace);
@@ -132,6 +138,45 @@ describe('hermes mcp (stdio)', () => {
     expect(painted.structuredContent).toMatchObject({ finished: true, status: 'completed', answer: 'Painting it teal.' });
     expect(toolResult(mock.requests[3]!.messages, 'q1')).toContain('Teal, please.');
 
+    // A chat: task_result returns once the turn is answered (the conversation stays open); send_message sends the next.
+    const chat = await call('start_task', { prompt: 'Hi!', mode: 'chat' });
+    const chatId = chat.structuredContent!.id as string;
+    expect(chat.structuredContent).toMatchObject({ mode: 'chat' });
+    const first = await call('task_result', { id: chatId, waitSec: 60 });
+    expect(first.structuredContent).toMatchObject({
+      finished: false,
+      status: 'idle',
+      mode: 'chat',
+      answer: 'Hello there.',
+      lastTurn: { turn: 1, status: 'completed' },
+    });
+    const second = await call('send_message', { id: chatId, text: 'And now?', waitSec: 60 });
+    expect(second.isError, text(second)).toBeFalsy();
+    expect(second.structuredContent).toMatchObject({ sent: true, turn: 2, status: 'completed', answer: 'Second turn done.' });
+    expect(mock.requests[5]!.body.messages.at(-1).content).toContain('And now?');
+    const toTask = await call('send_message', { id: askId, text: 'more' });
+    expect(toTask.isError).toBe(true);
+    expect(text(toTask)).toContain('has ended');
+
+    // An approval: task_result returns when the command waits for it; approve lets it run.
+    const risky = await call('start_task', { prompt: 'Remove the build folder.' });
+    const riskyId = risky.structuredContent!.id as string;
+    const held = await call('task_result', { id: riskyId, waitSec: 60 });
+    expect(held.structuredContent).toMatchObject({ finished: false, status: 'waiting', waitingFor: 'approval' });
+    const pending = (held.structuredContent!.pendingApprovals as Array<{ callId: string; command: string }>)[0]!;
+    expect(pending).toMatchObject({ callId: 't1', command: 'rm -rf build' });
+    expect(existsSync(path.join(workspace, 'build'))).toBe(true);
+    const wrong = await call('approve', { id: riskyId, callId: 'no-such-call' });
+    expect(wrong.isError).toBe(true);
+    const approved = await call('approve', { id: riskyId, callId: 't1', decision: 'approve' });
+    expect(approved.isError, text(approved)).toBeFalsy();
+    expect((await call('task_result', { id: riskyId, waitSec: 60 })).structuredContent).toMatchObject({
+      finished: true,
+      status: 'completed',
+      answer: 'Removed the build folder.',
+    });
+    expect(existsSync(path.join(workspace, 'build'))).toBe(false);
+
     // The search of hermes search: the first task, by a word of its answer (visibility is eventually consistent).
     const found = await waitFor(
       'the task in the full-text index',
@@ -145,7 +190,7 @@ describe('hermes mcp (stdio)', () => {
     expect(text(found)).toContain('zebrafish');
 
     expect(mock.errors).toEqual([]);
-    expect(mock.requests).toHaveLength(4);
+    expect(mock.requests).toHaveLength(8);
     expect(stderr).toMatch(/hermes mcp: on stdio/);
   }, 120_000);
 });

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { DEFAULT_MODEL_ALIASES } from '../http-api/request';
 import { MAX_ITERATIONS_CAP, type StartOptions } from '../shared/contract';
 import { callerStart, principalTaskId } from './caller';
+import { sendTurn } from './turns';
 import { conversationUri, guarded, toolResult, ToolInputError, type McpContext } from './context';
 
 export function registerStartTask(server: McpServer, ctx: McpContext): void {
@@ -52,8 +53,9 @@ export function registerStartTask(server: McpServer, ctx: McpContext): void {
       const options: StartOptions = {
         ...ctx.defaults,
         ...callerStart(ctx.caller),
-        prompt: a.prompt,
-        ...(a.mode ? { mode: a.mode } : {}),
+        // A chat starts empty and gets its first message as a turn, as hermes chat and serve's sessions do: every
+        // turn's answer is then an update's result in the history, where task_result reads it.
+        ...(a.mode === 'chat' ? { mode: 'chat', summary: `chat: ${a.prompt.trim().split('\n')[0]!.slice(0, 200)}` } : { prompt: a.prompt }),
         ...(model ? { model } : {}),
         ...(a.workspace ? { workspace: a.workspace } : {}),
         ...(a.maxIterations !== undefined ? { maxIterations: a.maxIterations } : {}),
@@ -68,6 +70,7 @@ export function registerStartTask(server: McpServer, ctx: McpContext): void {
         if (p !== undefined && err instanceof WorkflowExecutionAlreadyStartedError) return start();
         throw err;
       });
+      if (a.mode === 'chat') void sendTurn(ctx, handle, a.prompt).catch(() => undefined);
       const polling = await handle.workerPolling().catch(() => true);
       return toolResult({
         id: handle.id,
@@ -75,6 +78,7 @@ export function registerStartTask(server: McpServer, ctx: McpContext): void {
         mode: a.mode ?? 'task',
         transcript: conversationUri(handle.id),
         ...(handle.redaction ? { redaction: handle.redaction.notice } : {}),
+        ...(a.mode === 'chat' ? { next: 'task_result with waitSec waits for the answer to the first message' } : {}),
         ...(polling ? {} : { note: `no worker polls the task queue "${ctx.hermes.taskQueue}": the task waits until one does (hermes worker)` }),
       });
     }),

@@ -4,6 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { conversationIdField, guarded, needWorker, runningConversation, toolResult, ToolInputError, type McpContext } from './context';
+import { sendTurn } from './turns';
 import { MAX_WAIT_SEC, stateWithin } from './wait';
 
 const textField = (what: string) =>
@@ -35,11 +36,7 @@ export function registerSteerTools(server: McpServer, ctx: McpContext): void {
       const s = await stateWithin(ctx, handle);
       if (s?.mode === 'task')
         throw new ToolInputError(`${id} is a task, not a chat: steer it with interrupt { "id", "message" }, or start_task with mode "chat"`);
-      const end = ctx.turns.begin(id);
-      const sent = handle.send(text).finally(end);
-      // Answered or not, the turn goes on durably; a failure after this call has returned is only logged.
-      sent.catch((err: unknown) => ctx.log(`send_message to ${id}: ${(err as Error).message}`));
-      const turn = await Promise.race([sent, sleep((waitSec ?? 0) * 1000, undefined, { ref: false })]);
+      const turn = await Promise.race([sendTurn(ctx, handle, text), sleep((waitSec ?? 0) * 1000, undefined, { ref: false })]);
       if (!turn) return toolResult({ id, status: 'running', sent: true, next: 'task_result with waitSec waits for the answer' });
       return toolResult({
         id,
