@@ -1,0 +1,130 @@
+// `hermes mcp --http` with principals (a tokens file, as hermes serve takes), driven by the MCP SDK's streamable HTTP
+// client against a `hermes mcp` process, the run's dev server and a `hermes worker` process with a scripted model:
+// alice starts a task, waits for it and reads it; bob, with his own token, can neither see, wait for, steer, read
+// nor find it; no token is a 401 and a web page's request a 403, before anything reaches a conversation.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { answer } from './helpers/harness';
+import { MockModel } from './helpers/mock-model';
+import { spawnListening } from './helpers/spawn-hermes';
+import { cleanupsAfterEach, startWorkerProcess, workerEnv } from './helpers/worker-process';
+import { waitFor } from './helpers/wait';
+
+const cleanups = cleanupsAfterEach();
+
+type Result = CallToolResult & { structuredContent?: Record<string, any> };
+const text = (r: Result) => (r.content[0] as { text: string }).text;
+const alice = { name: 'alice', token: 'alice-0123456789abcdef0123' };
+const bob = { name: 'bob', token: 'bob-0123456789abcdef012345' };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+};
+
+describe('hermes mcp --http with principals', () => {
+  it("keeps each principal's conversations its own; no token is a 401, a web page a 403", async () => {
+    const mock = await MockModel.start([answer('The platypus report is filed.'), answer("Bob's own task is done.")]);
+    cleanups.push(() => mock.close());
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'hermes-mcp-http-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const tokens = path.join(dir, 'tokens.txt');
+    writeFileSync(tokens, `alice: ${alice.token}\nbob: ${bob.token}\n`, { mode: 0o600 });
+    const taskQueue = `mcp-http-${Date.now().toString(36)}`;
+    const address = inject('temporalAddress');
+    const worker = startWorkerProcess(workerEnv({ address, taskQueue, baseURL: mock.baseURL, workspace: dir }), dir);
+    await worker.ready;
+
+    const { url, output } = await spawnListening(
+      ['mcp', '--http', '0', '--tokens', tokens],
+      { env: { TEMPORAL_ADDRESS: address, HERMES_TASK_QUEUE: taskQueue, HERMES_MODEL: 'mock' }, cwd: dir },
+      cleanups,
+      /^hermes mcp on (http:\/\/\S+) /m,
+    );
+    expect(url, output()).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(output()).toContain('2 principals, each its own conversations: alice, bob');
+
+    const connect = async (p: { token: string }) => {
+      const c = new Client({ name: 'hermes-test', version: '1.0.0' });
+      await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { Authorization: `Bearer ${p.token}` } } }));
+      cleanups.push(() => c.close());
+      return { c, call: (name: string, args: Record<string, unknown>) => c.callTool({ name, arguments: args }) as Promise<Result> };
+    };
+
+    // No token, a token that is nobody's, a web page's Origin: refused before the MCP layer.
+    const post = (headers: Record<string, string>) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify(INIT),
+      });
+    expect((await post({})).status).toBe(401);
+    expect((await post({ Authorization: `Bearer ${'x'.repeat(26)}` })).status).toBe(401);
+    const page = await post({ Authorization: `Bearer ${alice.token}`, Origin: 'https://evil.example' });
+    expect(page.status).toBe(403);
+    expect(((await page.json()) as { error: { message: string } }).error.message).toMatch(/Origin "https:\/\/evil\.example" is not allowed/);
+    await expect(connect({ token: 'y'.repeat(26) })).rejects.toThrow();
+
+    // Alice: a task, its answer, its transcript.
+    const a = await connect(alice);
+    const started = await a.call('start_task', { prompt: 'File the platypus report.' });
+    expect(started.isError, text(started)).toBeFalsy();
+    const id = started.structuredContent!.id as string;
+    expect(id).toMatch(/^hermes-mcp-alice\/hermes-/);
+    const done = await a.call('task_result', { id, waitSec: 60 });
+    expect(done.structuredContent).toMatchObject({ finished: true, status: 'completed', answer: 'The platypus report is filed.' });
+    const uri = started.structuredContent!.transcript as string;
+    expect(uri).toBe(`hermes://conversations/${encodeURIComponent(id)}`);
+    expect(((await a.c.readResource({ uri })).contents[0] as { text: string }).text).toContain('[assistant] The platypus report is filed.');
+    // A principal's task runs in its own memory scope, and picks no workspace of its own.
+    expect(mock.requests[0]!.messages[0].content).toContain('memory-context scope="principal:alice"');
+    const ws = await a.call('start_task', { prompt: 'x', workspace: dir });
+    expect(ws.isError).toBe(true);
+    expect(text(ws)).toContain("a principal's tasks run in the server's workspace");
+
+    // Bob: alice's conversation does not exist for him, whatever he calls.
+    const b = await connect(bob);
+    for (const [name, args] of [
+      ['task_status', { id }],
+      ['task_result', { id, waitSec: 1 }],
+      ['interrupt', { id }],
+      ['answer_question', { id, text: 'yes' }],
+      ['approve', { id, callId: 'c1' }],
+      ['send_message', { id, text: 'hello' }],
+    ] as const) {
+      const r = await b.call(name, args);
+      expect({ name, isError: r.isError, text: text(r) }).toEqual({
+        name,
+        isError: true,
+        text: `no conversation ${JSON.stringify(id)} of principal bob`,
+      });
+    }
+    await expect(b.c.readResource({ uri })).rejects.toThrow(/no conversation/);
+    // Alice finds her task by a word of its answer (once the index has it); bob, searching the same word, does not.
+    await waitFor(
+      "alice's task in her search",
+      async () => ((await a.call('search_conversations', { query: 'platypus' })).structuredContent?.hits as unknown[] | undefined)?.length,
+      30_000,
+    );
+    const bobSearch = await b.call('search_conversations', { query: 'platypus' });
+    expect(bobSearch.isError, text(bobSearch)).toBeFalsy();
+    expect(bobSearch.structuredContent).toMatchObject({ hits: [], scope: 'principal:bob' });
+    const wider = await b.call('search_conversations', { query: 'platypus', allScopes: true });
+    expect(wider.isError).toBe(true);
+    // Bob's own task is his.
+    const own = await b.call('start_task', { prompt: 'My own task.' });
+    const ownId = own.structuredContent!.id as string;
+    expect(ownId).toMatch(/^hermes-mcp-bob\//);
+    expect((await b.call('task_result', { id: ownId, waitSec: 60 })).structuredContent).toMatchObject({ answer: "Bob's own task is done." });
+    expect((await a.call('task_status', { id: ownId })).isError).toBe(true);
+
+    expect(mock.errors).toEqual([]);
+    expect(mock.requests).toHaveLength(2);
+  }, 120_000);
+});
