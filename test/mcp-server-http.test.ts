@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { answer } from './helpers/harness';
 import { MockModel } from './helpers/mock-model';
-import { spawnListening } from './helpers/spawn-hermes';
+import { spawnHermes, spawnListening } from './helpers/spawn-hermes';
 import { cleanupsAfterEach, startWorkerProcess, workerEnv } from './helpers/worker-process';
 import { waitFor } from './helpers/wait';
 
@@ -29,6 +29,19 @@ const INIT = {
 };
 
 describe('hermes mcp --http with principals', () => {
+  it('refuses, before connecting to anything, a bind beyond loopback without a token and HTTP options without --http', async () => {
+    const env = { TEMPORAL_ADDRESS: '127.0.0.1:1' }; // nothing listens: a usage error must come first
+    const open = await spawnHermes(['mcp', '--http', '0', '--host', '0.0.0.0'], { env });
+    expect(open.code).toBe(2);
+    expect(open.stderr).toMatch(/--host 0\.0\.0\.0 is reachable from other machines: a bearer token is required/);
+    const stdio = await spawnHermes(['mcp', '--token', 'abcdefghijklmnopqrstu'], { env });
+    expect(stdio.code).toBe(2);
+    expect(stdio.stderr).toContain('--token is an option of hermes mcp --http PORT');
+    const port = await spawnHermes(['mcp', '--http', 'abc'], { env });
+    expect(port.code).toBe(2);
+    expect(port.stderr).toContain('--http must be a port number');
+  });
+
   it("keeps each principal's conversations its own; no token is a 401, a web page a 403", async () => {
     const mock = await MockModel.start([answer('The platypus report is filed.'), answer("Bob's own task is done.")]);
     cleanups.push(() => mock.close());
@@ -70,6 +83,14 @@ describe('hermes mcp --http with principals', () => {
     expect(page.status).toBe(403);
     expect(((await page.json()) as { error: { message: string } }).error.message).toMatch(/Origin "https:\/\/evil\.example" is not allowed/);
     await expect(connect({ token: 'y'.repeat(26) })).rejects.toThrow();
+    // Stateless: no GET stream; and a body past 2 MiB is refused before it is read whole.
+    expect((await fetch(url, { headers: { Authorization: `Bearer ${alice.token}`, Accept: 'text/event-stream' } })).status).toBe(405);
+    const big = await fetch(url, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${alice.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ ...INIT, pad: 'x'.repeat(2 * 1024 * 1024) }),
+    });
+    expect(big.status).toBe(413);
 
     // Alice: a task, its answer, its transcript.
     const a = await connect(alice);

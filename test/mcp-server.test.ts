@@ -26,7 +26,8 @@ describe('hermes mcp (stdio)', () => {
   it('starts a task, waits for it, reads its answer and transcript; answers a question, chats, approves; bad input is an error result', async () => {
     const mock = await MockModel.start([
       toolCall('read_file', { path: 'notes.txt' }, 'r1'),
-      answer('The notes say the zebrafish tank needs cleaning.'),
+      // Held a while, so the wait below sees the task running and reports progress.
+      { content: 'The notes say the zebrafish tank needs cleaning.', delayMs: 1_500 },
       toolCall('clarify', { question: 'Which colour should the tank be?' }, 'q1'),
       answer('Painting it teal.'),
       answer('Hello there.'),
@@ -71,7 +72,12 @@ describe('hermes mcp (stdio)', () => {
     expect(started.isError, text(started)).toBeFalsy();
     const id = started.structuredContent!.id as string;
     expect(id).toMatch(/^hermes-/);
-    const done = await call('task_result', { id, waitSec: 60 });
+    const progress: Array<{ progress: number; message?: string }> = [];
+    const done = (await client.callTool({ name: 'task_result', arguments: { id, waitSec: 60 } }, undefined, {
+      onprogress: (p) => void progress.push(p),
+    })) as Result;
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress[0]!.message).toMatch(/^running/);
     expect(done.isError, text(done)).toBeFalsy();
     expect(done.structuredContent).toMatchObject({
       id,
@@ -94,6 +100,9 @@ describe('hermes mcp (stdio)', () => {
     expect(body).toContain('[user] What do my notes say?');
     expect(body).toContain('[assistant calls] read_file({"path":"notes.txt"})');
     expect(body).toContain('[assistant] The notes say the zebrafish tank needs cleaning.');
+
+    const listed = (await client.listResources()).resources.map((r) => r.uri);
+    expect(listed).toContain(`hermes://conversations/${id}`);
 
     // Bad input is an error result naming the problem, never a dead server.
     const noSuch = await call('task_status', { id: 'hermes-no-such-conversation' });
