@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { DEFAULT_MODEL_ALIASES } from '../http-api/request';
 import { MAX_ITERATIONS_CAP, type StartOptions } from '../shared/contract';
 import { callerStart, principalTaskId } from './caller';
-import { sendTurn } from './turns';
+import { sendTurn } from './send-turn';
 import { conversationUri, guarded, toolResult, ToolInputError, type McpContext } from './context';
 
 export function registerStartTask(server: McpServer, ctx: McpContext): void {

@@ -2,7 +2,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import { conversationIdField, conversationOf, guarded, toolResult, type McpContext } from './context';
-import { resultView, stateView } from './views';
+import { resultView, stateView } from './conversation-views';
 import { MAX_WAIT_SEC, stateWithin, waitForOutcome } from './wait';
 
 export function registerStatusTools(server: McpServer, ctx: McpContext): void {

@@ -4,7 +4,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { conversationIdField, guarded, needWorker, runningConversation, toolResult, ToolInputError, type McpContext } from './context';
-import { sendTurn } from './turns';
+import { sendTurn } from './send-turn';
 import { MAX_WAIT_SEC, stateWithin } from './wait';
 
 const textField = (what: string) =>

@@ -8,7 +8,7 @@ import type { ConversationHandle, TemporalStatus } from '../client';
 import { lastTurn } from '../http-api/session-view';
 import type { ConversationResult, ConversationState } from '../shared/contract';
 import type { McpContext } from './context';
-import { resultView, stateView, turnView } from './views';
+import { resultView, stateView, turnView } from './conversation-views';
 
 export const MAX_WAIT_SEC = 600;
 const TICK_MS = 1_000;
