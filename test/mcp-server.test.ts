@@ -2,8 +2,8 @@
 // `node bin/hermes.js mcp` against the run's dev server, a `hermes worker` process does the work with a scripted
 // model. A task is started, waited for with task_result, its answer and transcript read; a clarify question is
 // answered with answer_question, a chat's turns come back by task_result and send_message, an approval is given
-// with approve; search_conversations finds the task; bad input is an error result, and the
-// server goes on answering after it.
+// with approve, a running command is cut short by interrupt; search_conversations finds the task; bad input is an
+// error result, and the server goes on answering after it.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -23,7 +23,7 @@ type Result = CallToolResult & { structuredContent?: Record<string, any> };
 const text = (r: Result) => (r.content[0] as { text: string }).text;
 
 describe('hermes mcp (stdio)', () => {
-  it('starts a task, waits for it, reads its answer and transcript; answers a question, chats, approves; bad input is an error result', async () => {
+  it('starts a task, waits for it, reads its answer and transcript; answers a question, chats, approves, interrupts; bad input is an error result', async () => {
     const mock = await MockModel.start([
       toolCall('read_file', { path: 'notes.txt' }, 'r1'),
       // Held a while, so the wait below sees the task running and reports progress.
@@ -34,6 +34,8 @@ describe('hermes mcp (stdio)', () => {
       answer('Second turn done.'),
       toolCall('terminal', { command: 'rm -rf build' }, 't1'),
       answer('Removed the build folder.'),
+      toolCall('terminal', { command: 'echo started > started.txt; sleep 30' }, 's1'),
+      answer('Summarised instead.'),
     ]);
     cleanups.push(() => mock.close());
     const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-mcp-stdio-'));
@@ -186,6 +188,21 @@ describe('hermes mcp (stdio)', () => {
     });
     expect(existsSync(path.join(workspace, 'build'))).toBe(false);
 
+    // An interrupt with a message: the command in flight is cut short and the task goes on with the message.
+    const slow = await call('start_task', { prompt: 'Run the slow job.' });
+    const slowId = slow.structuredContent!.id as string;
+    await waitFor('the slow command to start', () => existsSync(path.join(workspace, 'started.txt')));
+    const cut = await call('interrupt', { id: slowId, message: 'Stop that and just summarise.' });
+    expect(cut.isError, text(cut)).toBeFalsy();
+    expect(cut.structuredContent).toMatchObject({ id: slowId, interrupted: true, continuesWith: 'the message' });
+    expect((await call('task_result', { id: slowId, waitSec: 60 })).structuredContent).toMatchObject({
+      finished: true,
+      status: 'completed',
+      answer: 'Summarised instead.',
+    });
+    expect(mock.requests[9]!.messages.at(-1)).toMatchObject({ role: 'user', content: 'Stop that and just summarise.' });
+    expect(toolResult(mock.requests[9]!.messages, 's1')).toMatch(/cancelled by interrupt/);
+
     // The search of hermes search: the first task, by a word of its answer (visibility is eventually consistent).
     const found = await waitFor(
       'the task in the full-text index',
@@ -199,7 +216,7 @@ describe('hermes mcp (stdio)', () => {
     expect(text(found)).toContain('zebrafish');
 
     expect(mock.errors).toEqual([]);
-    expect(mock.requests).toHaveLength(8);
+    expect(mock.requests).toHaveLength(10);
     expect(stderr).toMatch(/hermes mcp: on stdio/);
   }, 120_000);
 });
