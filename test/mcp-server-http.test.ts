@@ -2,7 +2,8 @@
 // server and a `hermes worker` process with a scripted model. With principals (a tokens file, as hermes serve
 // takes): alice starts a task, waits for it and reads it; bob, with his own token, can neither see, wait for, steer,
 // read nor find it; no token is a 401. Without a token: a web page's request (its Origin, a rebound Host) is a 403,
-// before anything reaches a conversation. Usage errors come before anything connects.
+// before anything reaches a conversation; past --max-concurrent a 429, and a client gone frees its slot. Usage
+// errors come before anything connects.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -44,12 +45,12 @@ describe('hermes mcp --http with principals', () => {
     expect(port.stderr).toContain('--http must be a port number');
   });
 
-  it('without a token refuses a web page: a foreign Origin or a rebound Host is a 403, an allowed origin gets CORS', async () => {
+  it('without a token refuses a web page (a foreign Origin, a rebound Host: 403) and requests past --max-concurrent (429)', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'hermes-mcp-open-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const taskQueue = `mcp-open-${Date.now().toString(36)}`;
     const { url } = await spawnListening(
-      ['mcp', '--http', '0', '--allow-origin', 'http://localhost:5173'],
+      ['mcp', '--http', '0', '--allow-origin', 'http://localhost:5173', '--max-concurrent', '2'],
       { env: { TEMPORAL_ADDRESS: inject('temporalAddress'), HERMES_TASK_QUEUE: taskQueue, HERMES_MODEL: 'mock' }, cwd: dir },
       cleanups,
       /^hermes mcp on (http:\/\/\S+) .*no token: loopback only/m,
@@ -71,11 +72,26 @@ describe('hermes mcp --http with principals', () => {
     expect(preflight.headers['access-control-allow-origin']).toBe('http://localhost:5173');
     expect(preflight.headers['access-control-allow-headers']).toContain('Mcp-Protocol-Version');
 
-    // Nothing refused reached a conversation, and the server goes on: a loopback client with no token is answered.
+    // Nothing refused reached a conversation: the task queue has none. (Raw JSON-RPC: the endpoint is stateless.)
+    expect((await rpcResult(url, 'resources/list', {})).resources).toEqual([]);
+
+    // Two waits hold both slots (no worker: the task never ends); a third request is a 429; a client gone frees its slot.
+    const started = (await rpcResult(url, 'tools/call', { name: 'start_task', arguments: { prompt: 'Wait for a worker.' } })).structuredContent;
+    expect(started.note).toContain(`no worker polls the task queue "${taskQueue}"`);
+    const gone = new AbortController();
+    const wait = () => rpc(url, 'tools/call', { name: 'task_result', arguments: { id: started.id, waitSec: 120 } }, gone.signal);
+    expect((await Promise.all([wait(), wait()])).map((r) => r.status)).toEqual([200, 200]);
+    const busy = await rpc(url, 'tools/list', {});
+    expect({ status: busy.status, retryAfter: busy.headers.get('retry-after') }).toEqual({ status: 429, retryAfter: '1' });
+    expect(await busy.text()).toContain('more than 2 requests at once');
+    gone.abort();
+    await waitFor('the slots of the waits given up to be free', async () => (await rpc(url, 'tools/list', {})).status === 200);
+
+    // The server goes on: the SDK's client with no token is answered; an unknown id and bad arguments are tool errors.
     const c = new Client({ name: 'hermes-test', version: '1.0.0' });
     await c.connect(new StreamableHTTPClientTransport(new URL(url)));
     cleanups.push(() => c.close());
-    expect((await c.listResources()).resources).toEqual([]);
+    expect((await c.listResources()).resources.map((r) => r.name)).toEqual([started.id]);
     const none = (await c.callTool({ name: 'task_status', arguments: { id: 'hermes-nope' } })) as Result;
     expect({ isError: none.isError, text: text(none) }).toEqual({ isError: true, text: 'no conversation "hermes-nope"' });
     const bad = (await c.callTool({ name: 'start_task', arguments: { prompt: 42 } })) as Result;
@@ -190,6 +206,24 @@ describe('hermes mcp --http with principals', () => {
     expect(mock.requests).toHaveLength(2);
   }, 120_000);
 });
+
+/** A JSON-RPC request as a client sends it; the answer is an event stream while the tool runs. */
+const rpc = (url: string, method: string, params: Record<string, unknown>, signal?: AbortSignal) =>
+  fetch(url, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    ...(signal ? { signal } : {}),
+  });
+
+/** The result of a JSON-RPC request: the `data:` line of the event stream that answers it. */
+async function rpcResult(url: string, method: string, params: Record<string, unknown>): Promise<Record<string, any>> {
+  const r = await rpc(url, method, params);
+  const body = await r.text();
+  expect(r.status, body).toBe(200);
+  const data = /^data: (.*)$/m.exec(body)?.[1];
+  return (JSON.parse(data ?? body) as { result: Record<string, any> }).result;
+}
 
 const errorOf = (r: { body: string }) => (JSON.parse(r.body) as { error: { message: string } }).error.message;
 
