@@ -34,27 +34,7 @@ export async function serve(args: string[]): Promise<number> {
   const port = values.port === undefined ? DEFAULT_SERVE_PORT : Number(values.port.trim() || NaN);
   if (!(Number.isInteger(port) && port >= 0 && port <= 65535))
     throw new UsageError(`--port must be a port number (0 for any free one), got "${values.port}"`);
-  const token = values.token ?? (process.env.HERMES_SERVE_TOKEN || undefined);
-  const problem = token !== undefined ? tokenProblem(token) : undefined;
-  if (problem) throw new UsageError(`${values.token !== undefined ? '--token' : 'HERMES_SERVE_TOKEN'}: ${problem}`);
-  const principals = tokensOf(values.tokens ?? (process.env.HERMES_SERVE_TOKENS_FILE || undefined), token);
-  if (!token && !principals && !isLoopback(host)) {
-    throw new UsageError(
-      `--host ${host} is reachable from other machines: a bearer token is required (--token T or HERMES_SERVE_TOKEN) or a tokens file (--tokens FILE); ` +
-        'whoever can call this API runs the agent and its tools',
-    );
-  }
-  const allowOrigins = listOf(values['allow-origin'], process.env.HERMES_SERVE_ALLOW_ORIGINS).map((o) => {
-    try {
-      return normalizeOrigin(o);
-    } catch (err) {
-      throw new UsageError(`--allow-origin: ${(err as Error).message}`);
-    }
-  });
-  const allowHosts = listOf(values['allow-host'], process.env.HERMES_SERVE_ALLOW_HOSTS).map((h) => {
-    if (!/^[a-z0-9.-]+$|^\[?[0-9a-f:.]+\]?$/i.test(h)) throw new UsageError(`--allow-host: "${h}" is not a host name (no scheme, no port)`);
-    return h.replace(/^\[|\]$/g, '').toLowerCase();
-  });
+  const { token, principals, allowOrigins, allowHosts } = accessOptions(values, host);
   const busyPolicy = oneOf(values['busy-policy'], BUSY, '--busy-policy') ?? 'queue';
   const approvalMode = oneOf(values['approval-mode'], APPROVAL, '--approval-mode');
   const maxConcurrent = values['max-concurrent'] === undefined ? undefined : Number(values['max-concurrent']);
@@ -103,6 +83,39 @@ export async function serve(args: string[]): Promise<number> {
 }
 
 export { isLoopback };
+
+/**
+ * Who may call a server this process opens, as `hermes serve` and `hermes mcp --http` read it: the bearer token
+ * (--token, HERMES_SERVE_TOKEN) or the principals' tokens file (--tokens, HERMES_SERVE_TOKENS_FILE), required off
+ * loopback, and the web pages (--allow-origin) and proxied names (--allow-host) let past the browser guard.
+ */
+export function accessOptions(
+  values: { token?: string; tokens?: string; 'allow-origin'?: string[]; 'allow-host'?: string[] },
+  host: string,
+): { token?: string; principals?: Principal[]; allowOrigins: string[]; allowHosts: string[] } {
+  const token = values.token ?? (process.env.HERMES_SERVE_TOKEN || undefined);
+  const problem = token !== undefined ? tokenProblem(token) : undefined;
+  if (problem) throw new UsageError(`${values.token !== undefined ? '--token' : 'HERMES_SERVE_TOKEN'}: ${problem}`);
+  const principals = tokensOf(values.tokens ?? (process.env.HERMES_SERVE_TOKENS_FILE || undefined), token);
+  if (!token && !principals && !isLoopback(host)) {
+    throw new UsageError(
+      `--host ${host} is reachable from other machines: a bearer token is required (--token T or HERMES_SERVE_TOKEN) or a tokens file (--tokens FILE); ` +
+        'whoever can call this API runs the agent and its tools',
+    );
+  }
+  const allowOrigins = listOf(values['allow-origin'], process.env.HERMES_SERVE_ALLOW_ORIGINS).map((o) => {
+    try {
+      return normalizeOrigin(o);
+    } catch (err) {
+      throw new UsageError(`--allow-origin: ${(err as Error).message}`);
+    }
+  });
+  const allowHosts = listOf(values['allow-host'], process.env.HERMES_SERVE_ALLOW_HOSTS).map((h) => {
+    if (!/^[a-z0-9.-]+$|^\[?[0-9a-f:.]+\]?$/i.test(h)) throw new UsageError(`--allow-host: "${h}" is not a host name (no scheme, no port)`);
+    return h.replace(/^\[|\]$/g, '').toLowerCase();
+  });
+  return { ...(token ? { token } : {}), ...(principals ? { principals } : {}), allowOrigins, allowHosts };
+}
 
 /** The principals of the tokens file (principals.ts), checked before anything starts. */
 function tokensOf(file: string | undefined, token: string | undefined): Principal[] | undefined {

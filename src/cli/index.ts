@@ -110,6 +110,12 @@ Usage:
                                     skills and search scope; a web page cannot
                                     call it (--allow-origin O: one that may; --allow-host H: a proxied name);
                                     docs/guides/serve.md
+  hermes mcp [--http PORT [--host H] [--token T | --tokens FILE]] [--workspace DIR]
+                                    hermes as an MCP server: over stdio (a client starts it), or streamable
+                                    HTTP at :PORT/mcp (default host 127.0.0.1; the token, principals and
+                                    web-page rules of serve); tools start_task, task_status, task_result,
+                                    send_message, answer_question, approve, interrupt, search_conversations;
+                                    transcripts as hermes://conversations/{id}; docs/guides/mcp-server.md
   hermes codec-server [--port N] [--host H] [--origin URL] [--token T]
                                     decrypt for the Web UI and temporal --codec-endpoint (a Temporal codec
                                     server: /encode, /decode); default 127.0.0.1:8888, origin :8233
@@ -217,6 +223,7 @@ interface Modules {
   init: typeof import('./init');
   inspect: typeof import('./inspect');
   list: typeof import('./list');
+  mcp: typeof import('./mcp');
   memory: typeof import('./memory');
   rollback: typeof import('./rollback');
   run: typeof import('./run');
@@ -266,6 +273,7 @@ const COMMANDS: Record<string, Command> = {
   eval: async (a) => (await load('eval')).evalCommand(a),
   'codec-server': async (a) => (await load('codec')).codecServer(a),
   serve: async (a) => (await load('http-api')).serve(a),
+  mcp: async (a) => (await load('mcp')).mcp(a),
 };
 
 export async function main(argv: string[]): Promise<number> {

@@ -16,6 +16,8 @@ export interface BrowserPolicy {
   boundHost: string;
   /** With a bearer token a rebound page cannot authenticate (a page cannot read the token), so `Host` is not checked. */
   tokenRequired: boolean;
+  /** Request headers a page's preflight may ask for besides serve's, and response headers it may read (hermes mcp's `Mcp-*`). */
+  extraHeaders?: string[];
 }
 
 const CORS_HEADERS = 'Authorization, Content-Type, X-Hermes-Session-Id, Idempotency-Key, Last-Event-ID';
@@ -87,12 +89,13 @@ export function guardBrowser(p: BrowserPolicy, req: IncomingMessage, res: Server
   }
   res.setHeader('Access-Control-Allow-Origin', origin);
   res.setHeader('Vary', 'Origin');
-  res.setHeader('Access-Control-Expose-Headers', EXPOSED);
+  const extra = p.extraHeaders?.length ? `, ${p.extraHeaders.join(', ')}` : '';
+  res.setHeader('Access-Control-Expose-Headers', EXPOSED + extra);
   if (req.method === 'OPTIONS') {
     req.resume();
     res.writeHead(204, {
       'Access-Control-Allow-Methods': 'GET, POST',
-      'Access-Control-Allow-Headers': CORS_HEADERS,
+      'Access-Control-Allow-Headers': CORS_HEADERS + extra,
       'Access-Control-Max-Age': '600',
     });
     res.end();

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import * as net from 'node:net';
 import path from 'node:path';
+import { waitFor } from './wait';
 
 export const HERMES_BIN = path.resolve(__dirname, '../../bin/hermes.js');
 
@@ -90,4 +91,34 @@ export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
     });
     s.once('error', () => resolve(false));
   });
+}
+
+/**
+ * A `hermes` command that serves (serve, mcp --http) as a child process, stopped (SIGTERM, then SIGKILL 5 s later)
+ * by the clean-up it pushes; resolves with the first group of `listening` in its output once it prints it.
+ */
+export async function spawnListening(
+  args: string[],
+  opts: { env: Record<string, string>; cwd: string },
+  cleanups: Array<() => unknown>,
+  listening: RegExp,
+): Promise<{ url: string; output: () => string }> {
+  const child = spawn(process.execPath, [HERMES_BIN, ...args], { cwd: opts.cwd, env: cleanEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  cleanups.push(async () => {
+    child.kill('SIGTERM');
+    const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(t);
+  });
+  const url = await waitFor(
+    `hermes ${args[0]} to listen`,
+    () => listening.exec(out)?.[1] ?? (child.exitCode !== null ? `exited: ${out}` : undefined),
+    60_000,
+  );
+  if (url.startsWith('exited')) throw new Error(url);
+  return { url, output: () => out };
 }
