@@ -414,7 +414,7 @@ export function conversationStateSchema() {
     /** The model profile the next model step uses, when one is named (a fallback while the primary is unavailable). */
     profile: z.string().optional(),
     turn: z.number().int(),
-    waitingFor: z.enum(['clarify', 'approval', 'message']).nullable(),
+    waitingFor: z.enum(['clarify', 'approval', 'message', 'tool_results']).nullable(),
     budgets: z.object({ iterations: budget.nullable(), tokens: budget.nullable(), costUsd: budget.nullable(), seconds: budget.nullable() }),
     todo: z.array(todoItemSchema()),
     pendingQuestion: pendingQuestionSchema().nullable(),
