@@ -17,7 +17,7 @@ import { inFlightKey, type TurnsInFlight } from './session-view';
 import { redactChatMessages } from '../security/user-input';
 import { SseWriter } from './sse';
 import { TurnStream, type ChunkDelta, type TurnStreamOptions } from './turn-stream';
-import type { ToolCallsPause } from '../shared/client-tools';
+import { ANSWER_FORMAT_FAILURE, type ToolCallsPause } from '../shared/client-tools';
 import { oneOffResults, oneOffSessionId, pauseDeltas, pauseMessage } from './client-calls';
 import { firstWait, waitingReply, type Waiting } from './waiting';
 
@@ -281,9 +281,13 @@ function watchDisconnect(ctx: CompletionsContext, req: IncomingMessage, res: Ser
 
 function failure(o: Outcome): ApiError | undefined {
   if (o.status !== 'failed' && o.status !== 'cancelled') return undefined;
+  // A session turn's result names its reason only; the one a client caused is said in words.
+  const error =
+    o.error ??
+    (o.reason === ANSWER_FORMAT_FAILURE ? "the model's answer did not have the requested response_format after it was asked once more" : undefined);
   return new ApiError(
     500,
-    `the conversation ${o.status}${o.reason ? ` (${o.reason})` : ''}${o.error ? `: ${o.error}` : ''}`,
+    `the conversation ${o.status}${o.reason ? ` (${o.reason})` : ''}${error ? `: ${error}` : ''}`,
     'server_error',
     null,
     o.reason ?? o.status,

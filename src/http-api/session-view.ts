@@ -8,6 +8,7 @@ import type { Payload } from '@temporalio/common';
 import type { ConversationHandle, Hermes } from '../client';
 import type { ConversationState, TurnResult } from '../shared/contract';
 import { existingSession } from './sessions';
+import { isPause, type ToolCallsPause } from '../shared/client-tools';
 
 /** The session turns this server has sent and not yet seen answered. */
 export class TurnsInFlight {
@@ -104,7 +105,8 @@ export async function sessionViewWhenIdle(
 const MAX_RUNS = 3;
 
 /**
- * The latest `send` that completed, from the history of the current run (or the runs before it, when the chat
+ * The latest turn that completed — the result of a `send`, or of the `toolResults` that let it finish (a pause,
+ * which hands client calls back, is no finished turn) — from the history of the current run (or the runs before it, when the chat
  * continued-as-new since): the update's result is recorded there, so it is there after any crash and with no
  * worker running. Null before the first turn ends.
  */
@@ -113,8 +115,13 @@ export async function lastTurn(handle: ConversationHandle): Promise<TurnResult |
   let runId: string | undefined;
   for (let i = 0; i < MAX_RUNS; i++) {
     const history = await client.getHandle(handle.id, runId).fetchHistory();
-    const last = lastSend(history.events ?? []);
-    if (last) return (await decodeStoredValue<TurnResult>(client.options.loadedDataConverter, last)) ?? null;
+    for (const p of turnReplies(history.events ?? []).reverse()) {
+      const r = await decodeStoredValue<TurnResult | ToolCallsPause>(client.options.loadedDataConverter, p);
+      if (!r) return null;
+      if (isPause(r)) continue;
+      const { part: _part, ...turn } = r as TurnResult & { part?: unknown };
+      return turn;
+    }
     runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
     if (!runId) return null;
   }
@@ -123,17 +130,18 @@ export async function lastTurn(handle: ConversationHandle): Promise<TurnResult |
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<ConversationHandle['workflow']['fetchHistory']>>['events']>[number];
 
-function lastSend(events: HistoryEvent[]): Payload | undefined {
+/** The results of the completed `send` and `toolResults` updates, in history order. */
+function turnReplies(events: HistoryEvent[]): Payload[] {
   const sends = new Set<string>();
-  let last: Payload | undefined;
+  const out: Payload[] = [];
   for (const e of events) {
     const accepted = e.workflowExecutionUpdateAcceptedEventAttributes;
-    if (accepted?.acceptedRequest?.input?.name === 'send' && accepted.acceptedRequest.meta?.updateId)
-      sends.add(accepted.acceptedRequest.meta.updateId);
+    const name = accepted?.acceptedRequest?.input?.name;
+    if ((name === 'send' || name === 'toolResults') && accepted?.acceptedRequest?.meta?.updateId) sends.add(accepted.acceptedRequest.meta.updateId);
     const completed = e.workflowExecutionUpdateCompletedEventAttributes;
     const id = completed?.meta?.updateId;
     const p = completed?.outcome?.success?.payloads?.[0];
-    if (id && sends.has(id) && p) last = p as Payload;
+    if (id && sends.has(id) && p) out.push(p as Payload);
   }
-  return last;
+  return out;
 }

@@ -5,7 +5,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from 
 import type { ConversationHandle, Hermes } from '../client';
 import type { BusyPolicy, StartOptions } from '../shared/contract';
 import { NOTHING_PENDING, sendUpdate, toolResultsUpdate } from '../shared/messages';
-import type { ClientOffer, ToolResultsArgs, TurnReply } from '../shared/client-tools';
+import { isPause, type ClientOffer, type ToolResultsArgs, type TurnReply } from '../shared/client-tools';
 import { refusedWhenClosed } from '../late-updates';
 import { badRequest, conflict, notFound } from './errors';
 import { renderEarlier, sessionWorkflowId, type ChatRequest } from './request';
@@ -98,11 +98,15 @@ export async function sendToolResults(
   updateId?: string,
 ): Promise<TurnReply> {
   try {
-    return await refusedWhenClosed(
+    const r = await refusedWhenClosed(
       handle.workflow,
       'toolResults',
       handle.workflow.executeUpdate(toolResultsUpdate, { args: [{ results, ...offer }], ...(updateId ? { updateId } : {}) }),
     );
+    // The request is told what its own part of the turn used.
+    if (isPause(r)) return r;
+    const { part, ...result } = r;
+    return { ...result, ...part };
   } catch (err) {
     throw updateRejection(err);
   }

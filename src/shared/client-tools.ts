@@ -3,7 +3,7 @@
 // hands back when the model calls one of those functions: the calls, for the client to run. The conversation
 // waits for their results (src/workflows/loop/client-calls.ts); `hermes serve` speaks them as the OpenAI API does.
 import { z } from 'zod';
-import { usageSchema, type SendArgs, type TurnResult } from './contract';
+import { usageSchema, type SendArgs, type TurnResult, type Usage } from './contract';
 
 /** OpenAI's rule for function names: it is also what keeps them apart from the runtime's own words. */
 export const CLIENT_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -103,8 +103,13 @@ export function awaitingResults(calls: readonly ClientCall[]): string {
   return `the conversation awaits the results of tool calls ${ids}: send them as role "tool" messages with those tool_call_ids`;
 }
 
-/** What `send` and `toolResults` return: the turn's result, or the client calls it waits on. */
+/** What `send` returns: the turn's result, or the client calls it waits on. */
 export type TurnReply = TurnResult | ToolCallsPause;
+/**
+ * What `toolResults` returns: likewise; a result also says what the turn used since these results came (`part`),
+ * which is what the request that sent them is told.
+ */
+export type ResultsReply = (TurnResult & { part: { usage: Usage; iterations: number } }) | ToolCallsPause;
 
 export function isPause(r: TurnReply): r is ToolCallsPause {
   return r.status === 'tool_calls';

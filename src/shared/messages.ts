@@ -2,7 +2,7 @@
 // public contract: the stock `temporal` CLI drives conversations with them too.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AnswerArgs, ApproveArgs, ConversationState, InterruptArgs, StateQueryArgs } from './contract';
-import type { SendWithOffer, ToolResultsArgs, TurnReply } from './client-tools';
+import type { ResultsReply, SendWithOffer, ToolResultsArgs, TurnReply } from './client-tools';
 import type { EventsPage, EventsQueryArgs } from './events';
 import type { ChildApprovals, ChildProgress, ContextQueryArgs, ContextSlice, ToolList } from './wire';
 
@@ -32,7 +32,7 @@ export const approveUpdate = defineUpdate<{ callId: string; decision: 'approve' 
  */
 export const sendUpdate = defineUpdate<TurnReply, [SendWithOffer]>('send');
 /** Chat mode: the results of the client calls a turn waits on; returns the turn's answer or its next client calls. */
-export const toolResultsUpdate = defineUpdate<TurnReply, [ToolResultsArgs]>('toolResults');
+export const toolResultsUpdate = defineUpdate<ResultsReply, [ToolResultsArgs]>('toolResults');
 
 /**
  * What an update's validator says when there is nothing left for it: also what the client says when the update

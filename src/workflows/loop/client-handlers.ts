@@ -57,10 +57,18 @@ export function registerClientToolHandlers(c: Conversation): void {
       let pause: ToolCallsPause | undefined;
       await condition(() => c.chat.resultOf(turn) !== undefined || c.chat.ended || (pause = c.clientTools.pauseAfter(wait)) !== undefined);
       const result = c.chat.resultOf(turn);
-      if (result) return { ...result, usage: subUsage(c.meter.usage, usageBefore), iterations: result.iterations - doneBefore };
-      return (
-        pause ?? { turn, status: 'cancelled', answer: '', reason: 'conversation ended before the turn went on', iterations: 0, usage: c.meter.usage }
-      );
+      if (result) return { ...result, part: { usage: subUsage(c.meter.usage, usageBefore), iterations: result.iterations - doneBefore } };
+      if (pause) return pause;
+      const usage = c.meter.usage;
+      return {
+        turn,
+        status: 'cancelled',
+        answer: '',
+        reason: 'conversation ended before the turn went on',
+        iterations: 0,
+        usage,
+        part: { usage, iterations: 0 },
+      };
     },
     {
       validator: rejecting((raw) => {
