@@ -30,6 +30,12 @@ const weatherTool = {
   function: { name: 'get_weather', description: 'Gets the weather of a city', parameters: weatherParams },
 };
 
+/** get_weather as runTools takes it: the client's own function, run by the client. */
+const runnableWeather = (fn: (args: { city: string }) => string) => ({
+  type: 'function' as const,
+  function: { name: 'get_weather', description: 'Gets the weather of a city', parameters: weatherParams, parse: JSON.parse, function: fn },
+});
+
 /** A scripted model reply that calls these tools. */
 const calls = (...c: Array<{ name: string; args: object; id: string }>): Reply => ({
   toolCalls: c.map((k) => ({ id: k.id, name: k.name, arguments: k.args })),
@@ -63,19 +69,10 @@ describe('hermes serve: client-side tools', () => {
           model: 'hermes',
           messages: [{ role: 'user', content: 'What is the weather in Paris? And what do my notes say?' }],
           tools: [
-            {
-              type: 'function',
-              function: {
-                name: 'get_weather',
-                description: 'Gets the weather of a city',
-                parameters: weatherParams,
-                parse: JSON.parse,
-                function: (args: { city: string }) => {
-                  called.push(args);
-                  return `sunny, 24 °C in ${args.city}`;
-                },
-              },
-            },
+            runnableWeather((args) => {
+              called.push(args);
+              return `sunny, 24 °C in ${args.city}`;
+            }),
           ],
         },
         { headers: { 'X-Hermes-Session-Id': session } },
@@ -119,19 +116,10 @@ describe('hermes serve: client-side tools', () => {
         stream: true,
         messages: [{ role: 'user', content: 'Weather in Oslo?' }],
         tools: [
-          {
-            type: 'function',
-            function: {
-              name: 'get_weather',
-              description: 'Gets the weather of a city',
-              parameters: weatherParams,
-              parse: JSON.parse,
-              function: (args: { city: string }) => {
-                seen.push(args.city);
-                return 'minus 5';
-              },
-            },
-          },
+          runnableWeather((args) => {
+            seen.push(args.city);
+            return 'minus 5';
+          }),
         ],
       });
       const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];

@@ -2,48 +2,18 @@
 // (TEMPORAL_ADDRESS, workers in processes of their own) a streamed request survives its worker being SIGKILLed
 // mid-turn: the new worker finishes the turn, the request completes with the answer, nothing runs twice.
 import OpenAI from 'openai';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { answer } from './helpers/harness';
 import { MockModel } from './helpers/mock-model';
-import { cleanEnv, HERMES_BIN, spawnHermes } from './helpers/spawn-hermes';
+import { spawnHermes } from './helpers/spawn-hermes';
 import { cleanupsAfterEach, startWorkerProcess, workerEnv } from './helpers/worker-process';
+import { startServeProcess } from './helpers/serve-process';
 import { waitFor } from './helpers/wait';
 
 const cleanups = cleanupsAfterEach();
-
-/** `hermes serve --port 0` as a child process; resolves with its URL once it listens. */
-async function startServeProcess(
-  env: Record<string, string>,
-  cwd: string,
-  args: string[] = [],
-): Promise<{ url: string; child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, [HERMES_BIN, 'serve', '--port', '0', ...args], {
-    cwd,
-    env: cleanEnv(env),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  cleanups.push(async () => {
-    child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(t);
-  });
-  const url = await waitFor(
-    'hermes serve to listen',
-    () => /^hermes serve on (http:\/\/\S+) /m.exec(out)?.[1] ?? (child.exitCode !== null ? `exited: ${out}` : undefined),
-    60_000,
-  );
-  if (url.startsWith('exited')) throw new Error(url);
-  return { url, child, output: () => out };
-}
 
 describe('hermes serve (process)', () => {
   it('refuses to bind beyond loopback without a token, before connecting to anything', async () => {
@@ -88,7 +58,7 @@ describe('hermes serve (process)', () => {
     );
     const first = startWorkerProcess(env, workspace);
     await first.ready;
-    const serve = await startServeProcess(env, workspace);
+    const serve = await startServeProcess(cleanups, env, workspace);
 
     const session = `crash-${Date.now().toString(36)}`;
     const client = new OpenAI({ baseURL: `${serve.url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 120_000 });

@@ -1,44 +1,20 @@
 // `hermes serve` on the production server: an OpenAI-compatible session request goes to a worker process and comes
 // back with the answer; the same session's second request is the conversation's second turn.
 import OpenAI from 'openai';
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { answer } from '../helpers/harness';
-import { cleanEnv, HERMES_BIN } from '../helpers/spawn-hermes';
+import { startServeProcess } from '../helpers/serve-process';
 import { cleanupsAfterEach } from '../helpers/worker-process';
-import { waitFor } from '../helpers/wait';
-import { clusterSetup, type Cleanups } from './cluster';
+import { clusterSetup } from './cluster';
 
 const cleanups = cleanupsAfterEach();
-
-/** `hermes serve --port 0` as a child process; resolves with its URL once it listens. */
-async function startServe(cleanups: Cleanups, env: Record<string, string>, cwd: string): Promise<string> {
-  const child = spawn(process.execPath, [HERMES_BIN, 'serve', '--port', '0'], { cwd, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
-  child.stderr.setEncoding('utf8').on('data', (d: string) => (out += d));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  cleanups.push(async () => {
-    child.kill('SIGTERM');
-    const t = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(t);
-  });
-  const url = await waitFor(
-    'hermes serve to listen',
-    () => /^hermes serve on (http:\/\/\S+) /m.exec(out)?.[1] ?? (child.exitCode !== null ? `exited: ${out}` : undefined),
-    60_000,
-  );
-  if (url.startsWith('exited')) throw new Error(url);
-  return url;
-}
 
 describe('hermes serve on PostgreSQL', () => {
   it('a session round trip: two requests, two turns of one conversation, answered by a worker process', async () => {
     const { mock, env, workspace, worker, client } = await clusterSetup(cleanups, 'serve', [answer('first answer'), answer('second answer')]);
     const w = worker();
     await w.ready;
-    const url = await startServe(cleanups, env, workspace);
+    const { url } = await startServeProcess(cleanups, env, workspace);
     const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 120_000 });
     const session = `serve-${Date.now().toString(36)}`;
     const ask = (content: string) =>
