@@ -202,6 +202,12 @@ describe('hermes serve: client-side tools', () => {
       const first = await post({ messages: [user], tools }, headers);
       expect(first.body.choices[0].message.tool_calls.map((k: { id: string }) => k.id)).toEqual(['a1', 'a2']);
       const asked = first.body.choices[0].message;
+      // The session says what it waits for, and ?wait does not wait for it.
+      const view = (await (await fetch(`${s.url}/v1/sessions/${session}?wait=30`)).json()) as {
+        state: { waitingFor: string; awaitedToolCalls: Array<{ id: string }> };
+      };
+      expect(view.state.waitingFor).toBe('tool_results');
+      expect(view.state.awaitedToolCalls.map((k) => k.id)).toEqual(['a1', 'a2']);
       const withResults = (...r: Array<[string, string]>) => ({
         messages: [user, asked, ...r.map(([id, content]) => ({ role: 'tool', tool_call_id: id, content }))],
         tools,
@@ -239,6 +245,32 @@ describe('hermes serve: client-side tools', () => {
         .messages.filter((m: { role: string }) => m.role === 'tool')
         .map((m: { content: string }) => m.content),
     ).toEqual(['mild', 'noon']);
+    h.mock.assertDone();
+  }, 90_000);
+
+  it('an interrupt ends the wait: the calls get results that say so, and the session takes the next message', async () => {
+    const session = `ct-int-${Date.now().toString(36)}`;
+    const headers = { 'X-Hermes-Session-Id': session };
+    h.mock.push(calls({ name: 'get_weather', args: { city: 'Kyiv' }, id: 'i1' }), answer('Next one answered.'));
+    await h.run(async () => {
+      const first = await post({ messages: [{ role: 'user', content: 'Weather in Kyiv?' }], tools: [weatherTool] }, headers);
+      expect(first.body.choices[0].finish_reason).toBe('tool_calls');
+      const stop = await fetch(`${s.url}/v1/sessions/${session}/interrupt`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ reason: 'the client gave up' }),
+      });
+      expect(stop.status).toBe(200);
+      const v = (await (await fetch(`${s.url}/v1/sessions/${session}?wait=30`)).json()) as { last_turn: { turn: number; status: string } };
+      expect(v.last_turn).toMatchObject({ turn: 1, status: 'interrupted' });
+      const next = await post({ messages: [{ role: 'user', content: 'Something else' }], tools: [weatherTool] }, headers);
+      expect(next.status, JSON.stringify(next.body)).toBe(200);
+      expect(next.body.choices[0].message.content).toBe('Next one answered.');
+    });
+    // The model's context stays valid: the cut call has its result.
+    expect(toolResult(h.mock.requests.at(-1)!.messages, 'i1')).toMatch(
+      /^Error: the client did not return a result for this call \(cancelled by interrupt while waiting\)/,
+    );
     h.mock.assertDone();
   }, 90_000);
 

@@ -7,6 +7,9 @@ import { currentMessage } from '../src/shared/texts';
 import { echoedInstructions } from '../src/workflows/rules/echo-check';
 import { TurnStream, type ChunkDelta } from '../src/http-api/turn-stream';
 import type { ConversationEvent } from '../src/shared/events';
+import { checkAnswer } from '../src/llm/answer-format';
+import { oneOffResults, pauseDeltas } from '../src/http-api/client-calls';
+import { ZERO_USAGE } from '../src/workflows/rules/usage';
 
 const profiles = { defaultName: 'default', names: ['default', 'fast'] };
 const user = [{ role: 'user', content: 'hi' }];
@@ -262,5 +265,49 @@ describe('TurnStream', () => {
     );
     expect(joined(out, 'content')).toBe('yes');
     expect(t.answered).toBe(false);
+  });
+});
+
+describe('client tools: the answer format and the one-off call ids', () => {
+  const schema = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+
+  it('checks an answer against json_object and json_schema, taking a code fence off', () => {
+    expect(checkAnswer('{"n": 1}', { type: 'json_object' })).toEqual({ text: '{"n": 1}' });
+    expect(checkAnswer('```json\n{"n": 1}\n```', { type: 'json_schema', name: 's', schema })).toEqual({ text: '{"n": 1}' });
+    expect(checkAnswer('[1]', { type: 'json_object' })).toEqual({ error: 'it is JSON but not an object' });
+    expect(checkAnswer('n is 1', { type: 'json_object' })).toEqual({ error: expect.stringMatching(/^it is not JSON/) });
+    expect(checkAnswer('{"n": "one"}', { type: 'json_schema', name: 's', schema })).toEqual({
+      error: expect.stringMatching(/^it does not match the schema: answer\/n must be integer/),
+    });
+  });
+
+  it('names the one-off session in the ids it hands out, and reads it back from the results', () => {
+    const pause = {
+      turn: 1,
+      status: 'tool_calls' as const,
+      text: null,
+      toolCalls: [{ id: 'c1', name: 'f', arguments: 'x'.repeat(100) }],
+      iterations: 1,
+      usage: ZERO_USAGE,
+    };
+    const deltas = pauseDeltas(pause, 'tools-abc');
+    expect(deltas[0]).toEqual({ tool_calls: [{ index: 0, id: 'hermes.tools-abc.c1', type: 'function', function: { name: 'f', arguments: '' } }] });
+    expect(
+      deltas
+        .slice(1)
+        .map((d) => d.tool_calls![0]!.function.arguments)
+        .join(''),
+    ).toBe('x'.repeat(100));
+    expect(oneOffResults([{ callId: 'hermes.tools-abc.c1', content: 'r' }])).toEqual({
+      sessionId: 'tools-abc',
+      results: [{ callId: 'c1', content: 'r' }],
+    });
+    expect(() => oneOffResults([{ callId: 'c1', content: 'r' }])).toThrow(expect.objectContaining({ status: 400, code: 'unknown_tool_call_id' }));
+    expect(() =>
+      oneOffResults([
+        { callId: 'hermes.tools-a.c1', content: 'r' },
+        { callId: 'hermes.tools-b.c2', content: 'r' },
+      ]),
+    ).toThrow(/two different requests/);
   });
 });

@@ -53,13 +53,15 @@ export async function sessionView(hermes: Hermes, sessionId: string, inFlight?: 
   const { handle } = await existingSession(hermes, sessionId, principal);
   // Whether this server has a turn out is read first: a turn that ends meanwhile is then in the history read after.
   const sent = inFlight?.has(inFlightKey(sessionId, principal)) === true;
-  const [status, state, last] = await Promise.all([
+  const [status, state, recorded] = await Promise.all([
     handle.temporalStatus(),
     handle.state().catch(() => null),
     lastTurn(handle).catch(
       (e: unknown) => (process.stderr.write(`hermes serve: the last turn of ${handle.id} could not be read from its history: ${String(e)}\n`), null),
     ),
   ]);
+  // A turn no update returned (it ended while its client tool calls waited: an interrupt, the timeout) is only in the state.
+  const last = state?.lastTurn && state.lastTurn.turn > (recorded?.turn ?? 0) ? state.lastTurn : recorded;
   const running = status === 'RUNNING';
   const inProgress =
     running &&
@@ -81,8 +83,8 @@ export async function sessionView(hermes: Hermes, sessionId: string, inFlight?: 
 }
 
 /**
- * Waits (polling) up to `seconds` until no turn is under way, or the turn waits for a person (an answer or an
- * approval: nothing changes until someone gives it, and the state says what is pending); then the view.
+ * Waits (polling) up to `seconds` until no turn is under way, or the turn waits for a person (an answer, an
+ * approval, client tool results: nothing changes until someone gives it, and the state says what is pending); then the view.
  */
 export async function sessionViewWhenIdle(
   hermes: Hermes,
@@ -95,7 +97,8 @@ export async function sessionViewWhenIdle(
   const end = Date.now() + seconds * 1000;
   for (;;) {
     const v = await sessionView(hermes, sessionId, inFlight, principal);
-    const waitsForPerson = v.state?.waitingFor === 'clarify' || v.state?.waitingFor === 'approval';
+    // Also the client's tool results: nothing changes until the client sends them.
+    const waitsForPerson = v.state?.waitingFor === 'clarify' || v.state?.waitingFor === 'approval' || v.state?.waitingFor === 'tool_results';
     if (!v.turn_in_progress || waitsForPerson || Date.now() >= end || signal?.aborted) return v;
     await new Promise((r) => setTimeout(r, 300));
   }

@@ -3,7 +3,9 @@
 // hands back when the model calls one of those functions: the calls, for the client to run. The conversation
 // waits for their results (src/workflows/loop/client-calls.ts); `hermes serve` speaks them as the OpenAI API does.
 import { z } from 'zod';
-import { usageSchema, type SendArgs, type TurnResult, type Usage } from './contract';
+import { clientCallSchema, usageSchema, type SendArgs, type TurnResult, type Usage } from './contract';
+
+export { clientCallSchema };
 
 /** OpenAI's rule for function names: it is also what keeps them apart from the runtime's own words. */
 export const CLIENT_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -75,9 +77,6 @@ export function toolResultsSchema() {
 }
 export type ToolResultsArgs = z.infer<ReturnType<typeof toolResultsSchema>>;
 
-export function clientCallSchema() {
-  return z.object({ id: z.string(), name: z.string(), arguments: z.string() });
-}
 export type ClientCall = z.infer<ReturnType<typeof clientCallSchema>>;
 
 /**
