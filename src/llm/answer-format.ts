@@ -6,7 +6,9 @@ import type { AnswerFormat } from '../shared/client-tools';
 import type { ModelCallInput } from '../shared/wire';
 import type { Definition } from './text-mode';
 
-const ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
+// Made when first needed: the CLI imports this module for `hermes inspect` too.
+let instance: Ajv2020 | undefined;
+const ajv = () => (instance ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false }));
 const compiled = new Map<string, ValidateFunction>();
 
 function validator(schema: Record<string, unknown>): ValidateFunction {
@@ -15,7 +17,7 @@ function validator(schema: Record<string, unknown>): ValidateFunction {
   const key = JSON.stringify(rest);
   let v = compiled.get(key);
   if (!v) {
-    v = ajv.compile(rest);
+    v = ajv().compile(rest);
     if (compiled.size > 200) compiled.clear();
     compiled.set(key, v);
   }
@@ -55,7 +57,7 @@ export function checkAnswer(text: string | null, format: AnswerFormat): { text: 
   }
   const validate = validator(format.schema);
   if (validate(value)) return { text: body };
-  return { error: `it does not match the schema: ${ajv.errorsText(validate.errors, { dataVar: 'answer' }).slice(0, 1_000)}` };
+  return { error: `it does not match the schema: ${ajv().errorsText(validate.errors, { dataVar: 'answer' }).slice(0, 1_000)}` };
 }
 
 /** The client's tools of a model call as definitions, sent beside the agent's. */
