@@ -274,6 +274,32 @@ describe('hermes serve: client-side tools', () => {
     h.mock.assertDone();
   }, 90_000);
 
+  it('a client that never sends the results: after the idle timeout the calls get results saying so, and the turn answers', async () => {
+    // A serve whose sessions have a short idle timeout: the wait for tool results lasts as long.
+    const short = await startServe({ hermes: h.hermes, port: 0, profiles, defaults: { start: { idleTimeoutSec: 2 } } });
+    const session = `ct-timeout-${Date.now().toString(36)}`;
+    h.mock.push(calls({ name: 'get_weather', args: { city: 'Quito' }, id: 't1' }), answer('I could not get the weather.'));
+    try {
+      await h.run(async () => {
+        const first = await post(
+          { messages: [{ role: 'user', content: 'Weather in Quito?' }], tools: [weatherTool] },
+          { 'X-Hermes-Session-Id': session },
+          short.url,
+        );
+        expect(first.body.choices[0].finish_reason).toBe('tool_calls');
+        await h.mock.waitForRequest(h.mock.requests.length + 1, 30_000);
+        const v = (await (await fetch(`${short.url}/v1/sessions/${session}?wait=30`)).json()) as { last_turn: { answer: string } };
+        expect(v.last_turn.answer).toBe('I could not get the weather.');
+      });
+    } finally {
+      await short.close();
+    }
+    expect(toolResult(h.mock.requests.at(-1)!.messages, 't1')).toBe(
+      'Error: the client did not return a result for this call (none came within 2 s). It may or may not have run.',
+    );
+    h.mock.assertDone();
+  }, 90_000);
+
   it('tool_choice reaches the endpoint: a named function, and required', async () => {
     const session = `ct-choice-${Date.now().toString(36)}`;
     const before = h.mock.requests.length;
