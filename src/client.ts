@@ -33,6 +33,7 @@ import {
   type NOTHING_PENDING,
 } from './shared/messages';
 import { refusedWhenClosed } from './late-updates';
+import { isPause } from './shared/client-tools';
 import { conversationEvents, type EventsOptions } from './events/client';
 import type { ConversationEvent } from './shared/events';
 import {
@@ -545,6 +546,8 @@ export class ConversationHandle {
   async send(text: string): Promise<TurnResult & { redaction?: InputRedaction }> {
     const typed = redactUserText(text, this.workflow.client);
     const r = await this.update('send', this.workflow.executeUpdate(sendUpdate, { args: [{ text: typed.text }] }));
+    // A turn hands back client tool calls only to a send that offered client tools (`hermes serve`); this one offers none.
+    if (isPause(r)) throw new Error(`turn ${r.turn} asks for client tool calls this send did not offer`);
     return typed.redaction ? { ...r, redaction: typed.redaction } : r;
   }
 

@@ -14,6 +14,7 @@ import { fetchRunHistories } from '../src/inspect/step-context';
 import { defineProfile, type ProfileSet } from '../src/llm/profiles';
 import { deleteTask } from '../src/schedules/tasks';
 import { memoryWorkflowId } from '../src/shared/memory';
+import { sendUpdate, toolResultsUpdate } from '../src/shared/messages';
 import { skillsWorkflowId } from '../src/shared/skills';
 import { answer, createHarness, toolCall, toolResult, type Harness } from './helpers/harness';
 import type { RecordedRequest, Reply } from './helpers/mock-model';
@@ -150,6 +151,35 @@ describe.runIf(RECORD)('record replay corpus', () => {
       await handle.send('goodbye');
       await handle.end();
     }));
+
+  it('client tools', () =>
+    record(
+      'client-tools',
+      [
+        // Turn 1 is the scenario's prompt.
+        answer('ready'),
+        {
+          toolCalls: [
+            { id: 'r1', name: 'read_file', arguments: { path: 'missing.txt' } },
+            { id: 'w1', name: 'get_weather', arguments: { city: 'Paris' } },
+          ],
+        },
+        answer('sunny'),
+        answer('prose, not JSON'),
+        answer('{"city": "Paris"}'),
+      ],
+      { mode: 'chat' },
+      async (handle) => {
+        // A `hermes serve` turn: the client's tool beside the agent's, its call handed back, the results sent in.
+        const tools = [{ name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } }];
+        const pause = await handle.workflow.executeUpdate(sendUpdate, { args: [{ text: 'weather?', tools }] });
+        if (pause.status !== 'tool_calls') throw new Error(`expected a pause, got ${JSON.stringify(pause)}`);
+        await handle.workflow.executeUpdate(toolResultsUpdate, { args: [{ results: [{ callId: 'w1', content: 'sunny' }], tools }] });
+        // An answer format: the prose answer is asked for once more.
+        await handle.workflow.executeUpdate(sendUpdate, { args: [{ text: 'as JSON', responseFormat: { type: 'json_object' } }] });
+        await handle.end();
+      },
+    ));
 
   it('bad input', () => record('bad-input', [], {}, undefined, { prompt: 123, limits: { maxIterations: -1 } }));
 

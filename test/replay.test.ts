@@ -78,6 +78,7 @@ describe('replay corpus', () => {
       'interrupt-redirect',
       'clarify-approval',
       'chat',
+      'client-tools',
       'token-budget',
       'delegate',
       'delegate-child',

@@ -7,6 +7,9 @@ import { currentMessage } from '../src/shared/texts';
 import { echoedInstructions } from '../src/workflows/rules/echo-check';
 import { TurnStream, type ChunkDelta } from '../src/http-api/turn-stream';
 import type { ConversationEvent } from '../src/shared/events';
+import { checkAnswer } from '../src/llm/answer-format';
+import { oneOffResults, pauseDeltas } from '../src/http-api/client-calls';
+import { ZERO_USAGE } from '../src/workflows/rules/usage';
 
 const profiles = { defaultName: 'default', names: ['default', 'fast'] };
 const user = [{ role: 'user', content: 'hi' }];
@@ -80,16 +83,66 @@ describe('parseChatRequest', () => {
     expect(echoedInstructions(said, currentMessage(prompt))).toBeUndefined();
   });
 
-  it('refuses client tools and a JSON response_format, naming the field, instead of ignoring them', () => {
-    const tools = [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: {} } } }];
-    expect(() => parseChatRequest({ messages: user, tools }, {}, profiles)).toThrow(/^tools: client-side tools are not supported/);
-    expect(() => parseChatRequest({ messages: user, functions: tools }, {}, profiles)).toThrow(/^functions: /);
-    expect(() => parseChatRequest({ messages: user, response_format: { type: 'json_object' } }, {}, profiles)).toThrow(/^response_format: /);
-    expect(() => parseChatRequest({ messages: user, response_format: 'json' }, {}, profiles)).toThrow(/^response_format: /);
-    // What asks for nothing is taken: no tools offered, tools declined, plain text.
+  it("reads client tools, tool_choice and response_format into the turn's offer", () => {
+    const tools = [{ type: 'function', function: { name: 'get_weather', description: 'Gets it', parameters: { type: 'object', properties: {} } } }];
+    expect(parseChatRequest({ messages: user, tools }, {}, profiles).offer).toEqual({
+      tools: [{ name: 'get_weather', description: 'Gets it', parameters: { type: 'object', properties: {} } }],
+    });
+    const named = parseChatRequest({ messages: user, tools, tool_choice: { type: 'function', function: { name: 'get_weather' } } }, {}, profiles);
+    expect(named.offer?.toolChoice).toEqual({ name: 'get_weather' });
+    expect(parseChatRequest({ messages: user, tools, tool_choice: 'required' }, {}, profiles).offer?.toolChoice).toBe('required');
+    const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] };
+    expect(
+      parseChatRequest({ messages: user, response_format: { type: 'json_schema', json_schema: { name: 'w', schema } } }, {}, profiles).offer,
+    ).toEqual({
+      responseFormat: { type: 'json_schema', name: 'w', schema },
+    });
+    // What asks for nothing offers nothing: no tools, tools declined, plain text.
     for (const extra of [{ tools: [] }, { tools, tool_choice: 'none' }, { response_format: { type: 'text' } }, { tools: null }]) {
-      expect(parseChatRequest({ messages: user, ...extra }, {}, profiles).last, JSON.stringify(extra)).toBe('hi');
+      expect(parseChatRequest({ messages: user, ...extra }, {}, profiles).offer, JSON.stringify(extra)).toBeUndefined();
     }
+  });
+
+  it('refuses client tool fields it cannot carry out, naming the field', () => {
+    const tool = (name: unknown) => ({ type: 'function', function: { name } });
+    const bad: Array<[object, string]> = [
+      [{ tools: [tool('read_file')] }, 'tools[0].function.name'],
+      [{ tools: [tool('a b')] }, 'tools[0].function.name'],
+      [{ tools: [tool('x'), tool('x')] }, 'tools[1].function.name'],
+      [{ tools: [{ type: 'retrieval' }] }, 'tools[0].type'],
+      [{ tools: [tool('x')], tool_choice: { type: 'function', function: { name: 'y' } } }, 'tool_choice'],
+      [{ tool_choice: 'required' }, 'tool_choice'],
+      [{ functions: [{ name: 'x' }] }, 'functions'],
+      [{ tools: [tool('x')], parallel_tool_calls: false }, 'parallel_tool_calls'],
+      [{ response_format: 'json' }, 'response_format'],
+      [{ response_format: { type: 'xml' } }, 'response_format.type'],
+      [{ response_format: { type: 'json_schema', json_schema: { name: 'w' } } }, 'response_format.json_schema.schema'],
+      [{ response_format: { type: 'json_schema', json_schema: { name: 'w', schema: { type: 'nonsense' } } } }, 'response_format.json_schema.schema'],
+    ];
+    for (const [extra, param] of bad) {
+      expect(() => parseChatRequest({ messages: user, ...extra }, {}, profiles), JSON.stringify(extra)).toThrow(
+        expect.objectContaining({ param, status: 400 }),
+      );
+    }
+  });
+
+  it('takes trailing tool messages as the results of the calls a turn waits on', () => {
+    const messages = [
+      ...user,
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      { role: 'tool', tool_call_id: 'c1', content: '42' },
+      { role: 'tool', tool_call_id: 'c2', content: [{ type: 'text', text: '43' }] },
+    ];
+    const r = parseChatRequest({ messages }, {}, profiles);
+    expect(r.results).toEqual([
+      { callId: 'c1', content: '42' },
+      { callId: 'c2', content: '43' },
+    ]);
+    expect(r.last).toBe('');
+    expect(() => parseChatRequest({ messages: [...user, { role: 'tool', content: 'x' }] }, {}, profiles)).toThrow(
+      expect.objectContaining({ param: 'messages[1].tool_call_id' }),
+    );
+    expect(() => parseChatRequest({ messages: [...user, { role: 'assistant', content: 'x' }] }, {}, profiles)).toThrow(/the last message must be/);
   });
 
   it('rejects image parts, naming the part', () => {
@@ -212,5 +265,49 @@ describe('TurnStream', () => {
     );
     expect(joined(out, 'content')).toBe('yes');
     expect(t.answered).toBe(false);
+  });
+});
+
+describe('client tools: the answer format and the one-off call ids', () => {
+  const schema = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object', properties: { n: { type: 'integer' } }, required: ['n'] };
+
+  it('checks an answer against json_object and json_schema, taking a code fence off', () => {
+    expect(checkAnswer('{"n": 1}', { type: 'json_object' })).toEqual({ text: '{"n": 1}' });
+    expect(checkAnswer('```json\n{"n": 1}\n```', { type: 'json_schema', name: 's', schema })).toEqual({ text: '{"n": 1}' });
+    expect(checkAnswer('[1]', { type: 'json_object' })).toEqual({ error: 'it is JSON but not an object' });
+    expect(checkAnswer('n is 1', { type: 'json_object' })).toEqual({ error: expect.stringMatching(/^it is not JSON/) });
+    expect(checkAnswer('{"n": "one"}', { type: 'json_schema', name: 's', schema })).toEqual({
+      error: expect.stringMatching(/^it does not match the schema: answer\/n must be integer/),
+    });
+  });
+
+  it('names the one-off session in the ids it hands out, and reads it back from the results', () => {
+    const pause = {
+      turn: 1,
+      status: 'tool_calls' as const,
+      text: null,
+      toolCalls: [{ id: 'c1', name: 'f', arguments: 'x'.repeat(100) }],
+      iterations: 1,
+      usage: ZERO_USAGE,
+    };
+    const deltas = pauseDeltas(pause, 'tools-abc');
+    expect(deltas[0]).toEqual({ tool_calls: [{ index: 0, id: 'hermes.tools-abc.c1', type: 'function', function: { name: 'f', arguments: '' } }] });
+    expect(
+      deltas
+        .slice(1)
+        .map((d) => d.tool_calls![0]!.function.arguments)
+        .join(''),
+    ).toBe('x'.repeat(100));
+    expect(oneOffResults([{ callId: 'hermes.tools-abc.c1', content: 'r' }])).toEqual({
+      sessionId: 'tools-abc',
+      results: [{ callId: 'c1', content: 'r' }],
+    });
+    expect(() => oneOffResults([{ callId: 'c1', content: 'r' }])).toThrow(expect.objectContaining({ status: 400, code: 'unknown_tool_call_id' }));
+    expect(() =>
+      oneOffResults([
+        { callId: 'hermes.tools-a.c1', content: 'r' },
+        { callId: 'hermes.tools-b.c2', content: 'r' },
+      ]),
+    ).toThrow(/two different requests/);
   });
 });

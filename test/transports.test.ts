@@ -75,6 +75,8 @@ async function call(
     maxTokens?: number;
     heartbeats?: unknown[];
     onEnv?: (env: MockActivityEnvironment) => void;
+    /** More of the activity's input (the client's tools, tool choice, answer format). */
+    input?: Partial<ModelCallInput>;
   } = {},
 ): Promise<ModelCallResult> {
   server = await serve(transport, script);
@@ -88,7 +90,12 @@ async function call(
   const env = new MockActivityEnvironment({ workflowExecution: { workflowId: 'w', runId: 'r' } }, { logger: quiet, client: noQueries });
   env.on('heartbeat', (d: unknown) => opts.heartbeats?.push(d));
   opts.onEnv?.(env);
-  const input: ModelCallInput = { context: { version: 0, count: 1, digest: 'd' }, tools: opts.tools ?? ['read_file', 'write_file'], step: 2 };
+  const input: ModelCallInput = {
+    context: { version: 0, count: 1, digest: 'd' },
+    tools: opts.tools ?? ['read_file', 'write_file'],
+    step: 2,
+    ...opts.input,
+  };
   return (await env.run(callModel, input)) as ModelCallResult;
 }
 
@@ -131,6 +138,31 @@ describe.each(TRANSPORTS)('the %s transport', (transport) => {
       expect(result.message).toEqual({ content: 'The file says hi.' });
       expect(result.reasoning).toEqual({ text: 'The user wants the file read back.', chars: 34 });
     });
+  });
+
+  it("offers the client's tools beside the agent's, with its tool choice and (where the API has one) its answer format", async () => {
+    const schema = { type: 'object', properties: { b: { type: 'number' } }, required: ['b'] };
+    const result = await call(transport, [{ content: '{"a": 1}' }], {
+      input: {
+        clientTools: [{ name: 'get_weather', parameters: { type: 'object', properties: {} } }],
+        toolChoice: { name: 'get_weather' },
+        answerFormat: { type: 'json_schema', name: 'w', schema },
+      },
+    });
+    const body = server!.requests[0]!.body as Record<string, any>;
+    const names = (body.tools as Array<{ name?: string; function?: { name: string } }>).map((t) => t.name ?? t.function?.name);
+    expect(names).toEqual(['read_file', 'write_file', 'get_weather']);
+    const wanted = {
+      chat: {
+        tool_choice: { type: 'function', function: { name: 'get_weather' } },
+        response_format: { type: 'json_schema', json_schema: { name: 'w', schema } },
+      },
+      responses: { tool_choice: { type: 'function', name: 'get_weather' }, text: { format: { type: 'json_schema', name: 'w', schema } } },
+      anthropic: { tool_choice: { type: 'tool', name: 'get_weather' } },
+    }[transport];
+    expect(body).toMatchObject(wanted);
+    // Whatever the endpoint was asked, the answer is checked: this one lacks the schema's field.
+    expect(result.formatError).toMatch(/^it does not match the schema: answer must have required property 'b'/);
   });
 
   it('shows the reply as it streams in the heartbeat details', async () => {

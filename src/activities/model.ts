@@ -22,6 +22,7 @@ import { toolDefinitions } from '../tools/registry';
 import type { Redactor } from '../security/redact';
 import type { ContextCache } from './context';
 import { createTransport } from '../llm/transports';
+import { checkAnswer, clientDefinitions } from '../llm/answer-format';
 import type { PartialReply, Transport, TransportReply } from '../llm/transports/types';
 
 export interface ModelDeps {
@@ -100,13 +101,17 @@ export function createModelActivities(deps: ModelDeps) {
         obs.request(messages);
         ctx.cancellationSignal.throwIfAborted();
         // Built-ins from the bundle, catalog tools from the recorded list: the same in native and text mode.
-        const tools = input.tools.length ? await definitions(input, profile, ctx.client, workflowId, runId) : [];
+        // The client's tools of a `hermes serve` turn come in the input (src/llm/answer-format.ts).
+        const tools = [...(input.tools.length ? await definitions(input, profile, ctx.client, workflowId, runId) : []), ...clientDefinitions(input)];
         const send = (mode: WireMode) => {
           live = undefined;
           return transportFor(profile).send({
             messages: wireMessages(mode, messages, tools),
             tools: mode === 'native' ? tools : [],
             ...(mode === 'constrained' ? { responseFormat: stepFormat(tools) } : {}),
+            // What the client asked of the turn, where the endpoint's protocol can carry it: native calls only.
+            ...(mode === 'native' && input.toolChoice && tools.length ? { toolChoice: input.toolChoice } : {}),
+            ...(mode === 'native' && input.answerFormat ? { answerFormat: input.answerFormat } : {}),
             signal: ctx.cancellationSignal,
             onProgress: progress,
           });
@@ -124,7 +129,7 @@ export function createModelActivities(deps: ModelDeps) {
         try {
           res = await send(mode);
         } catch (err) {
-          if (ctx.cancellationSignal.aborted || !input.tools.length || !chat) throw err;
+          if (ctx.cancellationSignal.aborted || !tools.length || !chat) throw err;
           if (mode === 'constrained' && rejectsSchema(err) && modes.schemaRejected(profile)) {
             // The endpoint takes no step schema: today's modes from now on (this worker), said once in the history.
             mode = modeNow();
@@ -140,11 +145,11 @@ export function createModelActivities(deps: ModelDeps) {
           }
         }
         obs.response({ id: res.id, model: res.model, finishReason: res.finishReason, cachedTokens: res.usage?.cachedTokens });
-        const raw = toResult(res, profile, input, mode, tools, messages);
+        const raw = formatted(toResult(res, profile, input, mode, tools, messages), input);
         if (
           chat &&
           mode === 'native' &&
-          input.tools.length &&
+          tools.length &&
           modes.observe(profile, Boolean(raw.message.tool_calls?.length && !raw.fromText), Boolean(raw.fromText))
         ) {
           ctx.log.info('model writes its tool calls as text and never natively: text tool-call mode from now on', { profile: profile.name });
@@ -275,7 +280,9 @@ function toResult(
   // Tool calls written as text (see recoverToolCalls): the text itself is not an answer then. Text that looks
   // like an attempted call but yields none is flagged, so the workflow can ask again instead of ending the run.
   const recovered =
-    toolCalls.length === 0 && content && input.tools.length ? recoverToolCalls(content, input.tools, `call_${input.step}_text`) : undefined;
+    toolCalls.length === 0 && content && (input.tools.length || input.clientTools?.length)
+      ? recoverToolCalls(content, [...input.tools, ...(input.clientTools ?? []).map((t) => t.name)], `call_${input.step}_text`)
+      : undefined;
   const fromText = !!recovered?.calls.length;
   if (recovered && fromText) {
     toolCalls = recovered.calls.map((c) => ({ ...c, function: { ...c.function, arguments: argumentsText(c.function.arguments) } }));
@@ -301,6 +308,13 @@ function toResult(
     ...(repeated ? { repeatedResult: true as const } : {}),
     ...usageOf(res, profile, thinking),
   };
+}
+
+/** An answer checked against the client's format: the JSON unwrapped from a fence, or why it does not fit. */
+function formatted(r: ModelCallResult, input: ModelCallInput): ModelCallResult {
+  if (!input.answerFormat || r.message.tool_calls?.length || r.unparsedToolCall || !r.message.content?.trim()) return r;
+  const checked = checkAnswer(r.message.content, input.answerFormat);
+  return 'error' in checked ? { ...r, formatError: checked.error } : { ...r, message: { ...r.message, content: checked.text } };
 }
 
 /** A constrained step's reply: one call, the answer, or (a server that ignored the schema) no step at all. */
@@ -431,7 +445,7 @@ function liveReply(p: PartialReply, input: ModelCallInput, attempt: number, reda
   const split = splitThinking(p.content || null);
   const content = split.content ?? '';
   const reasoning = [p.reasoning, split.thinking].filter(Boolean).join('\n\n');
-  const asCall = input.tools.length > 0 && /^\s*(<tool_call|\{|```)/.test(content);
+  const asCall = (input.tools.length > 0 || Boolean(input.clientTools?.length)) && /^\s*(<tool_call|\{|```)/.test(content);
   return {
     attempt,
     step: input.step,

@@ -7,17 +7,19 @@ import type { ConversationHandle, Hermes } from '../client';
 import type { ConversationResult, RunStatus, TurnResult, Usage } from '../shared/contract';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { newConversationId } from '../shared/ids';
-import { ApiError, asApiError, badRequest, noWorker } from './errors';
+import { ApiError, asApiError, badRequest, conflict, noWorker } from './errors';
 import { sendJson } from './json-response';
 import { eventsCursor, liveEvents } from './live';
 import { checkSameSend, checkSameTask } from './idempotency';
 import { parseChatRequest, taskPrompt, taskWorkflowId, type ChatRequest, type ProfileNames } from './request';
-import { describeConversation, openSession, sendTurn, type SessionDefaults } from './sessions';
+import { describeConversation, existingSession, openSession, sendToolResults, sendTurn, type SessionDefaults } from './sessions';
 import { inFlightKey, type TurnsInFlight } from './session-view';
 import { redactChatMessages } from '../security/user-input';
 import { SseWriter } from './sse';
-import { TurnStream, type ChunkDelta } from './turn-stream';
-import { firstWait, waitingReply } from './waiting';
+import { TurnStream, type ChunkDelta, type TurnStreamOptions } from './turn-stream';
+import { ANSWER_FORMAT_FAILURE, type ToolCallsPause } from '../shared/client-tools';
+import { oneOffResults, oneOffSessionId, pauseDeltas, pauseMessage } from './client-calls';
+import { firstWait, waitingReply, type Waiting } from './waiting';
 
 export interface CompletionsContext {
   hermes: Hermes;
@@ -34,6 +36,18 @@ export interface CompletionsContext {
 
 /** What one request's turn ends with: a session turn's result, or a task conversation's. */
 type Outcome = Pick<TurnResult, 'status' | 'answer' | 'usage' | 'reason'> & { turn?: number; error?: string };
+/** Or, with client tools, the calls the turn waits on (client-calls.ts). */
+type Reply = Outcome | ToolCallsPause;
+
+/** What a request runs: its conversation, where its events start, and what it ends with. */
+interface Begun {
+  handle: ConversationHandle;
+  sessionId?: string;
+  /** A one-off session (a request with client tools and no session id): ended once it answers. */
+  oneOff?: string;
+  cursor: number | undefined;
+  done: Promise<Reply>;
+}
 
 /** How long a stream waits, once the turn's result is in, for the events still on their way (tool lines, the tail). */
 const DRAIN_MS = 1_500;
@@ -43,10 +57,12 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
   const { request: r, redaction } = redactChatMessages(parseChatRequest(body, req.headers, ctx.profiles()), ctx.hermes.client);
   // Counted from the moment the request is read: a view of the session taken meanwhile says a turn is under way.
   const sent = r.sessionId ? ctx.inFlight.begin(inFlightKey(r.sessionId, ctx.principal)) : () => undefined;
-  const { handle, sessionId, cursor, done } = await checkedBegin(ctx, r).catch((err: unknown) => {
+  const begun = await checkedBegin(ctx, r).catch((err: unknown) => {
     sent();
     throw err;
   });
+  const { handle, sessionId, oneOff, cursor } = begun;
+  const done = oneOff ? begun.done.then((o) => endOneOff(ctx, handle, o)) : begun.done;
   done.then(sent, sent);
   const meta = { id: `chatcmpl-${randomUUID().replace(/-/g, '')}`, created: Math.floor(Date.now() / 1000), model: r.model };
   const headers = {
@@ -59,8 +75,14 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
     // A turn that waits for a person is said at once (with how to answer); the turn goes on waiting.
     const sessionPath = sessionId ? `/v1/sessions/${sessionId}` : undefined;
     const stop = new AbortController();
-    const shaper = new TurnStream(sessionPath ? { sessionPath, text: r.last } : {});
+    const shaper = new TurnStream(shaperOptions(r, sessionPath));
     const o = await Promise.race([done, firstWait(handle, cursor, shaper, stop.signal)]).finally(() => stop.abort());
+    if (isReplyPause(o)) {
+      const choices = [{ index: 0, message: pauseMessage(o, oneOff), logprobs: null, finish_reason: 'tool_calls' }];
+      const hermes = { conversation_id: handle.id, session_id: sessionId ?? null, status: 'tool_calls', turn: o.turn };
+      sendJson(res, 200, { ...meta, object: 'chat.completion', choices, usage: usageOf(o.usage), hermes }, headers);
+      return;
+    }
     if ('type' in o) {
       const w = waitingReply(o, sessionPath);
       sendJson(
@@ -94,7 +116,26 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
     );
     return;
   }
-  await stream(ctx, res, headers, meta, r, { handle, sessionId, cursor, done });
+  await stream(ctx, res, headers, meta, r, { ...begun, done });
+}
+
+function isReplyPause(o: Reply | Waiting): o is ToolCallsPause {
+  return 'status' in o && o.status === 'tool_calls';
+}
+
+/** How the stream (or the wait) reads this request's events: a new message's turn, or the turn its results resume. */
+function shaperOptions(r: ChatRequest, sessionPath: string | undefined): TurnStreamOptions {
+  return {
+    ...(sessionPath ? { sessionPath } : {}),
+    ...(sessionPath && !r.results ? { text: r.last } : {}),
+    ...(r.offer?.responseFormat ? { holdAnswer: true } : {}),
+  };
+}
+
+/** A one-off session has served its request once the turn answers: it ends (a pause keeps it waiting). */
+function endOneOff(ctx: CompletionsContext, handle: ConversationHandle, o: Reply): Reply {
+  if (!isReplyPause(o)) handle.end('the request it served was answered').catch((err: Error) => ctx.log(`end of ${handle.id}: ${err.message}`));
+  return o;
 }
 
 async function checkedBegin(ctx: CompletionsContext, r: ChatRequest): ReturnType<typeof begin> {
@@ -103,20 +144,21 @@ async function checkedBegin(ctx: CompletionsContext, r: ChatRequest): ReturnType
   return begin(ctx, r);
 }
 
-async function begin(
-  ctx: CompletionsContext,
-  r: ChatRequest,
-): Promise<{ handle: ConversationHandle; sessionId?: string; cursor: number | undefined; done: Promise<Outcome> }> {
+async function begin(ctx: CompletionsContext, r: ChatRequest): Promise<Begun> {
   const idempotencyKey = r.idempotencyKey;
-  if (r.sessionId) {
-    const { handle, started } = await openSession(ctx.hermes, { ...r, sessionId: r.sessionId }, ctx.defaults, ctx.principal);
+  if (r.results) return resume(ctx, r, r.results);
+  // Client tools or an answer format without a session id: a one-off session, whose turn can wait for the client.
+  const oneOff = !r.sessionId && r.offer ? oneOffSessionId() : undefined;
+  const sessionId = r.sessionId ?? oneOff;
+  if (sessionId) {
+    const { handle, started } = await openSession(ctx.hermes, { ...r, sessionId }, ctx.defaults, ctx.principal);
     // A retry attaches to its turn; the same key with another message is refused, not answered with the old turn.
     if (idempotencyKey && !started) await checkSameSend(handle, idempotencyKey, r.last);
     // Taken before the message is sent, so the stream holds exactly this turn (and any queued before it, skipped).
     const cursor = await eventsCursor(handle);
-    const done = sendTurn(handle, r.last, idempotencyKey);
+    const done = sendTurn(handle, r.last, idempotencyKey, r.offer);
     done.catch(() => undefined);
-    return { handle, sessionId: r.sessionId, cursor, done };
+    return { handle, sessionId, ...(oneOff ? { oneOff } : {}), cursor, done };
   }
   // With an Idempotency-Key, the task's workflow id is derived from it: a retried request finds its task.
   const id = idempotencyKey ? taskWorkflowId(idempotencyKey, ctx.principal) : undefined;
@@ -152,6 +194,18 @@ async function begin(
   return { handle, cursor: 0, done };
 }
 
+/** A request that ends with tool results: they go to the session whose turn waits on them, which goes on. */
+async function resume(ctx: CompletionsContext, r: ChatRequest, given: NonNullable<ChatRequest['results']>): Promise<Begun> {
+  const oneOff = r.sessionId ? undefined : oneOffResults(given);
+  const sessionId = r.sessionId ?? oneOff!.sessionId;
+  const { handle, running } = await existingSession(ctx.hermes, sessionId, ctx.principal);
+  if (!running) throw conflict(`the session's conversation has ended: no tool call of it awaits results`, 'session_ended');
+  const cursor = await eventsCursor(handle);
+  const done = sendToolResults(handle, oneOff?.results ?? given, r.offer, r.idempotencyKey);
+  done.catch(() => undefined);
+  return { handle, sessionId, ...(oneOff ? { oneOff: oneOff.sessionId } : {}), cursor, done };
+}
+
 function taskOutcome(r: ConversationResult): Outcome {
   return { status: r.status, answer: r.answer, usage: r.usage, ...(r.reason ? { reason: r.reason } : {}), ...(r.error ? { error: r.error } : {}) };
 }
@@ -162,7 +216,7 @@ async function stream(
   headers: Record<string, string>,
   meta: { id: string; created: number; model: string },
   r: ChatRequest,
-  t: { handle: ConversationHandle; sessionId?: string; cursor: number | undefined; done: Promise<Outcome> },
+  t: Begun,
 ): Promise<void> {
   const sse = new SseWriter(res, headers);
   const withUsage = r.includeUsage ? { usage: null } : {};
@@ -175,16 +229,16 @@ async function stream(
   sse.send(chunk({ role: 'assistant', content: '' }));
   // A chat's events from the cursor may begin with turns queued before this one: the shaper skips to the
   // turn.started of this text.
-  const shaper = new TurnStream(t.sessionId ? { sessionPath: `/v1/sessions/${t.sessionId}`, text: r.last } : {});
+  const shaper = new TurnStream(shaperOptions(r, t.sessionId ? `/v1/sessions/${t.sessionId}` : undefined));
   const stop = new AbortController();
   res.once('close', () => stop.abort());
   const following = (async () => {
     for await (const e of liveEvents(t.handle, t.cursor, stop.signal)) {
       for (const d of shaper.onEvent(e)) sse.send(chunk(d));
-      if (shaper.answered || !sse.open) break;
+      if (shaper.answered || shaper.paused || !sse.open) break;
     }
   })().catch((err: unknown) => ctx.log(`events of ${t.handle.id}: ${(err as Error).message}`));
-  let o: Outcome;
+  let o: Reply;
   try {
     o = await t.done;
   } catch (err) {
@@ -196,6 +250,13 @@ async function stream(
   }
   await Promise.race([following, new Promise((resolve) => setTimeout(resolve, DRAIN_MS).unref())]);
   stop.abort();
+  if (isReplyPause(o)) {
+    for (const d of pauseDeltas(o, t.oneOff)) sse.send(chunk(d));
+    sse.send(chunk({}, 'tool_calls'));
+    if (r.includeUsage) sse.send({ ...meta, object: 'chat.completion.chunk', choices: [], usage: usageOf(o.usage) });
+    sse.done();
+    return;
+  }
   for (const d of shaper.finish(o.answer, o.status)) sse.send(chunk(d));
   const failed = failure(o);
   if (failed) sse.send(failed.body);
@@ -220,9 +281,13 @@ function watchDisconnect(ctx: CompletionsContext, req: IncomingMessage, res: Ser
 
 function failure(o: Outcome): ApiError | undefined {
   if (o.status !== 'failed' && o.status !== 'cancelled') return undefined;
+  // A session turn's result names its reason only; the one a client caused is said in words.
+  const error =
+    o.error ??
+    (o.reason === ANSWER_FORMAT_FAILURE ? "the model's answer did not have the requested response_format after it was asked once more" : undefined);
   return new ApiError(
     500,
-    `the conversation ${o.status}${o.reason ? ` (${o.reason})` : ''}${o.error ? `: ${o.error}` : ''}`,
+    `the conversation ${o.status}${o.reason ? ` (${o.reason})` : ''}${error ? `: ${error}` : ''}`,
     'server_error',
     null,
     o.reason ?? o.status,

@@ -19,7 +19,7 @@ export function openApiDocument() {
       description:
         'An OpenAI-compatible API in front of durable Hermes conversations on Temporal (docs/guides/serve.md). A request with a session id ' +
         "(header X-Hermes-Session-Id, else metadata.session_id) is the next turn of that session's chat conversation; without one " +
-        'it is a task conversation of its own. Errors have the OpenAI shape {error: {message, type, param, code}}. Every request ' +
+        'it is a task conversation of its own (with client tools or a response_format, a one-off session whose tool call ids name it). Errors have the OpenAI shape {error: {message, type, param, code}}. Every request ' +
         'with an Origin header that was not configured (--allow-origin), and without a token every request whose Host is not ' +
         'this machine, is a 403 (permission_error); POST bodies are read only as application/json (else 415).',
     },
@@ -238,6 +238,7 @@ export function openApiDocument() {
           required: ['role'],
           properties: {
             role: { type: 'string', enum: ['system', 'developer', 'user', 'assistant', 'tool', 'function'] },
+            tool_call_id: { type: 'string', description: 'A tool message: the client tool call it answers.' },
             content: {
               oneOf: [
                 { type: 'string' },
@@ -259,7 +260,53 @@ export function openApiDocument() {
               type: 'array',
               minItems: 1,
               items: { $ref: '#/components/schemas/Message' },
-              description: "The last one must be the user's.",
+              description:
+                "The last one must be the user's, or tool messages: the results of the client tool calls the conversation waits on (docs/guides/serve.md, Client-side tools).",
+            },
+            tools: {
+              type: 'array',
+              maxItems: 128,
+              description: "Client-side tools, offered to the model beside the agent's own; a call of one is answered with tool_calls.",
+              items: {
+                type: 'object',
+                required: ['type', 'function'],
+                properties: {
+                  type: { const: 'function' },
+                  function: {
+                    type: 'object',
+                    required: ['name'],
+                    properties: {
+                      name: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' },
+                      description: { type: 'string' },
+                      parameters: { type: 'object' },
+                    },
+                  },
+                },
+              },
+            },
+            tool_choice: {
+              oneOf: [
+                { type: 'string', enum: ['none', 'auto', 'required'] },
+                {
+                  type: 'object',
+                  required: ['type', 'function'],
+                  properties: { type: { const: 'function' }, function: { type: 'object', properties: { name: { type: 'string' } } } },
+                },
+              ],
+            },
+            response_format: {
+              type: 'object',
+              required: ['type'],
+              description:
+                "The answer's format: asked of endpoints that take it, checked, and asked for once more; a turn whose answer still lacks it fails (500, code AnswerFormat).",
+              properties: {
+                type: { type: 'string', enum: ['text', 'json_object', 'json_schema'] },
+                json_schema: {
+                  type: 'object',
+                  required: ['name', 'schema'],
+                  properties: { name: { type: 'string' }, schema: { type: 'object' }, strict: { type: 'boolean' } },
+                },
+              },
             },
             stream: { type: 'boolean' },
             stream_options: { type: 'object', properties: { include_usage: { type: 'boolean' } } },
@@ -290,8 +337,19 @@ export function openApiDocument() {
                 type: 'object',
                 properties: {
                   index: { type: 'integer' },
-                  message: { type: 'object', properties: { role: { const: 'assistant' }, content: { type: 'string' } } },
-                  finish_reason: { type: 'string', enum: ['stop', 'length'] },
+                  message: {
+                    type: 'object',
+                    properties: {
+                      role: { const: 'assistant' },
+                      content: { type: ['string', 'null'] },
+                      tool_calls: {
+                        type: 'array',
+                        items: { $ref: '#/components/schemas/ToolCall' },
+                        description: 'Client tool calls the conversation waits on.',
+                      },
+                    },
+                  },
+                  finish_reason: { type: 'string', enum: ['stop', 'length', 'tool_calls'] },
                 },
               },
             },
@@ -303,7 +361,11 @@ export function openApiDocument() {
               properties: {
                 conversation_id: { type: 'string' },
                 session_id: { type: ['string', 'null'] },
-                status: { type: 'string', description: "The turn's status; `waiting` when it waits for a person (the request is answered at once)." },
+                status: {
+                  type: 'string',
+                  description:
+                    "The turn's status; `waiting` when it waits for a person (the request is answered at once); `tool_calls` when it waits for the client's tool results.",
+                },
                 turn: { type: 'integer' },
                 reason: { type: 'string' },
                 waiting_for: { type: 'string', enum: ['clarify', 'approval'] },
@@ -333,6 +395,11 @@ export function openApiDocument() {
                       role: { const: 'assistant' },
                       content: { type: 'string', description: 'Joined: the answer.' },
                       reasoning_content: { type: 'string', description: 'Thinking, tool steps, waits, restarts.' },
+                      tool_calls: {
+                        type: 'array',
+                        description:
+                          'Client tool calls, as the OpenAI API streams them (index, id, type, function.name, function.arguments in pieces).',
+                      },
                     },
                   },
                   finish_reason: { type: ['string', 'null'] },
@@ -340,6 +407,14 @@ export function openApiDocument() {
               },
             },
             usage: { oneOf: [{ $ref: '#/components/schemas/Usage' }, { type: 'null' }] },
+          },
+        },
+        ToolCall: {
+          type: 'object',
+          properties: {
+            id: { type: 'string', description: 'Without a session id: hermes.<one-off session>.<call id>, which the results name.' },
+            type: { const: 'function' },
+            function: { type: 'object', properties: { name: { type: 'string' }, arguments: { type: 'string' } } },
           },
         },
         Model: {

@@ -4,6 +4,8 @@ import { promptTooLarge } from '../client';
 import { badRequest, quoted } from './errors';
 import { idempotencyKeyOf } from './idempotency';
 import { CURRENT_MESSAGE_HEADING } from '../shared/texts';
+import type { ClientOffer } from '../shared/client-tools';
+import { clientOfferOf } from './client-request';
 
 /** The header that names a session (primary); `metadata.session_id` in the body is the fallback. */
 export const SESSION_HEADER = 'x-hermes-session-id';
@@ -19,6 +21,8 @@ type Role = (typeof ROLES)[number];
 export interface ChatMessage {
   role: Role;
   text: string;
+  /** A `tool` message: the call it answers. */
+  toolCallId?: string;
 }
 
 export interface ChatRequest {
@@ -33,8 +37,12 @@ export interface ChatRequest {
   system?: string;
   /** The messages before the last one, without the system ones. */
   earlier: ChatMessage[];
-  /** The last message: the user's new message. */
+  /** The last message: the user's new message ('' when the request ends with tool results). */
   last: string;
+  /** The request ends with `tool` messages: the results of client tool calls its conversation waits on. */
+  results?: Array<{ callId: string; content: string }>;
+  /** The client's tools, tool choice and answer format (client-request.ts). */
+  offer?: ClientOffer;
   /** The Idempotency-Key header, checked (idempotency.ts). */
   idempotencyKey?: string;
 }
@@ -97,7 +105,7 @@ export function parseChatRequest(body: unknown, headers: Record<string, string |
   if (b.n !== undefined && b.n !== null && b.n !== 1)
     throw badRequest('n', 'n must be 1: a conversation gives one answer per message', 'unsupported_value');
 
-  refuseUnhonoured(b);
+  const offer = clientOfferOf(b);
 
   const meta = b.metadata;
   if (meta !== undefined && meta !== null && (typeof meta !== 'object' || Array.isArray(meta)))
@@ -111,14 +119,18 @@ export function parseChatRequest(body: unknown, headers: Record<string, string |
 
   const idempotencyKey = idempotencyKeyOf(headers);
   const messages = parseMessages(b.messages);
-  const lastIndex = messages.length - 1;
-  const lastMessage = messages[lastIndex]!;
-  if (lastMessage.role !== 'user') {
-    throw badRequest(`messages[${lastIndex}].role`, `the last message must be the user's (role "user"), got "${lastMessage.role}"`);
+  // A request that ends with tool messages hands back the results of the calls its conversation waits on.
+  const results = trailingResults(messages);
+  const lastIndex = messages.length - 1 - (results?.length ?? 0);
+  const lastMessage = messages[messages.length - 1]!;
+  if (!results) {
+    if (lastMessage.role !== 'user') {
+      throw badRequest(`messages[${lastIndex}].role`, `the last message must be the user's (role "user") or tool results, got "${lastMessage.role}"`);
+    }
+    if (!lastMessage.text.trim()) throw badRequest(`messages[${lastIndex}].content`, 'the last user message is empty');
+    const tooLarge = promptTooLarge(lastMessage.text);
+    if (tooLarge) throw badRequest(`messages[${lastIndex}].content`, tooLarge, 'too_large');
   }
-  if (!lastMessage.text.trim()) throw badRequest(`messages[${lastIndex}].content`, 'the last user message is empty');
-  const tooLarge = promptTooLarge(lastMessage.text);
-  if (tooLarge) throw badRequest(`messages[${lastIndex}].content`, tooLarge, 'too_large');
   const systemParts = messages.slice(0, lastIndex).filter((m) => m.role === 'system' || m.role === 'developer');
   const system = systemParts.map((m) => m.text).join('\n\n');
 
@@ -130,34 +142,11 @@ export function parseChatRequest(body: unknown, headers: Record<string, string |
     ...(sessionId ? { sessionId } : {}),
     ...(system.trim() ? { system } : {}),
     earlier: messages.slice(0, lastIndex).filter((m) => m.role !== 'system' && m.role !== 'developer'),
-    last: lastMessage.text,
+    last: results ? '' : lastMessage.text,
+    ...(results ? { results } : {}),
+    ...(offer ? { offer } : {}),
     ...(idempotencyKey ? { idempotencyKey } : {}),
   };
-}
-
-/**
- * Fields a client relies on that this server does not honour yet are refused, never ignored: a client that sent
- * `tools` waits for calls of its own functions, one that sent a `response_format` parses the answer as JSON.
- */
-function refuseUnhonoured(b: Record<string, unknown>): void {
-  const none = b.tool_choice === 'none' || b.function_call === 'none';
-  for (const key of ['tools', 'functions'] as const) {
-    const v = b[key];
-    if (v === undefined || v === null || none || (Array.isArray(v) && v.length === 0)) continue;
-    throw badRequest(
-      key,
-      `${key}: client-side tools are not supported by hermes serve yet; the agent runs its own tools (GET /v1/models lists the profiles). Send the request without ${key}, or with tool_choice "none".`,
-      'unsupported_parameter',
-    );
-  }
-  const format = b.response_format as { type?: unknown } | null | undefined;
-  if (format !== undefined && format !== null && !(typeof format === 'object' && format.type === 'text')) {
-    throw badRequest(
-      'response_format',
-      'response_format: only {"type": "text"} is supported by hermes serve yet; the answer is the agent\'s text. Ask for JSON in the message instead.',
-      'unsupported_parameter',
-    );
-  }
 }
 
 function parseMessages(raw: unknown): ChatMessage[] {
@@ -168,12 +157,32 @@ function parseMessages(raw: unknown): ChatMessage[] {
   return raw.map((m: unknown, i) => {
     const at = `messages[${i}]`;
     if (typeof m !== 'object' || m === null || Array.isArray(m)) throw badRequest(at, `${at} must be an object {role, content}`, 'invalid_type');
-    const { role, content } = m as { role?: unknown; content?: unknown };
+    const { role, content, tool_call_id: callId } = m as { role?: unknown; content?: unknown; tool_call_id?: unknown };
     if (typeof role !== 'string' || !(ROLES as readonly string[]).includes(role)) {
       throw badRequest(`${at}.role`, `${at}.role must be one of ${ROLES.join(', ')}`, 'invalid_value');
     }
-    return { role: role as Role, text: contentText(content, `${at}.content`) };
+    const text = contentText(content, `${at}.content`);
+    if (role !== 'tool') return { role: role as Role, text };
+    if (typeof callId !== 'string' || !callId)
+      throw badRequest(
+        `${at}.tool_call_id`,
+        `${at}.tool_call_id is required: the id of the tool call this message answers`,
+        'missing_required_parameter',
+      );
+    return { role: 'tool' as const, text, toolCallId: callId };
   });
+}
+
+/** The tool messages the request ends with, as results; undefined when it ends with another role. */
+function trailingResults(messages: ChatMessage[]): Array<{ callId: string; content: string }> | undefined {
+  let i = messages.length;
+  while (i > 0 && messages[i - 1]!.role === 'tool') i--;
+  if (i === messages.length) return undefined;
+  const results = messages.slice(i).map((m) => ({ callId: m.toolCallId!, content: m.text }));
+  const size = results.reduce((n, r) => n + r.content.length, 0);
+  if (size > 1_000_000)
+    throw badRequest(`messages[${i}].content`, `the tool results hold ${size} characters: at most 1000000 in one request`, 'too_large');
+  return results;
 }
 
 /** A message's text: a string, null (an assistant message that only called tools), or text parts. */

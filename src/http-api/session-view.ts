@@ -8,6 +8,7 @@ import type { Payload } from '@temporalio/common';
 import type { ConversationHandle, Hermes } from '../client';
 import type { ConversationState, TurnResult } from '../shared/contract';
 import { existingSession } from './sessions';
+import { isPause, type ToolCallsPause } from '../shared/client-tools';
 
 /** The session turns this server has sent and not yet seen answered. */
 export class TurnsInFlight {
@@ -52,13 +53,15 @@ export async function sessionView(hermes: Hermes, sessionId: string, inFlight?: 
   const { handle } = await existingSession(hermes, sessionId, principal);
   // Whether this server has a turn out is read first: a turn that ends meanwhile is then in the history read after.
   const sent = inFlight?.has(inFlightKey(sessionId, principal)) === true;
-  const [status, state, last] = await Promise.all([
+  const [status, state, recorded] = await Promise.all([
     handle.temporalStatus(),
     handle.state().catch(() => null),
     lastTurn(handle).catch(
       (e: unknown) => (process.stderr.write(`hermes serve: the last turn of ${handle.id} could not be read from its history: ${String(e)}\n`), null),
     ),
   ]);
+  // A turn no update returned (it ended while its client tool calls waited: an interrupt, the timeout) is only in the state.
+  const last = state?.lastTurn && state.lastTurn.turn > (recorded?.turn ?? 0) ? state.lastTurn : recorded;
   const running = status === 'RUNNING';
   const inProgress =
     running &&
@@ -80,8 +83,8 @@ export async function sessionView(hermes: Hermes, sessionId: string, inFlight?: 
 }
 
 /**
- * Waits (polling) up to `seconds` until no turn is under way, or the turn waits for a person (an answer or an
- * approval: nothing changes until someone gives it, and the state says what is pending); then the view.
+ * Waits (polling) up to `seconds` until no turn is under way, or the turn waits for a person (an answer, an
+ * approval, client tool results: nothing changes until someone gives it, and the state says what is pending); then the view.
  */
 export async function sessionViewWhenIdle(
   hermes: Hermes,
@@ -94,7 +97,8 @@ export async function sessionViewWhenIdle(
   const end = Date.now() + seconds * 1000;
   for (;;) {
     const v = await sessionView(hermes, sessionId, inFlight, principal);
-    const waitsForPerson = v.state?.waitingFor === 'clarify' || v.state?.waitingFor === 'approval';
+    // Also the client's tool results: nothing changes until the client sends them.
+    const waitsForPerson = v.state?.waitingFor === 'clarify' || v.state?.waitingFor === 'approval' || v.state?.waitingFor === 'tool_results';
     if (!v.turn_in_progress || waitsForPerson || Date.now() >= end || signal?.aborted) return v;
     await new Promise((r) => setTimeout(r, 300));
   }
@@ -104,7 +108,8 @@ export async function sessionViewWhenIdle(
 const MAX_RUNS = 3;
 
 /**
- * The latest `send` that completed, from the history of the current run (or the runs before it, when the chat
+ * The latest turn that completed — the result of a `send`, or of the `toolResults` that let it finish (a pause,
+ * which hands client calls back, is no finished turn) — from the history of the current run (or the runs before it, when the chat
  * continued-as-new since): the update's result is recorded there, so it is there after any crash and with no
  * worker running. Null before the first turn ends.
  */
@@ -113,8 +118,13 @@ export async function lastTurn(handle: ConversationHandle): Promise<TurnResult |
   let runId: string | undefined;
   for (let i = 0; i < MAX_RUNS; i++) {
     const history = await client.getHandle(handle.id, runId).fetchHistory();
-    const last = lastSend(history.events ?? []);
-    if (last) return (await decodeStoredValue<TurnResult>(client.options.loadedDataConverter, last)) ?? null;
+    for (const p of turnReplies(history.events ?? []).reverse()) {
+      const r = await decodeStoredValue<TurnResult | ToolCallsPause>(client.options.loadedDataConverter, p);
+      if (!r) return null;
+      if (isPause(r)) continue;
+      const { part: _part, ...turn } = r as TurnResult & { part?: unknown };
+      return turn;
+    }
     runId = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ?? undefined;
     if (!runId) return null;
   }
@@ -123,17 +133,18 @@ export async function lastTurn(handle: ConversationHandle): Promise<TurnResult |
 
 type HistoryEvent = NonNullable<Awaited<ReturnType<ConversationHandle['workflow']['fetchHistory']>>['events']>[number];
 
-function lastSend(events: HistoryEvent[]): Payload | undefined {
+/** The results of the completed `send` and `toolResults` updates, in history order. */
+function turnReplies(events: HistoryEvent[]): Payload[] {
   const sends = new Set<string>();
-  let last: Payload | undefined;
+  const out: Payload[] = [];
   for (const e of events) {
     const accepted = e.workflowExecutionUpdateAcceptedEventAttributes;
-    if (accepted?.acceptedRequest?.input?.name === 'send' && accepted.acceptedRequest.meta?.updateId)
-      sends.add(accepted.acceptedRequest.meta.updateId);
+    const name = accepted?.acceptedRequest?.input?.name;
+    if ((name === 'send' || name === 'toolResults') && accepted?.acceptedRequest?.meta?.updateId) sends.add(accepted.acceptedRequest.meta.updateId);
     const completed = e.workflowExecutionUpdateCompletedEventAttributes;
     const id = completed?.meta?.updateId;
     const p = completed?.outcome?.success?.payloads?.[0];
-    if (id && sends.has(id) && p) last = p as Payload;
+    if (id && sends.has(id) && p) out.push(p as Payload);
   }
-  return last;
+  return out;
 }

@@ -3,8 +3,9 @@
 // endpoints' bodies: the human-in-the-loop actions the OpenAI protocol cannot carry (the view: session-view.ts).
 import { WorkflowExecutionAlreadyStartedError, WorkflowUpdateFailedError } from '@temporalio/client';
 import type { ConversationHandle, Hermes } from '../client';
-import type { BusyPolicy, StartOptions, TurnResult } from '../shared/contract';
-import { sendUpdate } from '../shared/messages';
+import type { BusyPolicy, StartOptions } from '../shared/contract';
+import { NOTHING_PENDING, sendUpdate, toolResultsUpdate } from '../shared/messages';
+import { isPause, type ClientOffer, type ToolResultsArgs, type TurnReply } from '../shared/client-tools';
 import { refusedWhenClosed } from '../late-updates';
 import { badRequest, conflict, notFound } from './errors';
 import { renderEarlier, sessionWorkflowId, type ChatRequest } from './request';
@@ -77,13 +78,35 @@ function sessionSystem(r: ChatRequest): string {
  * Idempotency-Key) makes a retried request attach to the same turn instead of sending the message again:
  * Temporal de-duplicates updates by id within a run.
  */
-export async function sendTurn(handle: ConversationHandle, text: string, updateId?: string): Promise<TurnResult> {
+export async function sendTurn(handle: ConversationHandle, text: string, updateId?: string, offer?: ClientOffer): Promise<TurnReply> {
   try {
     return await refusedWhenClosed(
       handle.workflow,
       'send',
-      handle.workflow.executeUpdate(sendUpdate, { args: [{ text }], ...(updateId ? { updateId } : {}) }),
+      handle.workflow.executeUpdate(sendUpdate, { args: [{ text, ...offer }], ...(updateId ? { updateId } : {}) }),
     );
+  } catch (err) {
+    throw updateRejection(err);
+  }
+}
+
+/** The results of the client calls the session's turn waits on (`toolResults`); resolves with what the turn does next. */
+export async function sendToolResults(
+  handle: ConversationHandle,
+  results: ToolResultsArgs['results'],
+  offer: ClientOffer | undefined,
+  updateId?: string,
+): Promise<TurnReply> {
+  try {
+    const r = await refusedWhenClosed(
+      handle.workflow,
+      'toolResults',
+      handle.workflow.executeUpdate(toolResultsUpdate, { args: [{ results, ...offer }], ...(updateId ? { updateId } : {}) }),
+    );
+    // The request is told what its own part of the turn used.
+    if (isPause(r)) return r;
+    const { part, ...result } = r;
+    return { ...result, ...part };
   } catch (err) {
     throw updateRejection(err);
   }
@@ -94,6 +117,12 @@ export function updateRejection(err: unknown): unknown {
   if (!(err instanceof WorkflowUpdateFailedError) || !err.cause) return err;
   const m = err.cause.message;
   if (/busyPolicy is reject/.test(m)) return conflict(`the session is busy: ${m}`, 'session_busy');
+  // Client tools (client-tools.ts): a message while calls await results, results that do not fit, a name taken.
+  if (/^the conversation awaits the results of tool calls/.test(m)) return conflict(m, 'tool_results_awaited');
+  if (/^(unknown or repeated tool call ids|results missing for tool calls)/.test(m)) return badRequest('messages', m, 'invalid_tool_results');
+  if (m === NOTHING_PENDING.toolResults)
+    return conflict(`${m}: the session's turn does not wait for tool results (send a user message instead)`, 'no_tool_calls_awaited');
+  if (/^(tools\[\d+\]|toolChoice):/.test(m)) return badRequest('tools', m, 'invalid_value');
   if (/has ended/.test(m))
     return conflict(`the session's conversation ${m.replace(/^the conversation /, '')}: send again to start it anew`, 'session_ended');
   if (/chat mode/.test(m)) return conflict(`not a chat session: ${m}`, 'not_a_chat');

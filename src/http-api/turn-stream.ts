@@ -22,6 +22,8 @@ export interface ChunkDelta {
   role?: 'assistant';
   content?: string;
   reasoning_content?: string;
+  /** Client tool calls (client-calls.ts), as the OpenAI API streams them. */
+  tool_calls?: Array<{ index: number; id?: string; type?: 'function'; function: { name?: string; arguments: string } }>;
 }
 
 interface StepText {
@@ -46,6 +48,11 @@ export interface TurnStreamOptions {
   sessionPath?: string;
   holdMs?: number;
   holdChars?: number;
+  /**
+   * The turn's answer must have a format (the client's response_format): no text is released as content before
+   * the turn's answer is known, since a first answer that lacks the format is asked for once more.
+   */
+  holdAnswer?: boolean;
 }
 
 export class TurnStream {
@@ -67,6 +74,8 @@ export class TurnStream {
   answered = false;
   /** The turn's wait for a person, while it lasts (until a tool starts or the turn answers). */
   waiting: Waiting | undefined;
+  /** The turn waits for the client's tool results: this request's part of it is over. */
+  paused = false;
 
   /** Deltas to send for one event (often none). */
   onEvent(e: ConversationEvent): ChunkDelta[] {
@@ -87,7 +96,7 @@ export class TurnStream {
       case 'model.finished': {
         const s = e.step !== undefined ? this.steps.get(e.step) : undefined;
         if (!s) return [];
-        if (e.kind === 'answer' && !s.tools) return this.release(s);
+        if (e.kind === 'answer' && !s.tools && !this.opts.holdAnswer) return this.release(s);
         return this.toReasoning(s);
       }
       case 'tool.started':
@@ -96,6 +105,10 @@ export class TurnStream {
       case 'tool.finished':
         return note(`[tool] ${e.name} ${e.outcome} in ${(e.durationMs / 1000).toFixed(1)} s\n`);
       case 'waiting':
+        if (e.for === 'tool_results') {
+          this.paused = true;
+          return [];
+        }
         this.waiting = e;
         return note(
           `\n[waiting for ${e.for}] ${e.question}\n` +
@@ -184,6 +197,7 @@ export class TurnStream {
     }
     s.held += text;
     s.heldSince ??= at;
+    if (this.opts.holdAnswer) return [];
     if (s.held.length >= this.holdChars || at - s.heldSince >= this.holdMs) return this.release(s);
     return [];
   }

@@ -12,6 +12,7 @@ import { rebuildContext } from './rebuild';
 import { extendDigest } from '../shared/digest';
 import type { ChatMessage, ContextQueryArgs, ContextSlice, ModelCallInput, ModelCallResult, ToolCallInput, ToolCallResult } from '../shared/wire';
 import { toolDefinitions } from '../tools/registry';
+import { clientDefinitions } from '../llm/answer-format';
 
 type History = Awaited<ReturnType<ReturnType<Client['workflow']['getHandle']>['fetchHistory']>>;
 export type HistoryEvent = NonNullable<History['events']>[number];
@@ -310,7 +311,8 @@ export async function modelViewAt(
     contextVersion: version,
     rebuilt,
     ...(slice.archived && !rebuilt ? { archived: true } : {}),
-    tools: toolDefinitions(input.tools),
+    // The client's tools of a `hermes serve` turn were offered beside the agent's.
+    tools: [...toolDefinitions(input.tools), ...clientDefinitions(input)],
     messages,
     ...(models[index]!.reasoning ? { reasoning: models[index]!.reasoning } : {}),
   };

@@ -79,14 +79,19 @@ export function redactUserText(text: string, client?: Parameters<typeof encrypti
 }
 
 /** The messages of a chat request (`hermes serve`): its system text, earlier messages and the new one, redacted. */
-export function redactChatMessages<R extends { system?: string; earlier: Array<{ text: string }>; last: string }>(
-  r: R,
-  client?: Parameters<typeof encryptionKeyId>[0],
-): { request: R; redaction?: InputRedaction } {
+export function redactChatMessages<
+  R extends { system?: string; earlier: Array<{ text: string }>; last: string; results?: Array<{ callId: string; content: string }> },
+>(r: R, client?: Parameters<typeof encryptionKeyId>[0]): { request: R; redaction?: InputRedaction } {
   const texts: Record<string, string | undefined> = { system: r.system, last: r.last };
   r.earlier.forEach((m, i) => (texts[`earlier${i}`] = m.text));
+  // A client tool's results are what the client typed into the conversation too.
+  r.results?.forEach((m, i) => (texts[`result${i}`] = m.content));
   const { texts: out, redaction } = redactUserTexts(texts, client);
   if (!redaction) return { request: r };
   const earlier = r.earlier.map((m, i) => ({ ...m, text: out[`earlier${i}`]! }));
-  return { request: { ...r, ...(r.system !== undefined ? { system: out.system } : {}), earlier, last: out.last! }, redaction };
+  const results = r.results?.map((m, i) => ({ ...m, content: out[`result${i}`]! }));
+  return {
+    request: { ...r, ...(r.system !== undefined ? { system: out.system } : {}), earlier, last: out.last!, ...(results ? { results } : {}) },
+    redaction,
+  };
 }

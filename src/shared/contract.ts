@@ -370,6 +370,11 @@ function pendingApprovalSchema() {
 }
 export type PendingApproval = z.infer<ReturnType<typeof pendingApprovalSchema>>;
 
+/** A call of one of the client's tools (`hermes serve`, client-tools.ts) that a turn hands back to the client. */
+export function clientCallSchema() {
+  return z.object({ id: z.string(), name: z.string(), arguments: z.string() });
+}
+
 export function turnResultSchema() {
   return z.object({
     turn: z.number().int(),
@@ -414,7 +419,7 @@ export function conversationStateSchema() {
     /** The model profile the next model step uses, when one is named (a fallback while the primary is unavailable). */
     profile: z.string().optional(),
     turn: z.number().int(),
-    waitingFor: z.enum(['clarify', 'approval', 'message']).nullable(),
+    waitingFor: z.enum(['clarify', 'approval', 'message', 'tool_results']).nullable(),
     budgets: z.object({ iterations: budget.nullable(), tokens: budget.nullable(), costUsd: budget.nullable(), seconds: budget.nullable() }),
     todo: z.array(todoItemSchema()),
     pendingQuestion: pendingQuestionSchema().nullable(),
@@ -426,6 +431,10 @@ export function conversationStateSchema() {
     stepsMissed: z.number().int(),
     /** Sub-agents of the current (or latest) delegate_task call, as they last reported. */
     children: z.array(childViewSchema()).optional(),
+    /** Chat: the latest finished turn (also one no `send` returned: it ended while waiting for client tool results). */
+    lastTurn: turnResultSchema().optional(),
+    /** The client tool calls the turn waits on (waitingFor `tool_results`). */
+    awaitedToolCalls: z.array(clientCallSchema()).optional(),
   });
 }
 

@@ -44,7 +44,8 @@ export type StepEvent =
       outcome: 'ok' | 'error' | 'refused' | 'cut' | 'invalid';
       durationMs: number;
     }
-  | { type: 'waiting'; for: 'clarify' | 'approval'; callId: string; question: string; answerWith: string }
+  /** `tool_results`: the client's tool calls (callId: their ids, comma-separated), answered by its next request. */
+  | { type: 'waiting'; for: 'clarify' | 'approval' | 'tool_results'; callId: string; question: string; answerWith: string }
   | { type: 'interrupted'; reason: string }
   | { type: 'compressed'; before: number; after: number }
   | { type: 'answer'; text: string; status: RunStatus }

@@ -1,7 +1,8 @@
 // Signal, query and update definitions: one place, imported by the workflow and the client. The names are a
 // public contract: the stock `temporal` CLI drives conversations with them too.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { AnswerArgs, ApproveArgs, ConversationState, InterruptArgs, SendArgs, StateQueryArgs, TurnResult } from './contract';
+import type { AnswerArgs, ApproveArgs, ConversationState, InterruptArgs, StateQueryArgs } from './contract';
+import type { ResultsReply, SendWithOffer, ToolResultsArgs, TurnReply } from './client-tools';
 import type { EventsPage, EventsQueryArgs } from './events';
 import type { ChildApprovals, ChildProgress, ContextQueryArgs, ContextSlice, ToolList } from './wire';
 
@@ -25,8 +26,13 @@ export const endSignal = defineSignal<[{ reason?: string }?]>('end');
 export const answerUpdate = defineUpdate<{ callId: string }, [AnswerArgs]>('answer');
 /** `workflowId` in the result: the sub-agent the decision was passed on to, when it was one's. */
 export const approveUpdate = defineUpdate<{ callId: string; decision: 'approve' | 'deny'; workflowId?: string }, [ApproveArgs]>('approve');
-/** Chat mode: one user message; returns that turn's answer. */
-export const sendUpdate = defineUpdate<TurnResult, [SendArgs]>('send');
+/**
+ * Chat mode: one user message; returns that turn's answer. With client tools offered (client-tools.ts), the turn
+ * may instead return the client calls it waits on.
+ */
+export const sendUpdate = defineUpdate<TurnReply, [SendWithOffer]>('send');
+/** Chat mode: the results of the client calls a turn waits on; returns the turn's answer or its next client calls. */
+export const toolResultsUpdate = defineUpdate<ResultsReply, [ToolResultsArgs]>('toolResults');
 
 /**
  * What an update's validator says when there is nothing left for it: also what the client says when the update
@@ -37,6 +43,7 @@ export const NOTHING_PENDING = {
   answer: 'no question is pending: nothing to answer',
   approve: 'no approval is pending',
   send: 'the conversation has ended',
+  toolResults: 'no tool call awaits results',
 } as const;
 /**
  * Internal: a newer build of the worker deployment became current. Sent by its worker to idle chats pinned to an

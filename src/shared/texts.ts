@@ -195,3 +195,23 @@ export function currentMessage(prompt: string): string {
   const at = prompt.lastIndexOf(CURRENT_MESSAGE_HEADING);
   return at < 0 ? prompt : prompt.slice(at + CURRENT_MESSAGE_HEADING.length);
 }
+
+/** A client tool call whose results did not come: what the model reads as its result. */
+export function clientResultMissing(why: string): string {
+  return `Error: the client did not return a result for this call (${why}). It may or may not have run.`;
+}
+
+/** The start of the nudge for an answer that lacks the client's answer format (model-step.ts finds it by this). */
+export const ANSWER_FORMAT_NUDGE_HEAD = 'Your answer must be';
+
+/**
+ * An answer that is not in the format the client asked for (its `response_format`): asked once more, with the
+ * schema, since a model whose endpoint could not be sent the format has not seen it.
+ */
+export function answerFormatNudge(format: { type: string; name?: string; schema?: unknown }, error: string): string {
+  const what =
+    format.type === 'json_schema'
+      ? `a JSON value matching the JSON Schema "${format.name}":\n${JSON.stringify(format.schema).slice(0, 8_000)}\n`
+      : 'a JSON object. ';
+  return `${ANSWER_FORMAT_NUDGE_HEAD} ${what}It is not: ${error}. Reply again with the JSON alone: no other text, no code fence.`;
+}

@@ -1,6 +1,7 @@
 // Internal wire types between the workflow and its activities, and the state continue-as-new carries. Not
 // part of the public contract (src/shared/contract.ts): only this code produces and reads them. Plain JSON.
 import { z } from 'zod';
+import type { AnswerFormat, ClientTool, ClientToolChoice } from './client-tools';
 import type { ConversationInput, PendingApproval, Usage } from './contract';
 
 export interface ToolCall {
@@ -42,6 +43,12 @@ export interface ModelCallInput {
   purpose?: 'summary';
   /** ToolList.digest when the conversation offers tools from the worker's catalog (modules, HTTP, MCP). */
   toolList?: string;
+  /** The client's tools this turn offers (src/shared/client-tools.ts), offered beside `tools`; their calls go to the client. */
+  clientTools?: ClientTool[];
+  /** Asked of the endpoint where its protocol can say it (native tool calls). */
+  toolChoice?: ClientToolChoice;
+  /** The answer's format: asked of the endpoint where it can, and checked (the result's `formatError`). */
+  answerFormat?: AnswerFormat;
 }
 
 /** A tool from the worker's catalog as the workflow records it (src/tools/external.ts builds it). */
@@ -93,6 +100,8 @@ export interface ModelCallResult {
    * back. `text` is an excerpt (head and tail, REASONING_KEEP_CHARS) for `hermes inspect`; `chars` the full length.
    */
   reasoning?: { text: string; chars: number };
+  /** A reply without calls that does not have the input's `answerFormat`: why (the workflow asks once more). */
+  formatError?: string;
   /** The profile's context window in tokens, when the input asked for it (`window`). */
   contextWindow?: number;
   /** Set when the call succeeded on a retry: the attempt that did, and what the earlier ones failed with. */

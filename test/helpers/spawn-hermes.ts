@@ -1,6 +1,6 @@
 // Runs the real `hermes` command (bin/hermes.js) as a child process, the way a user does, with an environment
 // that owes nothing to the shell running the tests: no TEMPORAL_*, OPENAI_*, HERMES_* unless given.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as net from 'node:net';
 import path from 'node:path';
 import { waitFor } from './wait';
@@ -102,7 +102,7 @@ export async function spawnListening(
   opts: { env: Record<string, string>; cwd: string },
   cleanups: Array<() => unknown>,
   listening: RegExp,
-): Promise<{ url: string; output: () => string }> {
+): Promise<{ url: string; child: ChildProcess; output: () => string }> {
   const child = spawn(process.execPath, [HERMES_BIN, ...args], { cwd: opts.cwd, env: cleanEnv(opts.env), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -120,5 +120,5 @@ export async function spawnListening(
     60_000,
   );
   if (url.startsWith('exited')) throw new Error(url);
-  return { url, output: () => out };
+  return { url, child, output: () => out };
 }

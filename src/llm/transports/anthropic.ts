@@ -26,11 +26,15 @@ export function anthropicTransport(p: ModelProfile, env: NodeJS.ProcessEnv): Tra
     openTelemetry: false,
   });
   return {
-    async send({ messages, tools, signal, onProgress }) {
+    // No answer format: the Messages API has none; the workflow checks the answer and asks once more instead.
+    async send({ messages, tools, toolChoice, signal, onProgress }) {
       const body = {
         model: p.model,
         max_tokens: p.maxTokens ?? DEFAULT_MAX_TOKENS,
         ...requestOf(messages, tools),
+        ...(toolChoice
+          ? { tool_choice: toolChoice === 'required' ? { type: 'any' as const } : { type: 'tool' as const, name: toolChoice.name } }
+          : {}),
         thinking: { type: 'disabled' as const },
       };
       if (!p.stream) return replyOf(await client.messages.create(body, { signal }));

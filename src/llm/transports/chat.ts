@@ -9,11 +9,13 @@ import { reasoningField } from '../reasoning';
 import { completion } from './chat-stream';
 import { openAIClient } from './openai-client';
 import type { Transport, TransportReply } from './types';
+import type { AnswerFormat } from '../../shared/client-tools';
 
 export function chatTransport(p: ModelProfile, env: NodeJS.ProcessEnv): Transport {
   const client = openAIClient(p, env);
   return {
-    async send({ messages, tools, responseFormat, signal, onProgress }) {
+    async send({ messages, tools, responseFormat, toolChoice, answerFormat, signal, onProgress }) {
+      const format = responseFormat ?? (answerFormat ? chatFormat(answerFormat) : undefined);
       const res = await completion(
         client,
         p.name,
@@ -22,7 +24,10 @@ export function chatTransport(p: ModelProfile, env: NodeJS.ProcessEnv): Transpor
           model: p.model,
           messages: messages as OpenAI.Chat.ChatCompletionMessageParam[],
           tools: tools.length ? tools : undefined,
-          ...(responseFormat ? { response_format: responseFormat } : {}),
+          ...(toolChoice
+            ? { tool_choice: toolChoice === 'required' ? ('required' as const) : { type: 'function' as const, function: toolChoice } }
+            : {}),
+          ...(format ? { response_format: format } : {}),
           temperature: p.temperature,
           ...(p.maxTokens ? { max_tokens: p.maxTokens } : {}),
         },
@@ -32,6 +37,12 @@ export function chatTransport(p: ModelProfile, env: NodeJS.ProcessEnv): Transpor
       return fromCompletion(res);
     },
   };
+}
+
+/** The client's answer format as chat completions' `response_format`. */
+function chatFormat(f: AnswerFormat): OpenAI.ResponseFormatJSONObject | OpenAI.ResponseFormatJSONSchema {
+  if (f.type === 'json_object') return { type: 'json_object' };
+  return { type: 'json_schema', json_schema: { name: f.name, schema: f.schema, ...(f.strict !== undefined ? { strict: f.strict } : {}) } };
 }
 
 function fromCompletion(res: OpenAI.Chat.ChatCompletion): TransportReply {

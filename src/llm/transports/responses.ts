@@ -4,6 +4,7 @@
 // back, as with chat completions (src/llm/reasoning.ts). `store: false`: the workflow's history holds the
 // conversation, nothing needs the server to keep it.
 import type OpenAI from 'openai';
+import type { AnswerFormat } from '../../shared/client-tools';
 import type { ChatMessage } from '../../shared/wire';
 import type { ModelProfile } from '../profiles';
 import type { Definition } from '../text-mode';
@@ -16,11 +17,15 @@ type InputItem = OpenAI.Responses.ResponseInputItem;
 export function responsesTransport(p: ModelProfile, env: NodeJS.ProcessEnv): Transport {
   const client = openAIClient(p, env);
   return {
-    async send({ messages, tools, signal, onProgress }) {
+    async send({ messages, tools, toolChoice, answerFormat, signal, onProgress }) {
       const body = {
         model: p.model,
         ...inputOf(messages),
         ...(tools.length ? { tools: tools.map(functionTool) } : {}),
+        ...(toolChoice
+          ? { tool_choice: toolChoice === 'required' ? ('required' as const) : { type: 'function' as const, name: toolChoice.name } }
+          : {}),
+        ...(answerFormat ? { text: { format: textFormat(answerFormat) } } : {}),
         temperature: p.temperature,
         ...(p.maxTokens ? { max_output_tokens: p.maxTokens } : {}),
         store: false,
@@ -54,6 +59,12 @@ export function inputOf(messages: ChatMessage[]): { instructions?: string; input
     }
   });
   return { ...(lead ? { instructions: lead } : {}), input };
+}
+
+/** The client's answer format as the Responses API's `text.format`. */
+function textFormat(f: AnswerFormat): OpenAI.Responses.ResponseFormatTextConfig {
+  if (f.type === 'json_object') return { type: 'json_object' };
+  return { type: 'json_schema', name: f.name, schema: f.schema, ...(f.strict !== undefined ? { strict: f.strict } : {}) };
 }
 
 /** `strict: false`: the API's default is strict, which refuses schemas with optional fields. */

@@ -5,6 +5,7 @@
 // format, so the recorded step is the same lean ModelCallResult on every transport.
 import type { ChatMessage } from '../../shared/wire';
 import type { Definition } from '../text-mode';
+import type { AnswerFormat, ClientToolChoice } from '../../shared/client-tools';
 import type { stepFormat } from '../constrained';
 
 /** The reply so far while the endpoint streams (the activity's heartbeat details show it to watchers). */
@@ -46,6 +47,10 @@ export interface TransportCall {
   tools: Definition[];
   /** A constrained step's response_format (chat completions only). */
   responseFormat?: ReturnType<typeof stepFormat>;
+  /** The client's tool choice (`hermes serve`): a tool must be called, or that one. */
+  toolChoice?: ClientToolChoice;
+  /** The client's answer format (`hermes serve`), where the protocol can ask for one (not Anthropic Messages). */
+  answerFormat?: AnswerFormat;
   signal: AbortSignal;
   onProgress: (p: PartialReply) => void;
 }

@@ -36,6 +36,8 @@ import { approvalTarget, onApproveFromParent, onChildApprovals, routeApproval } 
 import { childStatus } from '../subagents/ledger';
 import { rejecting } from '../engine/validators';
 import { snapshot } from '../state/view';
+import { checkedSendOffer, registerClientToolHandlers, sendReply } from './client-handlers';
+import { sendOfferSchema } from '../../shared/client-tools';
 
 export function registerHandlers(c: Conversation): void {
   setHandler(stateQuery, (raw) => snapshot(c, parseArgs(stateQueryArgsSchema(), raw, 'state query arguments')), {
@@ -92,20 +94,22 @@ export function registerHandlers(c: Conversation): void {
   setHandler(
     sendUpdate,
     async (raw) => {
-      const ticket = c.send(sendSchema().parse(raw).text);
-      await condition(() => c.chat.resultOf(ticket) !== undefined || c.chat.ended);
-      return c.chat.resultOf(ticket) ?? endedTurn(ticket, c.meter);
+      const ticket = c.send(sendSchema().parse(raw).text, sendOfferSchema().parse(raw));
+      await condition(() => sendReply(c, ticket) !== undefined || c.chat.ended);
+      return sendReply(c, ticket) ?? endedTurn(ticket, c.meter);
     },
     {
       validator: rejecting((raw) => {
         if (c.input.mode !== 'chat') throw new Error('send needs a conversation started in chat mode');
         if (c.chat.ended) throw new Error(NOTHING_PENDING.send);
         parseArgs(sendSchema(), raw, 'message: expected {"text": "..."}');
+        checkedSendOffer(c, raw);
         if (c.input.busyPolicy === 'reject' && (c.chat.turnInProgress || c.chat.waiting)) {
           throw new Error('a turn is running; busyPolicy is reject: send again when it has finished');
         }
       }),
-      description: "Chat mode: sends a user message and returns that turn's answer: { text }",
+      description:
+        "Chat mode: sends a user message and returns that turn's answer (or the client tool calls it waits on): { text, tools?, toolChoice?, responseFormat? }",
     },
   );
 
@@ -135,6 +139,7 @@ export function registerHandlers(c: Conversation): void {
     { description: 'Chat mode: ends the conversation: { reason? }' },
   );
 
+  registerClientToolHandlers(c);
   c.stop.watchCancel();
 }
 

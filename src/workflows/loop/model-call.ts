@@ -1,6 +1,7 @@
 // One model call, whatever it is for — a step with tools, the tool-less final summary, compression's summarising
 // call: the activity with its options and summary, the call named in the details while in flight, a trace when it
 // needed retries, its usage counted, its step recorded. The caller decides what the reply means.
+import type { ClientOffer } from '../../shared/client-tools';
 import { extendDigest } from '../../shared/digest';
 import type { ChatMessage, ModelAttemptFailure, ModelCallResult } from '../../shared/wire';
 import { modelActivities, modelOptions } from '../engine/activity-options';
@@ -19,6 +20,8 @@ export interface ModelCallSpec {
   context?: { version: number; messages: ChatMessage[] };
   /** The step record's summary. */
   describe: (r: ModelCallResult) => string;
+  /** What the client offers this turn (`hermes serve`): its tools beside `tools`, the tool choice, the answer format. */
+  client?: ClientOffer;
 }
 
 export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<ModelCallResult> {
@@ -35,6 +38,7 @@ export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<M
         ...(c.compression.windowOf(profile) === undefined ? { window: true as const } : {}),
         // Catalog tools' definitions come from the recorded list (by digest), not from this input: history stays small.
         ...(c.toolList && spec.tools.length ? { toolList: c.toolList.digest } : {}),
+        ...clientFields(spec.client),
       };
   const call = modelActivities.callModel.executeWithOptions(modelOptions(c.limits, label), [{ ...input, profile, tools: [...spec.tools], step }]);
   const model = profile ?? 'default';
@@ -63,6 +67,16 @@ export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<M
   c.record({ kind: 'model', name: r.model, summary: spec.describe(r), ok: true, ...c.meter.redacted(r.redactions) });
   c.board.publishProgress();
   return r;
+}
+
+/** The input's fields for the client's offer; none without one, so other calls record what they did before. */
+function clientFields(o: ClientOffer | undefined) {
+  const tools = o?.tools?.length ? o.tools : undefined;
+  return {
+    ...(tools ? { clientTools: tools } : {}),
+    ...(tools && o?.toolChoice ? { toolChoice: o.toolChoice } : {}),
+    ...(o?.responseFormat ? { answerFormat: o.responseFormat } : {}),
+  };
 }
 
 /** What a watcher needs of a reply: what kind it is and, when it has text, the text as recorded. */

@@ -10,8 +10,11 @@ import { compressOnOverflow } from './compress';
 import type { Conversation } from '../state/conversation-state';
 import { describeFailure, FALLBACK_TRIGGERS } from '../engine/failures';
 import { echoedInstructions, madeUpResult } from '../rules/echo-check';
+import { ANSWER_FORMAT_FAILURE, type AnswerFormat } from '../../shared/client-tools';
 import {
   ANNOUNCED_ACTION_NUDGE,
+  ANSWER_FORMAT_NUDGE_HEAD,
+  answerFormatNudge,
   currentMessage,
   echoCorrection,
   madeUpResultCorrection,
@@ -53,7 +56,11 @@ export async function modelStep(c: Conversation): Promise<ModelReply> {
     // An announcement right after the nudge about one is the model's answer: asked once, not looped.
     const last = c.transcript.messages.at(-1);
     const announceCheck = r.toolMode !== 'constrained' && !(last?.role === 'user' && last.content === ANNOUNCED_ACTION_NUDGE);
-    return classify(r, { anyResultYet, recheck, announceCheck, ...(c.input.prompt ? { task: currentMessage(c.input.prompt) } : {}) });
+    const format = c.clientTools.offer?.responseFormat;
+    // An answer that lacks the client's format right after the nudge about it: the turn fails, it is not looped.
+    const formatAsked = last?.role === 'user' && last.content.startsWith(ANSWER_FORMAT_NUDGE_HEAD);
+    const task = c.input.prompt ? { task: currentMessage(c.input.prompt) } : {};
+    return classify(r, { anyResultYet, recheck, announceCheck, ...task, ...(format ? { format: { format, asked: formatAsked } } : {}) });
   }
 }
 
@@ -70,9 +77,11 @@ interface ReplyContext {
   announceCheck: boolean;
   /** The conversation's prompt: a reply that is a piece of it is no answer. */
   task?: string;
+  /** The client's answer format (`hermes serve`), and whether the model was just asked once more for it. */
+  format?: { format: AnswerFormat; asked: boolean };
 }
 
-function classify(r: ModelCallResult, { anyResultYet, recheck, announceCheck, task }: ReplyContext): ModelReply {
+function classify(r: ModelCallResult, { anyResultYet, recheck, announceCheck, task, format }: ReplyContext): ModelReply {
   const calls = r.message.tool_calls ?? [];
   const text = r.message.content;
   if (calls.length === 0 && !text?.trim()) return { kind: 'empty' };
@@ -93,6 +102,11 @@ function classify(r: ModelCallResult, { anyResultYet, recheck, announceCheck, ta
     if (madeUp) return { kind: 'unreadable', message, correction: madeUpResultCorrection(madeUp), why: 'made-up result' };
     if (announceCheck && announcesAction(text)) return { kind: 'recheck', message, nudge: ANNOUNCED_ACTION_NUDGE, why: 'announced action' };
     if (recheck) return { kind: 'recheck', message, nudge: UNTOOLED_ANSWER_NUDGE, why: 'untooled answer' };
+    if (format && r.formatError) {
+      if (!format.asked) return { kind: 'recheck', message, nudge: answerFormatNudge(format.format, r.formatError), why: 'answer format' };
+      const error = `the answer does not have the requested response_format after it was asked once more: ${r.formatError}`;
+      return { kind: 'fail', reason: ANSWER_FORMAT_FAILURE, error };
+    }
     return { kind: 'answer', message, text: text ?? '' };
   }
   return { kind: 'tools', message, calls };
@@ -101,7 +115,8 @@ function classify(r: ModelCallResult, { anyResultYet, recheck, announceCheck, ta
 function stepCall(c: Conversation): Promise<ModelCallResult> {
   // The tools the model is shown: all the offered ones, or for a small model the core ones (tool-view.ts).
   const anyResultYet = c.transcript.messages.some((m) => m.role === 'tool');
-  return callModel(c, { tools: c.shownTools, describe: (r) => describeReply(r, anyResultYet, c.input.prompt) });
+  const client = c.clientTools.offer;
+  return callModel(c, { tools: c.shownTools, ...(client ? { client } : {}), describe: (r) => describeReply(r, anyResultYet, c.input.prompt) });
 }
 
 /** The step record's summary of a reply: its tool calls, or an answer. */

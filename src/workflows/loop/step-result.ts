@@ -19,7 +19,7 @@ export type ModelReply =
    * before any tool ran, a reply that only repeats a tool result the conversation holds, or one that announces an
    * action without taking it (`why`).
    */
-  | { kind: 'recheck'; message: ChatMessage; nudge: string; why: 'untooled answer' | 'repeated result' | 'announced action' }
+  | { kind: 'recheck'; message: ChatMessage; nudge: string; why: 'untooled answer' | 'repeated result' | 'announced action' | 'answer format' }
   | { kind: 'fail'; reason: string; error: string };
 
 /** A tool call that ran to its end (not cut short): what the repetition check compares. */

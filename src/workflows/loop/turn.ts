@@ -10,7 +10,7 @@ import type { Conversation } from '../state/conversation-state';
 import { finalSummary, modelStep } from './model-step';
 import { STOPPED, type Stopped, type TurnOutcome } from './turn-outcome';
 import { EMPTY_NUDGE, finalSummaryRequest, interruptedAnswer, loopWarning } from '../../shared/texts';
-import { runToolCalls } from './run-tools';
+import { runRound } from './client-calls';
 import type { StepResult } from './step-result';
 import { evaluateStop, type StopVerdict } from '../rules/stop-conditions';
 import { inTurnSpan, logEvent } from '../engine/observe';
@@ -22,6 +22,7 @@ const RECHECK_NOTES = {
   'repeated result': 'the reply only repeats a tool result: asked once more',
   'untooled answer': 'a small model answered before using any tool: asked once to check',
   'announced action': 'the reply announces an action without taking it: asked once to act or answer',
+  'answer format': "the answer lacks the client's response_format: asked once more",
 } as const;
 
 /** One turn: model and tool steps until the model answers or something stops it (in its span, when traced). */
@@ -52,6 +53,7 @@ async function turnSteps(c: Conversation): Promise<TurnOutcome> {
     }
   } finally {
     c.chat.turnFinished();
+    c.clientTools.endTurn();
     // An interrupt that arrived too late for this turn (e.g. during the final summary call) must not hit the next
     // one; a redirect message it carried becomes the next chat message instead of being lost.
     const late = c.stop.dropLateInterrupt();
@@ -123,7 +125,7 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
         continue;
       case 'tools': {
         c.transcript.append(reply.message);
-        const round = await runToolCalls(c, reply.calls);
+        const round = await runRound(c, reply.calls, reply.message.content);
         c.transcript.append(...round.messages);
         if (round.wroteMemory) c.chat.memoryChanged();
         const shown = c.toolView.reveal(round.found);

@@ -5,6 +5,7 @@
 import { z } from 'zod';
 import type { ToolList } from '../../shared/wire';
 import { chatCarry } from './chat-state';
+import { clientToolsCarry } from './client-tools';
 import { compressionCarry } from './compression-state';
 import { eventsCarry } from './event-log';
 import { humanCarry } from './human-gate';
@@ -51,6 +52,7 @@ export function carriedStateSchema() {
     events: eventsCarry().optional(),
     toolList: toolList().optional(),
     toolView: toolViewCarry().optional(),
+    clientTools: clientToolsCarry().optional(),
   });
 }
 

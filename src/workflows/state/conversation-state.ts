@@ -21,6 +21,8 @@ import type { ChildProgress, ExternalToolSpec, ToolList } from '../../shared/wir
 import type { CarriedState } from './carried';
 import { CARRIED_VERSION } from './carried';
 import { ChatState } from './chat-state';
+import { ClientTools } from './client-tools';
+import type { ClientOffer } from '../../shared/client-tools';
 import { CompressionState } from './compression-state';
 import { EventLog } from './event-log';
 import { logEvent } from '../engine/observe';
@@ -56,6 +58,8 @@ export class Conversation {
   readonly meter: Meter;
   readonly guards: LoopGuards;
   readonly chat: ChatState;
+  /** The client's tools of a chat turn and the calls it waits on (client-tools.ts). */
+  readonly clientTools: ClientTools;
   readonly model: ModelChoice;
   readonly todo: TodoList;
   readonly compression: CompressionState;
@@ -78,6 +82,7 @@ export class Conversation {
     this.guards = new LoopGuards(carried?.guards);
     this.human = new HumanGate(carried?.human);
     this.chat = new ChatState(carried?.chat, hasPrompt);
+    this.clientTools = new ClientTools(carried?.clientTools);
     this.model = new ModelChoice(carried?.model, input.model);
     this.todo = new TodoList(carried?.todo);
     this.compression = new CompressionState(carried?.compression);
@@ -127,6 +132,7 @@ export class Conversation {
       events: this.events.carry(),
       ...(this.#toolList ? { toolList: this.#toolList } : {}),
       ...(this.toolView.carry() ? { toolView: this.toolView.carry() } : {}),
+      ...(this.clientTools.carry() ? { clientTools: this.clientTools.carry() } : {}),
     };
   }
 
@@ -144,6 +150,7 @@ export class Conversation {
     this.meter.newTurn();
     this.guards.newTurn();
     this.stop.newTurn();
+    this.clientTools.startTurn(this.meter.turn, this.meter.usage, this.meter.iteration);
     this.publish({ type: 'turn.started', text }, undefined);
   }
 
@@ -157,9 +164,13 @@ export class Conversation {
     this.stop.interrupt({ ...(args.reason ? { reason: args.reason } : {}), ...(message ? { message } : {}) });
   }
 
-  /** The `send` update: queues the message (a busy turn is interrupted under busyPolicy interrupt); returns its turn. */
-  send(text: string): number {
+  /**
+   * The `send` update: queues the message with what the client offers its turn (a busy turn is interrupted under
+   * busyPolicy interrupt); returns its turn.
+   */
+  send(text: string, offer: ClientOffer = {}): number {
     const ticket = this.chat.queue(text, this.meter.turn);
+    this.clientTools.offerFor(ticket, offer);
     if (this.chat.turnInProgress && this.input.busyPolicy === 'interrupt') this.stop.interrupt({ reason: 'a new message arrived' });
     return ticket;
   }

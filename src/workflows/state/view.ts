@@ -37,5 +37,7 @@ export function snapshot(c: Conversation, args?: StateQueryArgs): ConversationSt
     // older than the last 5.
     stepsMissed: Math.max(0, (shown[0]?.step ?? (last ? last.step + 1 : 1)) - (after ?? 0) - 1),
     ...(c.children.views.length ? { children: [...c.children.views] } : {}),
+    ...(c.chat.lastResult ? { lastTurn: c.chat.lastResult } : {}),
+    ...(c.clientTools.pending ? { awaitedToolCalls: [...c.clientTools.pending.calls] } : {}),
   };
 }
