@@ -31,14 +31,19 @@ const perStep = (ms: number, r: ScaleRow) => (ms / r.steps).toFixed(2);
 
 export function clusterReport(r: { o: ScaleOptions; rows: ScaleRow[]; commit: string; tookMs: number; date: string }): string {
   const { o, rows } = r;
-  const args = `--cluster-conversations ${o.conversations} --cluster-steps ${o.steps} --cluster-workers ${o.workers.join(',')}`;
+  const args =
+    `--cluster-conversations ${o.conversations} --cluster-steps ${o.steps} --cluster-workers ${o.workers.join(',')}` +
+    (o.checkpoints ? ' --cluster-checkpoints' : '');
   const lines = [
     `### Scale-out on the production server, ${r.date} UTC on ${r.commit} (\`npm run bench -- --cluster ${args}\`, ${(r.tookMs / 60_000).toFixed(1)} min)`,
     '',
     `${os.availableParallelism()} × ${os.cpus()[0]?.model ?? '?'}, node ${process.version}; temporal-server 1.32.2 on PostgreSQL 15 (SQL visibility), ` +
       `deploy/cluster/start.sh. ${o.conversations} conversations × ${o.steps} write_file steps, started at once; the scripted model answers ` +
       `each call after 50 ms over HTTP. Step latency: from one model request of a conversation to its next (the 50 ms reply, ` +
-      `the workflow task, the tool activity, the next workflow task). CPU from /proc (utime+stime, PostgreSQL with its backends).`,
+      `the workflow task, the tool activity, the next workflow task). CPU from /proc (utime+stime+cutime+cstime, PostgreSQL with its backends). ` +
+      (o.checkpoints
+        ? 'Workspace checkpoints on (the default): each write_file also runs git before and after.'
+        : 'Workspace checkpoints off (HERMES_CHECKPOINTS=off), so a step is orchestration and one file write, not git.'),
     '',
     '| workers | conv/s | step p50 | step p95 | server CPU s | PostgreSQL CPU s | workers CPU s | client+model CPU s | other CPU s | machine busy | ms/step: workers | server | PostgreSQL | load |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',

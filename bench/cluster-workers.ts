@@ -20,6 +20,11 @@ export interface WorkerSetting {
   baseURL: string;
   workspace: string;
   processDir: string;
+  /**
+   * Where the workers keep workspace checkpoints (src/checkpoints: git snapshots before and after every
+   * file-changing call); undefined: HERMES_CHECKPOINTS=off. Never the install's .hermes: the bench cleans up after itself.
+   */
+  checkpointDir?: string;
 }
 
 export function startBenchWorker(s: WorkerSetting, readyTimeoutMs = 120_000): BenchWorker {
@@ -35,6 +40,7 @@ export function startBenchWorker(s: WorkerSetting, readyTimeoutMs = 120_000): Be
     // `terminal` runs the marker command directly: no bwrap or unshare on the hot path.
     HERMES_SANDBOX: 'none',
     HERMES_UNSHARE_PATH: '/nonexistent/unshare',
+    ...(s.checkpointDir ? { HERMES_CHECKPOINT_DIR: s.checkpointDir } : { HERMES_CHECKPOINTS: 'off' }),
   });
   const child = spawn(process.execPath, [HERMES_BIN, 'worker'], { cwd: s.workspace, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';

@@ -27,6 +27,8 @@ export interface ScaleOptions {
   conversations: number;
   steps: number;
   workers: number[];
+  /** Workspace checkpoints on (the product's default): each write_file step then also runs git several times. */
+  checkpoints: boolean;
 }
 
 export function scaleOptions(argv: string[]): ScaleOptions {
@@ -38,6 +40,7 @@ export function scaleOptions(argv: string[]): ScaleOptions {
     conversations: Number(arg('--cluster-conversations') ?? 200),
     steps: Number(arg('--cluster-steps') ?? 10),
     workers: (arg('--cluster-workers') ?? '1,2,4').split(',').map(Number),
+    checkpoints: argv.includes('--cluster-checkpoints'),
   };
 }
 
@@ -58,7 +61,10 @@ async function measure(c: Cluster, client: Client, model: ClusterModel, n: numbe
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-bench-cluster-ws-'));
   const processDir = mkdtempSync(path.join(os.tmpdir(), 'hermes-bench-cluster-procs-'));
   mkdirSync(path.join(workspace, 'markers'));
-  const workers = Array.from({ length: n }, () => startBenchWorker({ address: c.address, taskQueue, baseURL: model.baseURL, workspace, processDir }));
+  const checkpointDir = o.checkpoints ? mkdtempSync(path.join(os.tmpdir(), 'hermes-bench-cluster-checkpoints-')) : undefined;
+  const workers = Array.from({ length: n }, () =>
+    startBenchWorker({ address: c.address, taskQueue, baseURL: model.baseURL, workspace, processDir, checkpointDir }),
+  );
   try {
     await Promise.all(workers.map((w) => w.ready));
     const hermes = await Hermes.connect({ client, taskQueue });
@@ -120,6 +126,7 @@ async function measure(c: Cluster, client: Client, model: ClusterModel, n: numbe
     await Promise.all(workers.map((w) => stopBenchWorker(w)));
     rmSync(workspace, { recursive: true, force: true });
     rmSync(processDir, { recursive: true, force: true });
+    if (checkpointDir) rmSync(checkpointDir, { recursive: true, force: true });
   }
 }
 
@@ -143,5 +150,5 @@ export async function runCluster(o: ScaleOptions, say: (s: string) => void): Pro
   if (model.toolErrors.length) throw new Error(`marker tool failed: ${model.toolErrors.slice(0, 3).join('; ')}`);
   const block = clusterReport({ o, rows, commit: gitCommit(), tookMs: Date.now() - t0, date: new Date().toISOString().slice(0, 16) });
   console.log(`\n${block}`);
-  if (o.conversations === 200 && o.steps === 10 && o.workers.join(',') === '1,2,4') writeResults(block, undefined, 'cluster');
+  if (o.conversations === 200 && o.steps === 10 && o.workers.join(',') === '1,2,4' && !o.checkpoints) writeResults(block, undefined, 'cluster');
 }

@@ -7,7 +7,8 @@
 //   npm run bench -- --peers       ours next to @temporalio/ai-sdk and the OpenAI Agents SDK on Temporal (bench/peers/run.ts)
 //   npm run bench -- --long        one conversation of 10,000 steps (--long-n N, --long-window TOKENS, default 128000; bench/long-run.ts)
 //   npm run bench -- --cluster     scale-out on the production server: 1, 2, 4 worker processes × 200 conversations × 10 steps
-//                                  (--cluster-conversations N, --cluster-steps N, --cluster-workers 1,2,4; bench/cluster.ts)
+//                                  (--cluster-conversations N, --cluster-steps N, --cluster-workers 1,2,4, --cluster-checkpoints;
+//                                  bench/cluster.ts)
 //   npm run bench -- --soak        30 minutes, 100 conversations in flight, workers SIGKILLed, a server restart; not in CI
 //                                  (--soak-minutes M; bench/soak.ts)
 // Files: harness.ts (server, workers, mock model), overhead.ts, growth.ts, throughput.ts (the scenarios),

@@ -61,7 +61,9 @@ export async function runSoak(o: SoakOptions, say: (s: string) => void): Promise
   const workspace = mkdtempSync(path.join(os.tmpdir(), 'hermes-soak-ws-'));
   const processDir = mkdtempSync(path.join(os.tmpdir(), 'hermes-soak-procs-'));
   mkdirSync(path.join(workspace, 'markers'));
-  const fleet = new Fleet({ address: c.address, taskQueue, baseURL: model.baseURL, workspace, processDir }, o.workers);
+  // Checkpoints on, as the product runs: every marker call is snapshotted before and after (git), kills land in those too.
+  const checkpointDir = mkdtempSync(path.join(os.tmpdir(), 'hermes-soak-checkpoints-'));
+  const fleet = new Fleet({ address: c.address, taskQueue, baseURL: model.baseURL, workspace, processDir, checkpointDir }, o.workers);
   const load0 = loadavg();
   try {
     await fleet.start();
@@ -121,5 +123,6 @@ export async function runSoak(o: SoakOptions, say: (s: string) => void): Promise
     await stopCluster(SOAK_PORT);
     rmSync(workspace, { recursive: true, force: true });
     rmSync(processDir, { recursive: true, force: true });
+    rmSync(checkpointDir, { recursive: true, force: true });
   }
 }
