@@ -54,21 +54,29 @@ export function clusterReport(r: { o: ScaleOptions; rows: ScaleRow[]; commit: st
         `${perStep(x.cpuMs.workers, x)} | ${perStep(x.cpuMs.server, x)} | ${perStep(x.cpuMs.postgres, x)} | ${x.load} |`,
     ),
     '',
-    ...verdict(rows),
+    ...verdict(o, rows),
   ];
   return lines.join('\n');
 }
 
-function verdict(rows: ScaleRow[]): string[] {
+function verdict(o: ScaleOptions, rows: ScaleRow[]): string[] {
   if (!rows.length) return [];
   const out: string[] = [];
   for (const x of rows) {
     const total = Object.values(x.cpuMs).reduce((a, b) => a + b, 0);
     const shares = (Object.keys(GROUPS) as Array<keyof typeof GROUPS>).map((k) => [k, x.cpuMs[k] / total] as const).sort((a, b) => b[1] - a[1]);
+    // Ours: everything but the other processes. With the machine to itself the CPUs would cap the run at
+    // cores / (our CPU per step); the group with the largest share per step is where that ceiling sits.
+    const ours = total - x.cpuMs.other;
+    const cap = (os.availableParallelism() * 1000 * x.steps) / ours;
+    const top = shares.find(([k]) => k !== 'other')!;
     out.push(
       `- ${x.workers} worker(s): the CPU went to ${shares.map(([k, s]) => `${GROUPS[k]} ${(100 * s).toFixed(0)} %`).join(', ')}; ` +
         `the machine was ${(100 * x.machineBusyShare).toFixed(0)} % busy` +
-        (x.machineBusyShare >= 0.9 ? ' — the ceiling is the machine.' : '.'),
+        (x.machineBusyShare >= 0.9 ? ' — the ceiling is the machine' : '') +
+        `. Ours took ${(ours / x.steps).toFixed(1)} ms CPU per step, so ${os.availableParallelism()} cores to ourselves would cap at ` +
+        `${cap.toFixed(0)} steps/s (${(cap / o.steps).toFixed(2)} conversations/s); the largest part is ${GROUPS[top[0]]} ` +
+        `(${perStep(x.cpuMs[top[0]], x)} ms/step).`,
     );
   }
   const first = rows[0]!;

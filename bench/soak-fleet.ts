@@ -26,7 +26,8 @@ export class Fleet {
   readonly workers: BenchWorker[] = [];
   readonly samples: RssSample[] = [];
   readonly kills: Kill[] = [];
-  private readonly t0 = Date.now();
+  /** When every first worker polled: the soak's own clock starts then too, so their times line up. */
+  private t0 = Date.now();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -37,6 +38,7 @@ export class Fleet {
   async start(): Promise<void> {
     for (let i = 0; i < this.size; i++) this.workers.push(startBenchWorker(this.setting));
     await Promise.all(this.workers.map((w) => w.ready));
+    this.t0 = Date.now();
     this.sample();
     this.timer = setInterval(() => this.sample(), 10_000);
   }

@@ -49,6 +49,27 @@ function witness(samples: RssSample[]): string {
   return marks.map((x) => `${(x.atSec / 60).toFixed(0)} min ${x.mb.toFixed(0)} MB`).join(' → ');
 }
 
+/**
+ * Whether lineage 0's memory stays flat, robust to the GC's sawtooth: its peak RSS in each third of the run after
+ * the first minute (warm-up: caches, the bundle, connections), and the least-squares slope over those samples.
+ */
+function flatness(samples: RssSample[]): string {
+  const s = samples.filter((x) => x.lineage === 0 && x.atSec >= 60);
+  if (s.length < 6) return 'too few samples after the first minute to tell';
+  const t0 = s[0]!.atSec;
+  const span = s.at(-1)!.atSec - t0;
+  const peak = (i: number) => Math.max(...s.filter((x) => Math.min(2, Math.floor((3 * (x.atSec - t0)) / span)) === i).map((x) => x.mb));
+  const peaks = [0, 1, 2].map(peak);
+  const mt = s.reduce((a, x) => a + x.atSec, 0) / s.length;
+  const mm = s.reduce((a, x) => a + x.mb, 0) / s.length;
+  const slope = s.reduce((a, x) => a + (x.atSec - mt) * (x.mb - mm), 0) / s.reduce((a, x) => a + (x.atSec - mt) ** 2, 0);
+  const grows = peaks[2]! > 1.1 * peaks[0]!;
+  return (
+    `peak RSS per third of the run after the first minute ${peaks.map((x) => `${x.toFixed(0)} MB`).join(', ')}, ` +
+    `slope ${(slope * 600).toFixed(1)} MB per 10 min — ${grows ? 'it grows (the last third peaks more than 10 % above the first)' : 'flat (the last third peaks within 10 % of the first)'}`
+  );
+}
+
 export function soakReport(r: Input): string {
   const { o, check: c, fleet, model } = r;
   const checks = [...model.checks.values()];
@@ -93,6 +114,6 @@ export function soakReport(r: Input): string {
     '|---|---:|---:|---:|---:|---:|',
     ...rssRows(fleet.samples, o.workers),
     '',
-    `Lineage 0 over the run: ${witness(fleet.samples)}.`,
+    `Lineage 0 over the run: ${witness(fleet.samples)}; ${flatness(fleet.samples)}.`,
   ].join('\n');
 }
