@@ -70,18 +70,24 @@ function flatness(samples: RssSample[]): string {
   );
 }
 
-export function soakReport(r: Input): string {
-  const { o, check: c, fleet, model } = r;
-  const checks = [...model.checks.values()];
-  const steps = r.flown.reduce((a, f) => a + (f.result?.toolCalls ?? 0), 0);
-  const ok =
+/** Every conversation completed, each marker once, visibility settled, no tsvector error, no failed marker tool. */
+export function soakPassed(c: SoakCheck, model: ClusterModel): boolean {
+  return (
     c.completed === c.conversations &&
     c.markersOnce === c.markersExpected &&
     !c.markersExtra.length &&
     c.visibilityRunning === 0 &&
     c.visibilityCompleted === c.conversations &&
     c.tsvectorErrors === 0 &&
-    model.toolErrors.length === 0;
+    model.toolErrors.length === 0
+  );
+}
+
+export function soakReport(r: Input): string {
+  const { o, check: c, fleet, model } = r;
+  const checks = [...model.checks.values()];
+  const steps = r.flown.reduce((a, f) => a + (f.result?.toolCalls ?? 0), 0);
+  const ok = soakPassed(c, model);
   const args = `--soak-minutes ${o.minutes} --soak-workers ${o.workers} --soak-in-flight ${o.inFlight} --soak-steps ${o.steps} --soak-kill-every ${o.killEverySec}`;
   return [
     `### Soak, ${r.date} UTC on ${r.commit} (\`npm run bench -- --soak ${args}\`): ${ok ? 'everything accounted for' : 'FAILED CHECKS'}`,

@@ -20,7 +20,7 @@ import { writeResults } from './report';
 import { checkSoak } from './soak-check';
 import { Fleet } from './soak-fleet';
 import { fly, type Flown } from './soak-flight';
-import { soakReport } from './soak-report';
+import { soakPassed, soakReport } from './soak-report';
 
 const SOAK_PORT = 29533;
 
@@ -118,6 +118,8 @@ export async function runSoak(o: SoakOptions, say: (s: string) => void): Promise
     });
     console.log(`\n${block}`);
     if (o.minutes >= 10) writeResults(block, undefined, 'soak');
+    // A failed check fails the command too (after the block is recorded: the failures are the figures to read).
+    if (!soakPassed(check, model)) throw new Error('soak: failed checks (see the block above)');
   } finally {
     await fleet.stop();
     await connection.close();
