@@ -27,7 +27,7 @@ export function descendants(root: number): number[] {
   return out;
 }
 
-function rssOf(pid: number): number {
+export function rssOf(pid: number): number {
   try {
     const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return m ? Number(m[1]) * 1024 : 0;
@@ -49,8 +49,25 @@ export function cpuMsOf(pid: number): number {
   }
 }
 
+/**
+ * CPU time (ms) of a process and everything under it: utime + stime + cutime + cstime of the process and of each
+ * live descendant. A child that ended was counted by its parent's cutime/cstime once reaped, so a delta of two
+ * readings covers the PostgreSQL backends and tool processes that came and went in between.
+ */
+export function treeCpuMs(root: number): number {
+  return [root, ...descendants(root)].reduce((a, pid) => {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      return a + (Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14])) * TICK_MS;
+    } catch {
+      return a;
+    }
+  }, 0);
+}
+
 /** Busy and total CPU time (ms, all CPUs) of the machine. */
-function machineCpuMs(): { busy: number; total: number } {
+export function machineCpuMs(): { busy: number; total: number } {
   const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
   const total = f.reduce((a, b) => a + b, 0);
   return { busy: (total - f[3]! - f[4]!) * TICK_MS, total: total * TICK_MS };

@@ -6,6 +6,11 @@
 //   npm run bench -- --no-stock    skip the stock dev server
 //   npm run bench -- --peers       ours next to @temporalio/ai-sdk and the OpenAI Agents SDK on Temporal (bench/peers/run.ts)
 //   npm run bench -- --long        one conversation of 10,000 steps (--long-n N, --long-window TOKENS, default 128000; bench/long-run.ts)
+//   npm run bench -- --cluster     scale-out on the production server: 1, 2, 4 worker processes × 200 conversations × 10 steps
+//                                  (--cluster-conversations N, --cluster-steps N, --cluster-workers 1,2,4, --cluster-checkpoints;
+//                                  bench/cluster.ts)
+//   npm run bench -- --soak        30 minutes, 100 conversations in flight, workers SIGKILLed, a server restart; not in CI
+//                                  (--soak-minutes M; bench/soak.ts)
 // Files: harness.ts (server, workers, mock model), overhead.ts, growth.ts, throughput.ts (the scenarios),
 // report.ts (the results block), meter.ts (CPU and RSS), history.ts (reading histories).
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -25,6 +30,8 @@ import { scenarioMemory } from './memory';
 import { scenarioThroughput } from './throughput';
 import { runPeers } from './peers/run';
 import { longRunReport, runLong } from './long-run';
+import { runCluster, scaleOptions } from './cluster';
+import { runSoak, soakOptions } from './soak';
 
 installRuntimeLogger('ERROR');
 
@@ -137,7 +144,19 @@ async function long() {
   if (n === 10_000) writeResults(block, undefined, `long-${window}`);
 }
 
-(process.argv.includes('--peers') ? runPeers() : process.argv.includes('--long') ? long() : main()).catch((err) => {
+const has = (flag: string) => process.argv.includes(flag);
+// The cluster runs exit when done: the SDK's native runtime keeps a handle open after the last connection closes.
+const clusterRun = (run: Promise<void>) => run.then(() => process.exit(0));
+(has('--peers')
+  ? runPeers()
+  : has('--long')
+    ? long()
+    : has('--cluster')
+      ? clusterRun(runCluster(scaleOptions(process.argv), say))
+      : has('--soak')
+        ? clusterRun(runSoak(soakOptions(process.argv), say))
+        : main()
+).catch((err) => {
   console.error(err);
   process.exit(1);
 });
