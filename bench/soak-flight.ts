@@ -14,6 +14,34 @@ export interface Flown {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** How long past the deadline the soak waits for a conversation: one still running then is stuck, and reported. */
+const GRACE_MS = 5 * 60_000;
+
+/** The conversation's result, or an error naming why it is still running once the grace after `until` is over. */
+async function resultOrStuck(hermes: Hermes, id: string, until: number): Promise<ConversationResult> {
+  let timer: NodeJS.Timeout | undefined;
+  const stuck = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => {
+        void hermes
+          .get(id)
+          .workflow.describe()
+          .catch(() => undefined)
+          .then((d) => {
+            const problems = d?.raw.workflowExecutionInfo?.searchAttributes?.indexedFields?.TemporalReportedProblems?.data;
+            reject(new Error(`still running ${GRACE_MS / 60_000} min after the deadline${problems ? `: ${Buffer.from(problems).toString()}` : ''}`));
+          });
+      },
+      Math.max(0, until + GRACE_MS - Date.now()),
+    );
+  });
+  try {
+    return await Promise.race([hermes.get(id).result({ onUnreachable: () => undefined }), stuck]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function startRetrying(hermes: Hermes, id: string, steps: number, f: Flown): Promise<void> {
   const give = Date.now() + 10 * 60_000;
   for (;;) {
@@ -39,7 +67,7 @@ export async function fly(o: { hermes: Hermes; model: ClusterModel; inFlight: nu
       o.model.allow(o.steps + 8); // the steps, the answer, and room for retried calls and checks
       try {
         await startRetrying(o.hermes, f.id, o.steps, f);
-        f.result = await o.hermes.get(f.id).result({ onUnreachable: () => undefined });
+        f.result = await resultOrStuck(o.hermes, f.id, o.until);
       } catch (err) {
         f.error = (err as Error).message;
       }

@@ -36,7 +36,7 @@ describe('HermesStatus through the stock CLI', () => {
     await h.run(async () => {
       const handle = await h.hermes.start({ prompt: 'set up the db' });
       await waitFor('the command to start', () => existsSync(path.join(h.workspace, 'started')));
-      // Published at the start (iterations between status changes at most every 5 s of workflow time).
+      // Published at the start (iterations between status changes every 5 model steps).
       await listed(handle.id, 'HermesStatus = "running" AND HermesModel = "default" AND HermesIterations >= 0');
       writeFileSync(path.join(h.workspace, 'seen'), '');
       await stateWhen(handle, (s) => s.pendingQuestion !== null);
@@ -55,6 +55,24 @@ describe('HermesStatus through the stock CLI', () => {
       const q = await temporal('workflow', 'query', '--workflow-id', handle.id, '--type', 'context', '--output', 'json');
       expect(q.stdout).toContain('"count"');
       expect(q.stdout).toContain('set up the db');
+    });
+  });
+
+  it('upserts progress every 5 model steps, however long a step takes, so a replay makes the same commands', async () => {
+    // 12 tool steps then the answer: 13 model steps. Progress at iterations 5 and 10; status at the start and the end.
+    h = await createHarness([
+      ...Array.from({ length: 12 }, (_, i) => toolCall('list_dir', { path: '.', depth: (i % 3) + 1 }, `r${i}`)),
+      answer('done'),
+    ]);
+    await h.run(async () => {
+      const handle = await h.hermes.start({ prompt: 'look around' });
+      expect((await handle.result()).status).toBe('completed');
+      const events = (await handle.workflow.fetchHistory()).events ?? [];
+      const iterations = events
+        .map((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.HermesIterations?.data)
+        .filter((d): d is Uint8Array => !!d)
+        .map((d) => Number(Buffer.from(d).toString()));
+      expect(iterations).toEqual([0, 5, 10, 13]);
     });
   });
 

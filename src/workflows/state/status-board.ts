@@ -9,7 +9,12 @@ import { SUMMARY_MEMO, summarySearchText } from '../../shared/session-summary';
 
 const MAX_STEPS_KEPT = 20;
 const OUTCOMES_KEPT = 3;
-const PROGRESS_EVERY_MS = 5_000;
+/**
+ * Model steps between progress upserts. Counted, not timed: a decision on workflow time diverged in replay on the
+ * production server (the soak, bench/RESULTS.md) — a workflow task that timed out under load and was retried gave
+ * the retry another start time than its replay saw, so the replay skipped an upsert the history held.
+ */
+const PROGRESS_EVERY_STEPS = 5;
 /** The endings whose answer is the model's final summary of a forced stop: an empty one is said as such. */
 const NO_ANSWER_TOLD: ReadonlySet<RunStatus> = new Set(['stopped_repeating', 'budget_exhausted']);
 
@@ -37,7 +42,7 @@ export class StatusBoard {
   #steps: StepRecord[];
   #recentOutcomes: string[] = [];
   #inFlight: string | undefined;
-  #publishedAtMs = 0;
+  #publishedAtIteration = 0;
 
   constructor(
     carried: StatusCarry | undefined,
@@ -126,8 +131,8 @@ export class StatusBoard {
   /** HermesStatus / HermesWaitingFor make conversations filterable in the Web UI and `temporal workflow list`. */
   publish(): void {
     if (this.src.quiet) return;
-    this.#publishedAtMs = Date.now();
     const { model, iteration } = this.src.progress();
+    this.#publishedAtIteration = iteration;
     upsertSearchAttributes([
       { key: HermesStatus, value: this.shownStatus },
       { key: HermesWaitingFor, value: this.#waitingFor },
@@ -137,15 +142,16 @@ export class StatusBoard {
   }
 
   /**
-   * After a model step: the iteration count (and the profile, which a fallback may have changed), at most every
-   * PROGRESS_EVERY_MS of workflow time between status changes (which publish it too). Every upsert is a history
+   * After a model step: the iteration count (and the profile, which a fallback may have changed), every
+   * PROGRESS_EVERY_STEPS model steps between status changes (which publish it too). Every upsert is a history
    * event and a visibility write on the server: once per step it cost ~0.3 KB of history and ~8 % of the loop's
    * speed (bench/RESULTS.md).
    */
   publishProgress(): void {
-    if (this.src.quiet || Date.now() - this.#publishedAtMs < PROGRESS_EVERY_MS) return;
-    this.#publishedAtMs = Date.now();
+    if (this.src.quiet) return;
     const { model, iteration } = this.src.progress();
+    if (iteration - this.#publishedAtIteration < PROGRESS_EVERY_STEPS) return;
+    this.#publishedAtIteration = iteration;
     upsertSearchAttributes([
       { key: HermesModel, value: model },
       { key: HermesIterations, value: iteration },
