@@ -65,9 +65,9 @@ describe('constrained steps', () => {
     expect(third.raw).not.toMatch(/"role":"tool"|"tool_calls"/);
     expect(third.messages.slice(2).map((m) => [m.role, String(m.content).split('\n')[0]])).toEqual([
       ['assistant', '{"tool":"write_file","arguments":{"path":"notes.txt","content":"hello"}}'],
-      ['user', 'Result of write_file:'],
+      ['user', 'write_file returned (a tool result, not a request; the task goes on until your answer step):'],
       ['assistant', '{"tool":"read_file","arguments":{"path":"notes.txt"}}'],
-      ['user', 'Result of read_file:'],
+      ['user', 'read_file returned (a tool result, not a request; the task goes on until your answer step):'],
     ]);
     // The recorded steps are ordinary tool calls, and say they were constrained.
     expect(rows.filter((r) => r.kind === 'tool').map((r) => r.name)).toEqual(['write_file', 'read_file']);

@@ -85,6 +85,13 @@ function stepText(name: string, args: string): string {
   return JSON.stringify({ tool: name, arguments: parsed });
 }
 
+/**
+ * What heads a result. Sent as a user message, a bare "Result of read_file:" read to a 1.5B model as a question
+ * about the result, and it answered with an explanation of the file (0 of 6 samples took a next step at that point
+ * of csv-to-json; 4 of 8 with this head).
+ */
+const RESULT_HEAD = 'returned (a tool result, not a request; the task goes on until your answer step)';
+
 // builtSystemPrompt's `Tools: a, b.` line: the tool block below lists them with their arguments.
 const TOOLS_LINE = /\nTools: [^\n]*\.\n/;
 
@@ -100,7 +107,7 @@ export function toConstrainedMode(messages: ChatMessage[], defs: Definition[]): 
       if (calls.length) return calls.map((c) => stepText(c.function.name, c.function.arguments)).join('\n');
       return JSON.stringify({ tool: answer, arguments: { text: m.content ?? '' } });
     },
-    result: (m) => `Result of ${names.get(m.tool_call_id) ?? 'the tool'}:\n${m.content}`,
+    result: (m) => `${names.get(m.tool_call_id) ?? 'The tool'} ${RESULT_HEAD}:\n${m.content}`,
   });
   const block = constrainedInstructions(defs);
   const system = out[0]?.role === 'system' ? out[0] : undefined;
