@@ -17,7 +17,7 @@ installRuntimeLogger('ERROR');
 
 async function settledRss(): Promise<number> {
   (globalThis as { gc?: () => void }).gc?.();
-  await new Promise((r) => setTimeout(r, 1_500));
+  await new Promise((r) => setTimeout(r, Number(process.env.SETTLE_MS ?? 1_500)));
   return process.memoryUsage().rss;
 }
 

@@ -169,9 +169,10 @@ describe('Redactor: values', () => {
     expect(r.deep(clean)).toBe(clean);
   });
 
-  // Ratios of CPU times (helpers/cpu-time.ts), not milliseconds. Measured: ordinary output costs ~3 single regex
-  // passes over the same text (~10-35 ms per MB), the inputs below 0.1-3.4× ordinary output. A pass that
-  // backtracks is hundreds of times slower on them (seconds to minutes per MB); both bounds leave about 5× headroom.
+  // Ratios of CPU times (helpers/cpu-time.ts), not milliseconds. Measured: ordinary output costs 2-6 single regex
+  // passes over the same text alone (~10-35 ms per MB) and up to 17 inside the full suite on 2 cores (the single
+  // pass is short enough to land between the GC pauses the redaction pass pays for); the inputs below 0.1-3.4×
+  // ordinary output. A pass that backtracks is hundreds of times slower on them (seconds to minutes per MB).
   it('is linear: ordinary output costs a few regex passes, inputs built to make a regex backtrack no more than it', () => {
     const r = new Redactor({ env: { A_KEY: 'abcdefgh-12345', B_TOKEN: 'zyxwvuts-9876' }, patterns: ['ACME-[0-9]{6}'] });
     const line = 'drwxr-xr-x 2 user user 4096 Jan 1 12:00 file_name.txt https://example.com/a?b=c KEY=value\n';
@@ -191,7 +192,7 @@ describe('Redactor: values', () => {
     ];
     r.redact(ordinary); // warm-up (regex compilation)
     const base = cpuMs(() => r.redact(ordinary), 3);
-    expect(base / onePassMs(ordinary)).toBeLessThan(15);
+    expect(base / onePassMs(ordinary)).toBeLessThan(30);
     for (const input of inputs) {
       r.redact(input);
       expect(cpuMs(() => r.redact(input)) / base, input.slice(0, 40)).toBeLessThan(15);

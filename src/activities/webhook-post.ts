@@ -9,7 +9,7 @@ import { Agent, fetch as undiciFetch, type Response } from 'undici';
 import { retryAfterMs } from '../llm/errors';
 import { webhookGuard } from '../schedules/webhook-policy';
 import type { RunStatus, Usage } from '../shared/contract';
-import { WEBHOOK_ENV_REF, webhookUrl } from '../shared/webhook-form';
+import { webhookEnvName, webhookUrl } from '../shared/webhook-form';
 import { guardedLookup, unbracket, type AddressGuard, type Refusal, type Resolve, type WebPolicy } from '../tools/web_fetch/address-policy';
 
 /** What the receiver gets, as JSON (built by the conversation, src/workflows/delivery.ts). */
@@ -170,11 +170,10 @@ async function answered(res: Response, target: string, attempt: number): Promise
  * variable, so a secret URL stays out of the history.
  */
 export function resolveWebhook(webhook: string, env: NodeJS.ProcessEnv): { url: URL; target: string; secret: boolean } {
-  const ref = WEBHOOK_ENV_REF.exec(webhook.trim());
+  const name = webhookEnvName(webhook);
   let raw = webhook.trim();
   let target = `webhook ${raw}`;
-  if (ref) {
-    const name = ref[1]!;
+  if (name !== undefined) {
     const value = env[name]?.trim();
     if (!value) throw fail(WebhookFailure.Config, `the webhook is $${name}, but the worker's environment has no variable ${name}`, true);
     raw = value;
@@ -182,9 +181,9 @@ export function resolveWebhook(webhook: string, env: NodeJS.ProcessEnv): { url: 
   } else if (raw.startsWith('$')) {
     throw fail(WebhookFailure.Config, `webhook "${webhook}": an environment variable reference is $ and a name (letters, digits, _)`, true);
   }
-  const url = webhookUrl(raw, target, !ref);
+  const url = webhookUrl(raw, target, name === undefined);
   if (typeof url === 'string') throw fail(WebhookFailure.Config, url, true);
-  return { url, target, secret: Boolean(ref) };
+  return { url, target, secret: name !== undefined };
 }
 
 function fail(type: string, message: string, nonRetryable: boolean, nextRetryDelay?: number): ApplicationFailure {

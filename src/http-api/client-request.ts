@@ -3,7 +3,7 @@
 // this server does not carry out, refused rather than ignored: the legacy `functions`/`function_call`, and
 // `parallel_tool_calls: false` (a model step may call several tools).
 import {
-  CLIENT_TOOL_NAME,
+  isClientToolName,
   MAX_CLIENT_TOOLS,
   type AnswerFormat,
   type ClientOffer,
@@ -68,7 +68,7 @@ function toolsOf(raw: unknown): ClientTool[] {
     const f = t.function;
     if (!isObject(f)) throw badRequest(`${at}.function`, `${at}.function must be an object {name, description?, parameters?}`, 'invalid_type');
     const name = f.name;
-    if (typeof name !== 'string' || !CLIENT_TOOL_NAME.test(name))
+    if (typeof name !== 'string' || !isClientToolName(name))
       throw badRequest(`${at}.function.name`, `${at}.function.name ${quoted(name)} must be letters, digits, _ and - (1 to 64)`, 'invalid_value');
     if (toolSpec(name))
       throw badRequest(

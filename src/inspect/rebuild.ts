@@ -9,7 +9,7 @@ import { canonicalJson, extendDigest } from '../shared/digest';
 import type { TodoItem } from '../shared/contract';
 import type { ChatMessage, ModelCallInput, ToolCallInput, ToolCallResult } from '../shared/wire';
 import { toolSpec } from '../tools/registry';
-import { PRUNE_KEEP_TAIL, PRUNED_STUB, pruneToolOutputs, toolMessageContent } from '../workflows/rules/context-ops';
+import { isPrunedStub, PRUNE_KEEP_TAIL, pruneToolOutputs, toolMessageContent } from '../workflows/rules/context-ops';
 import { duplicateResult } from '../shared/texts';
 import { applyTodo, formatTodo } from '../workflows/state/todo';
 import { planToolCalls } from '../workflows/rules/tool-plan';
@@ -64,7 +64,7 @@ export function restoreStubs(current: ChatMessage[], facts: HistoryFacts, offere
     // The workflow appends one tool message per call right after the assistant message, in plan order.
     const shown = (k: number) => {
       const t = current[at + 1 + k];
-      return t?.role === 'tool' && !PRUNED_STUB.test(t.content) ? t.content : undefined;
+      return t?.role === 'tool' && !isPrunedStub(t.content) ? t.content : undefined;
     };
     const mine = new Map<string, string | undefined>(); // ids are unique within a message
     plan.forEach((p, k) => {
@@ -96,7 +96,7 @@ export function restoreStubs(current: ChatMessage[], facts: HistoryFacts, offere
     plan.forEach((p, k) => {
       const t = current[at + 1 + k];
       const content = mine.get(p.call.id);
-      if (t?.role === 'tool' && t.tool_call_id === p.call.id && PRUNED_STUB.test(t.content) && content !== undefined) {
+      if (t?.role === 'tool' && t.tool_call_id === p.call.id && isPrunedStub(t.content) && content !== undefined) {
         out[at + 1 + k] = { ...t, content };
       }
     });

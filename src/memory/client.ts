@@ -15,10 +15,7 @@ import {
 import {
   DEFAULT_MEMORY_LIMITS,
   isMemoryScope,
-  memoryClearUpdate,
-  memoryQuery,
   memoryWorkflowId,
-  memoryWriteUpdate,
   SCOPE_RULE,
   type MemoryInput,
   type MemoryLimits,
@@ -27,6 +24,7 @@ import {
   type MemoryWrite,
   type MemoryWriteResult,
 } from '../shared/memory';
+import { memoryClearUpdate, memoryQuery, memoryWriteUpdate } from '../shared/messages';
 import { Redactor } from '../security/redact';
 import type { memoryWorkflow } from '../workflows/memory';
 

@@ -17,4 +17,5 @@ export const TASK_LIMITS = {
 } as const;
 
 /** 1–63 lowercase letters, digits, `-` and `_`, starting with a letter or digit. */
-export const TASK_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+const TASK_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,62}$/;
+export const isTaskName = (name: string): boolean => TASK_NAME_PATTERN.test(name);

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { conversationInputSchema, conversationResultSchema, issuesText, type ConversationInput, type RunStatus } from '../shared/contract';
 import { HermesSchedule } from '../shared/search-attributes';
 import { resultOfFailure } from '../shared/failed-result';
-import { TASK_LIMITS, TASK_NAME_PATTERN } from './limits';
+import { isTaskName, TASK_LIMITS } from './limits';
 import { webhookProblem } from './webhook-policy';
 import { formatFireTime, parseWhen, type When } from './when';
 
@@ -112,7 +112,7 @@ export const scheduleIdOf = (name: string) => `${SCHEDULE_ID_PREFIX}${name}`;
  * firing's input.
  */
 export function checkTask(def: TaskDefinition, now = new Date()): { when: When; input: ConversationInput } {
-  if (!TASK_NAME_PATTERN.test(def.name)) {
+  if (!isTaskName(def.name)) {
     throw new TaskError(
       `task name "${def.name}": use 1-63 lowercase letters, digits, - or _, starting with a letter or digit (e.g. "daily-ci-report")`,
     );

@@ -16,7 +16,7 @@
 // prefilter, so a rule with no candidate in the output does not run: about 10-35 ms of CPU per MB of ordinary
 // output (ls, code, docs), well under 250 ms per MB on inputs built to be slow (test/secret-patterns.test.ts).
 
-import { applyRule, CREDENTIAL_RULES, type Rule } from '../shared/credentials';
+import { applyRule, credentialRules, type Rule } from '../shared/credentials';
 import { MARK, mark, type Redacted } from '../shared/redaction-types';
 
 export interface RedactConfig {
@@ -81,7 +81,7 @@ export class Redactor {
       // An empty match would put a placeholder between every two characters.
       replace: (m: string) => (m === '' || m.startsWith(MARK) ? m : mark('pattern')),
     }));
-    this.rules = [...CREDENTIAL_RULES, ...custom];
+    this.rules = [...credentialRules(), ...custom];
   }
 
   /** How many literal values (with their encodings) this redactor looks for. */

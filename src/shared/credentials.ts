@@ -262,9 +262,16 @@ const PLAIN_RULES: Rule[] = [
 
 /**
  * The built-in rules: first base64 and hex runs whose decoded text the plain rules find a secret in (before those
- * rules, which would otherwise take a part of the run for a token), then the plain rules.
+ * rules, which would otherwise take a part of the run for a token), then the plain rules. Not exported as such: the
+ * workflow bundle preloads this module and deep-freezes its exports (src/workflows/engine/preload.ts), and a frozen
+ * `/g` regex throws when a replace resets its lastIndex.
  */
-export const CREDENTIAL_RULES: Rule[] = [{ kind: 'encoded', apply: (t) => redactEncodedSecrets(t, plainKind) }, ...PLAIN_RULES];
+const CREDENTIAL_RULES: readonly Rule[] = [{ kind: 'encoded', apply: (t) => redactEncodedSecrets(t, plainKind) }, ...PLAIN_RULES];
+
+/** The built-in rules, for a redactor that adds its own. */
+export function credentialRules(): readonly Rule[] {
+  return CREDENTIAL_RULES;
+}
 
 /** `text` with what the built-in rules find replaced (no environment values: those only the worker knows). */
 export function redactCredentials(text: string): Redacted {

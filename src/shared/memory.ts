@@ -1,7 +1,6 @@
 // Durable memory, the pure part: the two stores of a memory scope (agent notes, user profile), how a write changes
 // them, and the block of recalled memory that enters a conversation's system prompt. Used by the memory workflow
 // (src/workflows/memory.ts), the conversation (the block), the memory tool and the client. Workflow-safe.
-import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { credentialKinds, redactCredentials } from './credentials';
 import { scanForInjection } from './injection';
@@ -43,11 +42,6 @@ export interface MemoryView extends MemoryState {
   /** Writes accepted since the scope's memory began (across continue-as-new). */
   writes: number;
 }
-
-/** The memory workflow's handlers: a public contract, the stock `temporal` CLI can use them too. */
-export const memoryQuery = defineQuery<MemoryView>('memory');
-export const memoryWriteUpdate = defineUpdate<MemoryWriteResult, [MemoryWrite]>('write');
-export const memoryClearUpdate = defineUpdate<MemoryView, [{ store?: MemoryStoreName }]>('clear');
 
 export type MemoryWrite =
   | { action: 'add'; store: MemoryStoreName; text: string }

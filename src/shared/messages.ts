@@ -4,6 +4,8 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { AnswerArgs, ApproveArgs, ConversationState, InterruptArgs, StateQueryArgs } from './contract';
 import type { ResultsReply, SendWithOffer, ToolResultsArgs, TurnReply } from './client-tools';
 import type { EventsPage, EventsQueryArgs } from './events';
+import type { MemoryStoreName, MemoryView, MemoryWrite, MemoryWriteResult } from './memory';
+import type { SkillWrite, SkillWriteResult } from './skills';
 import type { ChildApprovals, ChildProgress, ContextQueryArgs, ContextSlice, ToolList } from './wire';
 
 /** Live state; `{ stepsAfter: N }` returns the steps since step N, so a follower never misses one. */
@@ -50,5 +52,11 @@ export const NOTHING_PENDING = {
  * older build, which then move to it (src/workflows/engine/upgrade.ts); a no-op for any other run.
  */
 export const upgradeSignal = defineSignal('upgrade');
+/** The memory workflow's handlers: a public contract, the stock `temporal` CLI can use them too. */
+export const memoryQuery = defineQuery<MemoryView>('memory');
+export const memoryWriteUpdate = defineUpdate<MemoryWriteResult, [MemoryWrite]>('write');
+export const memoryClearUpdate = defineUpdate<MemoryView, [{ store?: MemoryStoreName }]>('clear');
+/** The skills store's update: a public contract, the stock `temporal` CLI can send it too. */
+export const skillWriteUpdate = defineUpdate<SkillWriteResult, [SkillWrite]>('write');
 /** Live step events from `from` on (src/shared/events.ts); a query, so watching costs the conversation no history. */
 export const eventsQuery = defineQuery<EventsPage, [EventsQueryArgs?]>('events');

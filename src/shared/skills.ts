@@ -2,7 +2,6 @@
 // live in a long-lived workflow `hermes-skills-<store>` (src/workflows/skills.ts), one memo field per skill, so every
 // worker of the cluster reads the same skills with `describe` — no worker has to answer, also right after the one
 // that wrote them died. Writes are updates; every check is in the update validator (this file's applySkillWrite).
-import { defineUpdate } from '@temporalio/workflow';
 import { z } from 'zod';
 import { credentialKinds } from './credentials';
 import { isSkillName, normalizeSkillPath, parseSkillMd, scanSkillTexts, SKILL_FILE, SKILL_NAME_RULE } from './skill-format';
@@ -47,9 +46,6 @@ export interface SkillWriteResult {
   version: number;
   message: string;
 }
-
-/** The store's update: a public contract, the stock `temporal` CLI can send it too. */
-export const skillWriteUpdate = defineUpdate<SkillWriteResult, [SkillWrite]>('write');
 
 const text = (max: number) => z.string().max(max);
 export function skillWriteSchema() {

@@ -4,7 +4,9 @@
 // Where a URL may point (loopback, private…) is the webhook policy's (src/schedules/webhook-policy.ts).
 
 /** `$NAME`: the URL is the worker's environment variable NAME. */
-export const WEBHOOK_ENV_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
+const WEBHOOK_ENV_REF = /^\$([A-Za-z_][A-Za-z0-9_]*)$/;
+/** The variable a webhook of the form `$NAME` names, if it has that form. */
+export const webhookEnvName = (webhook: string): string | undefined => WEBHOOK_ENV_REF.exec(webhook.trim())?.[1];
 
 /** A literal webhook URL, or what is wrong with it (`target` names it: "webhook https://…" or "webhook $NAME"). */
 export function webhookUrl(raw: string, target: string, literal: boolean): URL | string {
@@ -29,7 +31,7 @@ export function webhookUrl(raw: string, target: string, literal: boolean): URL |
 export function webhookForm(webhook: string): { problem: string } | { url?: URL } {
   const raw = webhook.trim();
   if (raw.startsWith('$')) {
-    return WEBHOOK_ENV_REF.test(raw)
+    return webhookEnvName(raw) !== undefined
       ? {}
       : { problem: `webhook "${webhook}": an environment variable reference is $ and a name (letters, digits, _)` };
   }

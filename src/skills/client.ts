@@ -11,11 +11,11 @@ import {
   skillsFromMemo,
   SKILLS_STORE_RULE,
   skillsWorkflowId,
-  skillWriteUpdate,
   type SkillsState,
   type SkillWrite,
   type SkillWriteResult,
 } from '../shared/skills';
+import { skillWriteUpdate } from '../shared/messages';
 import type { skillsWorkflow } from '../workflows/skills';
 
 /** A write the store refused (its validator's reason), or a bad store name. */

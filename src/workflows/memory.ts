@@ -28,10 +28,7 @@ import {
   MEMORY_STORES,
   memoryClearSchema,
   memoryInputSchema,
-  memoryQuery,
-  memoryClearUpdate,
   memoryWriteSchema,
-  memoryWriteUpdate,
   MemoryWriteError,
   STORE_TITLES,
   usedChars,
@@ -39,6 +36,7 @@ import {
   type MemoryState,
   type MemoryView,
 } from '../shared/memory';
+import { memoryQuery, memoryClearUpdate, memoryWriteUpdate } from '../shared/messages';
 import { rejecting } from './engine/validators';
 
 /** What continue-as-new hands to the next run. */

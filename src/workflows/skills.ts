@@ -23,10 +23,10 @@ import {
   skillsFromMemo,
   skillsInputSchema,
   skillWriteSchema,
-  skillWriteUpdate,
   SkillWriteError,
   type SkillsState,
 } from '../shared/skills';
+import { skillWriteUpdate } from '../shared/messages';
 import { rejecting } from './engine/validators';
 
 const WRITES_PER_RUN = 200;

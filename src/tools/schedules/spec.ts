@@ -2,13 +2,13 @@
 // (src/schedules/tasks.ts). Workflow-safe: specs only; the handlers (handler.ts beside it) run in
 // the tool activity with the worker's Temporal client.
 import { z } from 'zod';
-import { TASK_LIMITS, TASK_NAME_PATTERN } from '../../schedules/limits';
+import { isTaskName, TASK_LIMITS } from '../../schedules/limits';
 import { defineTool } from '../spec';
 const taskName = () =>
   z
     .string()
     // refine, not .regex(): zod's own regex checks fail in the workflow sandbox, where zod is frozen.
-    .refine((v) => TASK_NAME_PATTERN.test(v), 'use lowercase letters, digits, - or _, e.g. "daily-ci-report"')
+    .refine(isTaskName, 'use lowercase letters, digits, - or _, e.g. "daily-ci-report"')
     .describe('Unique name of the task, e.g. "daily-ci-report" (lowercase letters, digits, - and _)');
 
 export const taskRegisterSpec = defineTool({

@@ -4,6 +4,43 @@
 // An ES import, so it resolves to the same build of zod as the workflow code's imports.
 import { z } from 'zod';
 import { sharedInputSchema } from '../../shared/contract';
+// The pure modules every conversation evaluates: credential and injection rules, the tool specs and the terminal's
+// command rules, prompt texts, session summaries, the loop's rules. Shared, a cached conversation costs only its own
+// state (bench/memory-only.ts, 300 idle chats: 548 KiB each with zod and the contract alone shared, 333 KiB with every workflow-free module). What may be shared: no import of
+// @temporalio/workflow (its per-workflow modules would be frozen with it), no module state other than memos of
+// pure functions, and no exported regex (zod and `/g` replaces write its lastIndex) or object a caller mutates — the exports are frozen
+// (test/preload.test.ts checks the regexes, and that every workflow module without @temporalio/workflow is here).
+import '../../shared/defaults';
+import '../../shared/digest';
+import '../../shared/errors';
+import '../../shared/failed-result';
+import '../../shared/search-attributes';
+import '../../shared/session-summary';
+import '../../shared/skills';
+import '../../shared/system-prompt';
+import '../../shared/wire';
+import '../../tools/registry';
+import '../loop/compress-texts';
+import '../loop/turn-outcome';
+import '../state/chat-state';
+import '../state/client-tools';
+import '../state/compression-state';
+import '../state/human-gate';
+import '../state/loop-guards';
+import '../state/model-choice';
+import '../state/todo';
+import '../state/transcript';
+import '../state/view';
+import '../subagents/child-results';
+import '../subagents/ledger';
+import '../rules/announced';
+import '../rules/context-ops';
+import '../rules/echo-check';
+import '../rules/repetition';
+import '../rules/stop-conditions';
+import '../rules/tool-plan';
+import '../rules/tool-view';
+import '../rules/usage';
 
 export const warmed = z.object({ list: z.array(z.string()) });
 

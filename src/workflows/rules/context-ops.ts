@@ -26,7 +26,8 @@ export function pruneToolOutputs(messages: ChatMessage[], keepTail: number, minC
 export const PRUNE_KEEP_TAIL = 6;
 
 /** What a stub written by pruneToolOutputs looks like. */
-export const PRUNED_STUB = /^\[pruned: \d+ characters of earlier .* output\]$/;
+const PRUNED_STUB = /^\[pruned: \d+ characters of earlier .* output\]$/;
+export const isPrunedStub = (content: string): boolean => PRUNED_STUB.test(content);
 
 /**
  * The tool message the model reads for a tool activity's result. `hermes inspect` rebuilds pruned messages
