@@ -10,12 +10,13 @@ export { clientCallSchema };
 /** OpenAI's rule for function names: it is also what keeps them apart from the runtime's own words. */
 const CLIENT_TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 export const isClientToolName = (name: string): boolean => CLIENT_TOOL_NAME.test(name);
+const CLIENT_TOOL_NAME_RULE = 'letters, digits, _ and - (1 to 64)';
 /** At most this many client tools in one request (OpenAI's limit). */
 export const MAX_CLIENT_TOOLS = 128;
 
 export function clientToolSchema() {
   return z.object({
-    name: z.string().refine(isClientToolName, 'letters, digits, _ and - (1 to 64)'),
+    name: z.string().refine(isClientToolName, CLIENT_TOOL_NAME_RULE),
     description: z.string().max(10_000).optional(),
     /** JSON Schema of the arguments (an object); absent: no arguments. */
     parameters: z.record(z.string(), z.unknown()).optional(),
@@ -25,7 +26,7 @@ export type ClientTool = z.infer<ReturnType<typeof clientToolSchema>>;
 
 /** `required`: the model must call a tool at each step until it calls one of the client's; `{ name }`: that one. */
 export function toolChoiceSchema() {
-  return z.union([z.literal('required'), z.object({ name: z.string().refine(isClientToolName, 'letters, digits, _ and - (1 to 64)') })]);
+  return z.union([z.literal('required'), z.object({ name: z.string().refine(isClientToolName, CLIENT_TOOL_NAME_RULE) })]);
 }
 export type ClientToolChoice = z.infer<ReturnType<typeof toolChoiceSchema>>;
 

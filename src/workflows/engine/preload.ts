@@ -4,12 +4,13 @@
 // An ES import, so it resolves to the same build of zod as the workflow code's imports.
 import { z } from 'zod';
 import { sharedInputSchema } from '../../shared/contract';
-// The pure modules every conversation evaluates: credential and injection rules, the tool specs and the terminal's
-// command rules, prompt texts, session summaries, the loop's rules. Shared, a cached conversation costs only its own
-// state (bench/memory-only.ts, 300 idle chats: 548 KiB each with zod and the contract alone shared, 333 KiB with every workflow-free module). What may be shared: no import of
-// @temporalio/workflow (its per-workflow modules would be frozen with it), no module state other than memos of
-// pure functions, and no exported regex (zod and `/g` replaces write its lastIndex) or object a caller mutates — the exports are frozen
-// (test/preload.test.ts checks the regexes, and that every workflow module without @temporalio/workflow is here).
+// Every workflow module that does not reach @temporalio/workflow: the credential and injection rules, tool specs,
+// prompt texts, session summaries, the loop's rules and state classes. Shared, a cached conversation costs only its
+// own state (bench/memory-only.ts, 300 idle chats: 548 KiB each with zod and the contract alone shared, 333-403 KiB
+// with these). What may be shared: no import of @temporalio/workflow (its per-workflow modules would be frozen with
+// it), no module state other than memos of pure functions, no exported regex (zod and `/g` replaces write its
+// lastIndex) and no exported object a caller mutates: the exports are frozen. test/preload.test.ts checks the
+// regexes and the imports, and that no workflow module without @temporalio/workflow is left out of this list.
 import '../../shared/defaults';
 import '../../shared/digest';
 import '../../shared/errors';
