@@ -1,7 +1,9 @@
 #!/usr/bin/env node
-// Runs the TypeScript sources directly (tsx), so a fresh clone needs no build step.
-require('tsx/cjs');
-const { main, UsageError } = require('../src/cli/index.ts');
+// Runs the sources without a build step: a copy compiled once per content (bin/compiled-sources.js), else the
+// TypeScript itself through tsx.
+const compiled = require('./compiled-sources').compiledSources();
+if (!compiled) require('tsx/cjs');
+const { main, UsageError } = compiled ? require(`${compiled}/cli/index.js`) : require('../src/cli/index.ts');
 
 // node:util parseArgs rejects unknown options and bad option values with these codes: usage errors too.
 const PARSE_ARGS_ERRORS = new Set(['ERR_PARSE_ARGS_UNKNOWN_OPTION', 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE', 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL']);

@@ -46,3 +46,17 @@ export function hermesHome(): string {
   fs.mkdirSync(home, { recursive: true });
   return home;
 }
+
+/**
+ * The folder of the sources this code runs from: `src/` (`dist/` after a build), and `src/` too when it runs from
+ * the compiled copy under `.hermes/compiled/` (bin/compiled-sources.js), so the workflow bundle and the build id
+ * are the same whichever way the sources were loaded.
+ */
+export function sourceRoot(): string {
+  const here = path.join(__dirname, '..');
+  if (path.basename(path.dirname(here)) === 'compiled') {
+    const src = path.join(packageRoot(), 'src');
+    if (fs.existsSync(src)) return src;
+  }
+  return here;
+}

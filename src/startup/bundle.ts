@@ -3,7 +3,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { hermesHome, packageRoot } from '../shared/paths';
+import { hermesHome, packageRoot, sourceRoot } from '../shared/paths';
 
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
 
@@ -16,8 +16,8 @@ function probePath(): string {
 }
 
 function sourcePath(name: string): string {
-  const ts = path.join(__dirname, '..', 'workflows', `${name}.ts`);
-  return existsSync(ts) ? ts : path.join(__dirname, '..', 'workflows', `${name}.js`);
+  const ts = path.join(sourceRoot(), 'workflows', `${name}.ts`);
+  return existsSync(ts) ? ts : path.join(sourceRoot(), 'workflows', `${name}.js`);
 }
 
 /** The traced bundle's interceptors (src/workflows/engine/interceptors.ts). */
@@ -48,7 +48,7 @@ export function bundleOptions(entry: string = workflowsPath(), opts: { tracing?:
 export function buildId(): string {
   const hash = createHash('sha256');
   // src/ (dist/ when built), not this file's folder: the id must change when any workflow source does.
-  const src = path.join(__dirname, '..');
+  const src = sourceRoot();
   for (const f of sourceFiles(src)) hash.update(path.relative(src, f).split(path.sep).join('/')).update(readFileSync(f));
   const lock = path.join(packageRoot(), 'package-lock.json');
   if (existsSync(lock)) hash.update(readFileSync(lock));
