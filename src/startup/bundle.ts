@@ -16,8 +16,9 @@ function probePath(): string {
 }
 
 function sourcePath(name: string): string {
-  const ts = path.join(sourceRoot(), 'workflows', `${name}.ts`);
-  return existsSync(ts) ? ts : path.join(sourceRoot(), 'workflows', `${name}.js`);
+  const dir = path.join(sourceRoot(), 'workflows');
+  const ts = path.join(dir, `${name}.ts`);
+  return existsSync(ts) ? ts : path.join(dir, `${name}.js`);
 }
 
 /** The traced bundle's interceptors (src/workflows/engine/interceptors.ts). */
@@ -47,7 +48,7 @@ export function bundleOptions(entry: string = workflowsPath(), opts: { tracing?:
  */
 export function buildId(): string {
   const hash = createHash('sha256');
-  // src/ (dist/ when built), not this file's folder: the id must change when any workflow source does.
+  // All of src/ (dist/ when built), not this file's folder: the id must change when any workflow source does.
   const src = sourceRoot();
   for (const f of sourceFiles(src)) hash.update(path.relative(src, f).split(path.sep).join('/')).update(readFileSync(f));
   const lock = path.join(packageRoot(), 'package-lock.json');
