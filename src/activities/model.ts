@@ -8,9 +8,9 @@ import type { LiveReply } from '../shared/events';
 import { recoverToolCalls } from '../llm/parse-tool-calls';
 import { reasoningExcerpt, splitThinking } from '../llm/reasoning';
 import { costOf, fallbackChain, isSmallProfile, type ModelProfile, type ProfileSet } from '../llm/profiles';
-import { holdsResults, inventedResult, quotedResults, rejectsTools, toTextMode, type Definition } from '../llm/text-mode';
+import { holdsResults, inventedResult, quotedResults, rejectsTools, toTextMode, type Definition, type WireMessage } from '../llm/text-mode';
 import { ToolModes, type WireMode } from '../llm/tool-modes';
-import { parseStep, rejectsSchema, stepFormat, toConstrainedMode } from '../llm/constrained';
+import { completeBody, parseStep, rejectsSchema, stepFormat, toConstrainedMode } from '../llm/constrained';
 import { FailureType } from '../shared/errors';
 import { TOO_LARGE_MARKER } from '../shared/wire';
 import { REPEATED_RESULT_NUDGE } from '../shared/texts';
@@ -144,8 +144,17 @@ export function createModelActivities(deps: ModelDeps) {
             res = await send(mode);
           }
         }
+        let cut: string | undefined;
+        if (mode === 'constrained') {
+          // A tool whose body is written as plain text: asked for in a second request (src/llm/constrained-body.ts).
+          const plain = (wire: WireMessage[]) => {
+            live = undefined;
+            return transportFor(profile).send({ messages: wire, tools: [], signal: ctx.cancellationSignal, onProgress: progress });
+          };
+          ({ res, cut } = await completeBody(res, messages, tools, stepCallId(res, input), plain));
+        }
         obs.response({ id: res.id, model: res.model, finishReason: res.finishReason, cachedTokens: res.usage?.cachedTokens });
-        const raw = formatted(toResult(res, profile, input, mode, tools, messages), input);
+        const raw = formatted(toResult(res, profile, input, mode, tools, messages, cut), input);
         if (
           chat &&
           mode === 'native' &&
@@ -250,12 +259,13 @@ function toResult(
   mode: WireMode,
   definitions: Definition[],
   messages: ChatMessage[],
+  cut?: string,
 ): ModelCallResult {
   // Thinking is split off first: it must not become the answer, nor be read for tool calls written as text.
   const split = splitThinking(res.content);
   const thinking = [res.reasoning, split.thinking].filter(Boolean).join('\n\n');
   const content = capText(split.content);
-  if (mode === 'constrained') return constrainedResult(res, profile, input, definitions, content, thinking);
+  if (mode === 'constrained') return constrainedResult(res, profile, input, definitions, content, thinking, cut);
   const seen = new Set<string>();
   // Ids must be unique within a message: tool results are paired with calls by id.
   const uniqueId = (id: string | undefined, i: number) => {
@@ -325,9 +335,10 @@ function constrainedResult(
   definitions: Definition[],
   content: string | null,
   thinking: string,
+  cut?: string,
 ): ModelCallResult {
-  const id = res.toolCalls[0]?.id;
-  const step = parseStep(content, definitions, typeof id === 'string' ? id : `call_${input.step}_0`);
+  const parsed = parseStep(content, definitions, stepCallId(res, input));
+  const step = cut ? { kind: 'unreadable' as const, reason: cut } : parsed;
   const message =
     step.kind === 'call'
       ? {
@@ -343,6 +354,12 @@ function constrainedResult(
     ...(step.kind === 'unreadable' ? { unparsedToolCall: step.reason } : {}),
     ...usageOf(res, profile, thinking),
   };
+}
+
+/** The id of a constrained step's call: the server's, when it sent one. */
+function stepCallId(res: TransportReply, input: ModelCallInput): string {
+  const id = res.toolCalls[0]?.id;
+  return typeof id === 'string' ? id : `call_${input.step}_0`;
 }
 
 /** Usage, cost, reasoning and model of a reply. */

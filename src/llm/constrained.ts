@@ -9,6 +9,9 @@ import type { ChatMessage, ToolCall } from '../shared/wire';
 import { CONSTRAINED_STEP_RULES } from '../shared/texts';
 import { FINISH_RULE } from '../shared/system-prompt';
 import { rewriteForText, withToolBlock, type Definition, type WireMessage } from './text-mode';
+import { bodyHint, bodyParam, bodyRequest, bodyText, pendingBody, splitBody, withBodyArgument, withoutBody } from './constrained-body';
+import { splitThinking } from './reasoning';
+import type { TransportReply } from './transports/types';
 
 /** The name of the step that ends the turn; another name when a tool is called that already. */
 export function answerName(defs: Definition[]): string {
@@ -33,6 +36,13 @@ function argumentsSchema(parameters: unknown): JsonSchema {
  */
 const THOUGHT_CHARS = 300;
 
+/**
+ * Characters of the answer. The grammar closes the string there: a 1.5B model caught in a loop ("The current
+ * implementation returns the sum…" over and over) otherwise wrote until the reply's token limit (4,096 tokens, 250 s
+ * on 2 cores), and the cut reply was no step at all, so it was asked again, and looped again.
+ */
+const ANSWER_CHARS = 4000;
+
 function stepObject(name: string, args: JsonSchema, thought: boolean): JsonSchema {
   const tool = { tool: { const: name }, arguments: args };
   return {
@@ -47,10 +57,17 @@ function stepObject(name: string, args: JsonSchema, thought: boolean): JsonSchem
 export function stepSchema(defs: Definition[]): JsonSchema {
   const answer = stepObject(
     answerName(defs),
-    { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+    { type: 'object', properties: { text: { type: 'string', maxLength: ANSWER_CHARS } }, required: ['text'], additionalProperties: false },
     false,
   );
-  return { oneOf: [...defs.map((d) => stepObject(d.function.name, argumentsSchema(d.function.parameters), true)), answer] };
+  return { oneOf: [...defs.map((d) => stepObject(d.function.name, stepArguments(d), true)), answer] };
+}
+
+/** A tool's arguments in the step: its parameters, less a body written in the next message (constrained-body.ts). */
+function stepArguments(d: Definition): JsonSchema {
+  const schema = argumentsSchema(d.function.parameters);
+  const body = bodyParam(d);
+  return body ? withoutBody(schema, body) : schema;
 }
 
 /** The `response_format` of a constrained step. */
@@ -62,11 +79,14 @@ export function stepFormat(defs: Definition[]) {
 function signature(d: Definition): string {
   const params = d.function.parameters as { properties?: Record<string, { type?: unknown; enum?: unknown[] }>; required?: string[] };
   const required = new Set(params.required ?? []);
-  const fields = Object.entries(params.properties ?? {}).map(([k, v]) => {
-    const type = Array.isArray(v.enum) ? v.enum.map((e) => JSON.stringify(e)).join('|') : typeof v.type === 'string' ? v.type : 'any';
-    return `"${k}"${required.has(k) ? '' : '?'}: ${type}`;
-  });
-  return `- ${d.function.name} {${fields.join(', ')}}: ${d.function.description}`;
+  const body = bodyParam(d);
+  const fields = Object.entries(params.properties ?? {})
+    .filter(([k]) => k !== body)
+    .map(([k, v]) => {
+      const type = Array.isArray(v.enum) ? v.enum.map((e) => JSON.stringify(e)).join('|') : typeof v.type === 'string' ? v.type : 'any';
+      return `"${k}"${required.has(k) ? '' : '?'}: ${type}`;
+    });
+  return `- ${d.function.name} {${fields.join(', ')}}: ${d.function.description}${body ? bodyHint(body) : ''}`;
 }
 
 /** The tool list and the step format, as inserted into the system prompt. */
@@ -104,6 +124,15 @@ export function toConstrainedMode(messages: ChatMessage[], defs: Definition[]): 
       const calls = m.tool_calls ?? [];
       for (const c of calls) names.set(c.id, c.function.name);
       // Without the thought: a small model copies its earlier thoughts ("I will check again") into a loop.
+      const body = calls.length === 1 ? splitBody(calls[0]!, defs) : undefined;
+      if (body) {
+        // As it was asked: the step, the request for its body, the body (the server's prompt cache reuses it).
+        return [
+          { role: 'assistant', content: stepText(calls[0]!.function.name, body.args) },
+          { role: 'user', content: bodyRequest(calls[0]!, body.param) },
+          { role: 'assistant', content: body.body },
+        ];
+      }
       if (calls.length) return calls.map((c) => stepText(c.function.name, c.function.arguments)).join('\n');
       return JSON.stringify({ tool: answer, arguments: { text: m.content ?? '' } });
     },
@@ -148,4 +177,48 @@ export function rejectsSchema(err: unknown): boolean {
   if (!(err instanceof APIError) || typeof err.status !== 'number') return false;
   if (err.status < 400 || err.status >= 500 || [401, 403, 408, 429].includes(err.status)) return false;
   return /response_format|json_schema|structured output|grammar|schema/i.test(err.message);
+}
+
+/**
+ * A step that chose a tool with a body (constrained-body.ts), completed by a second request, without a schema, for
+ * the body as plain text: the reply becomes one step with its body, its usage that of both requests. `cut`: the body
+ * ran into the reply's token limit, so the call is not made (a truncated file is not written).
+ */
+export async function completeBody(
+  res: TransportReply,
+  messages: ChatMessage[],
+  defs: Definition[],
+  id: string,
+  ask: (wire: WireMessage[]) => Promise<TransportReply>,
+): Promise<{ res: TransportReply; cut?: string }> {
+  const step = parseStep(splitThinking(res.content).content, defs, id);
+  if (step.kind !== 'call') return { res };
+  const param = pendingBody(step.call, defs);
+  if (!param) return { res };
+  const wire: WireMessage[] = [
+    ...toConstrainedMode(messages, defs),
+    { role: 'assistant', content: stepText(step.call.function.name, step.call.function.arguments) },
+    { role: 'user', content: bodyRequest(step.call, param) },
+  ];
+  const reply = await ask(wire);
+  const split = splitThinking(reply.content);
+  const call = withBodyArgument(step.call, param, bodyText(split.content ?? ''));
+  const args = JSON.parse(call.function.arguments) as unknown;
+  const content = JSON.stringify({ ...(step.thought ? { thought: step.thought } : {}), tool: call.function.name, arguments: args });
+  const merged: TransportReply = {
+    ...res,
+    content,
+    reasoning: [res.reasoning, reply.reasoning, split.thinking].filter(Boolean).join('\n\n'),
+    usage: sumUsage(res.usage, reply.usage),
+  };
+  if (reply.finishReason !== 'length') return { res: merged };
+  return { res: merged, cut: `the ${param} for ${call.function.name} was cut off at the reply's token limit: the call was not made` };
+}
+
+function sumUsage(a: TransportReply['usage'], b: TransportReply['usage']): TransportReply['usage'] {
+  if (!a && !b) return undefined;
+  const keys = ['promptTokens', 'completionTokens', 'totalTokens', 'reasoningTokens', 'cachedTokens'] as const;
+  const out: NonNullable<TransportReply['usage']> = {};
+  for (const k of keys) if (a?.[k] !== undefined || b?.[k] !== undefined) out[k] = (a?.[k] ?? 0) + (b?.[k] ?? 0);
+  return out;
 }

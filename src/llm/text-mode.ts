@@ -99,7 +99,8 @@ export type WireMessage = { role: 'system' | 'user' | 'assistant'; content: stri
 
 /** How a rewrite writes an earlier reply and a tool's result as text. */
 export interface TextRenderers {
-  assistant: (m: Extract<ChatMessage, { role: 'assistant' }>) => string;
+  /** The reply as one assistant message, or as the exchange it was (constrained.ts: a step, then its body). */
+  assistant: (m: Extract<ChatMessage, { role: 'assistant' }>) => string | WireMessage[];
   result: (m: Extract<ChatMessage, { role: 'tool' }>) => string;
 }
 
@@ -115,8 +116,11 @@ export function rewriteForText(messages: ChatMessage[], render: TextRenderers): 
     else out.push(m);
   };
   for (const m of messages) {
-    if (m.role === 'assistant') out.push({ role: 'assistant', content: render.assistant(m) });
-    else if (m.role === 'tool') push({ role: 'user', content: render.result(m) });
+    if (m.role === 'assistant') {
+      const r = render.assistant(m);
+      if (typeof r === 'string') out.push({ role: 'assistant', content: r });
+      else for (const w of r) push(w);
+    } else if (m.role === 'tool') push({ role: 'user', content: render.result(m) });
     else push({ role: m.role, content: m.content });
   }
   return out;
