@@ -185,6 +185,8 @@ describe('small profiles: the core tools and tool_search', () => {
     const readFile = (r: typeof first) => r!.body.tools.find((t: { function: { name: string } }) => t.function.name === 'read_file').function;
     expect(readFile(first).description).toBe('Reads a text file of the workspace: its numbered lines.');
     expect(JSON.stringify(readFile(first).parameters)).not.toMatch(/additionalProperties|minLength|9007199254740991/);
+    // A bound the tool checks stays: a constrained step's grammar is built from the same schema.
+    expect(readFile(first).parameters.properties.offset).toMatchObject({ type: 'integer', minimum: 1 });
     // The whole tools JSON of a small model's request: under 2 K tokens (~4 bytes a token).
     expect(JSON.stringify(first!.body.tools).length / 4).toBeLessThan(2000);
     expect(toolResult(second!.messages, 's1')).toMatch(/^Found \d; you can call them from now on:\n- search_files: /);

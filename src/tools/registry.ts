@@ -133,7 +133,9 @@ function only(schema: Record<string, unknown>, keep: readonly string[] | undefin
   return { ...schema, properties, ...(required ? { required } : {}) };
 }
 
-const VALIDATOR_ONLY = new Set(['additionalProperties', 'minLength', 'exclusiveMinimum', 'minimum', 'maxLength', 'maxItems']);
+// `minimum` stays: a constrained step's grammar is built from these schemas, and without it the grammar let a 1.5B
+// model write `"depth": 0`, which the tool's validator then refused.
+const VALIDATOR_ONLY = new Set(['additionalProperties', 'minLength', 'exclusiveMinimum', 'maxLength', 'maxItems']);
 
 /** A JSON schema without the keywords only a validator needs (and `maximum` at Number.MAX_SAFE_INTEGER). */
 function trimmed(schema: Record<string, unknown>): Record<string, unknown> {
