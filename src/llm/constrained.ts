@@ -9,9 +9,7 @@ import type { ChatMessage, ToolCall } from '../shared/wire';
 import { CONSTRAINED_STEP_RULES } from '../shared/texts';
 import { FINISH_RULE } from '../shared/system-prompt';
 import { rewriteForText, withToolBlock, type Definition, type WireMessage } from './text-mode';
-import { bodyHint, bodyParam, bodyRequest, bodyText, pendingBody, splitBody, withBodyArgument, withoutBody } from './constrained-body';
-import { splitThinking } from './reasoning';
-import type { TransportReply } from './transports/types';
+import { bodyHint, bodyParam, bodyRequest, splitBody, withoutBody } from './constrained-body';
 
 /** The name of the step that ends the turn; another name when a tool is called that already. */
 export function answerName(defs: Definition[]): string {
@@ -95,7 +93,7 @@ export function constrainedInstructions(defs: Definition[]): string {
 }
 
 /** A step as the model wrote it, less its thought: `{"tool": …, "arguments": …}` (arguments as JSON when they are). */
-function stepText(name: string, args: string): string {
+export function stepText(name: string, args: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(args);
@@ -177,48 +175,4 @@ export function rejectsSchema(err: unknown): boolean {
   if (!(err instanceof APIError) || typeof err.status !== 'number') return false;
   if (err.status < 400 || err.status >= 500 || [401, 403, 408, 429].includes(err.status)) return false;
   return /response_format|json_schema|structured output|grammar|schema/i.test(err.message);
-}
-
-/**
- * A step that chose a tool with a body (constrained-body.ts), completed by a second request, without a schema, for
- * the body as plain text: the reply becomes one step with its body, its usage that of both requests. `cut`: the body
- * ran into the reply's token limit, so the call is not made (a truncated file is not written).
- */
-export async function completeBody(
-  res: TransportReply,
-  messages: ChatMessage[],
-  defs: Definition[],
-  id: string,
-  ask: (wire: WireMessage[]) => Promise<TransportReply>,
-): Promise<{ res: TransportReply; cut?: string }> {
-  const step = parseStep(splitThinking(res.content).content, defs, id);
-  if (step.kind !== 'call') return { res };
-  const param = pendingBody(step.call, defs);
-  if (!param) return { res };
-  const wire: WireMessage[] = [
-    ...toConstrainedMode(messages, defs),
-    { role: 'assistant', content: stepText(step.call.function.name, step.call.function.arguments) },
-    { role: 'user', content: bodyRequest(step.call, param) },
-  ];
-  const reply = await ask(wire);
-  const split = splitThinking(reply.content);
-  const call = withBodyArgument(step.call, param, bodyText(split.content ?? ''));
-  const args = JSON.parse(call.function.arguments) as unknown;
-  const content = JSON.stringify({ ...(step.thought ? { thought: step.thought } : {}), tool: call.function.name, arguments: args });
-  const merged: TransportReply = {
-    ...res,
-    content,
-    reasoning: [res.reasoning, reply.reasoning, split.thinking].filter(Boolean).join('\n\n'),
-    usage: sumUsage(res.usage, reply.usage),
-  };
-  if (reply.finishReason !== 'length') return { res: merged };
-  return { res: merged, cut: `the ${param} for ${call.function.name} was cut off at the reply's token limit: the call was not made` };
-}
-
-function sumUsage(a: TransportReply['usage'], b: TransportReply['usage']): TransportReply['usage'] {
-  if (!a && !b) return undefined;
-  const keys = ['promptTokens', 'completionTokens', 'totalTokens', 'reasoningTokens', 'cachedTokens'] as const;
-  const out: NonNullable<TransportReply['usage']> = {};
-  for (const k of keys) if (a?.[k] !== undefined || b?.[k] !== undefined) out[k] = (a?.[k] ?? 0) + (b?.[k] ?? 0);
-  return out;
 }
