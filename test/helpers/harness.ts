@@ -11,6 +11,7 @@ import { installRuntimeLogger, logger } from '../../src/observe/logger';
 import { defineProfile, type ProfileSet, type ToolCallMode } from '../../src/llm/profiles';
 import { createHermesWorker, type HermesWorkerOptions } from '../../src/worker';
 import { MockModel, type Reply } from './mock-model';
+import { waitFor } from './wait';
 
 installRuntimeLogger('ERROR');
 // The per-step lines (info) of every test's worker would bury the output; HERMES_LOG_LEVEL=info shows them.
@@ -64,7 +65,12 @@ export async function createHarness(script: Reply[] = [], profiles?: (baseURL: s
     newWorker,
     async run(fn, o) {
       const worker = await newWorker(o);
-      return worker.runUntil(fn);
+      // fn starts once the server has seen the worker's first poll: `hermes serve` refuses a turn (503) while
+      // DescribeTaskQueue shows no poller, and on a loaded machine that first poll can come after fn's first call.
+      return worker.runUntil(async () => {
+        await waitFor('the worker polling', () => hermes.workerPolling());
+        return fn();
+      });
     },
     async close() {
       await mock.close();
