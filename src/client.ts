@@ -520,7 +520,7 @@ export class ConversationHandle {
   /** Answers the pending clarify question (secrets in it replaced first); rejected when none is pending. */
   async answer(text: string): Promise<{ callId: string; redaction?: InputRedaction }> {
     const typed = redactUserText(text, this.workflow.client);
-    const r = await this.update('answer', this.workflow.executeUpdate(answerUpdate, { args: [{ text: typed.text }] }));
+    const r = await this.update('answer', () => this.workflow.executeUpdate(answerUpdate, { args: [{ text: typed.text }] }));
     return typed.redaction ? { ...r, redaction: typed.redaction } : r;
   }
 
@@ -536,7 +536,7 @@ export class ConversationHandle {
     workflowId?: string,
   ): Promise<{ callId: string; decision: string; workflowId?: string }> {
     const args = { callId, decision, remember, ...(workflowId ? { workflowId } : {}) };
-    return this.update('approve', this.workflow.executeUpdate(approveUpdate, { args: [args] }));
+    return this.update('approve', () => this.workflow.executeUpdate(approveUpdate, { args: [args] }));
   }
 
   /**
@@ -545,14 +545,14 @@ export class ConversationHandle {
    */
   async send(text: string): Promise<TurnResult & { redaction?: InputRedaction }> {
     const typed = redactUserText(text, this.workflow.client);
-    const r = await this.update('send', this.workflow.executeUpdate(sendUpdate, { args: [{ text: typed.text }] }));
+    const r = await this.update('send', () => this.workflow.executeUpdate(sendUpdate, { args: [{ text: typed.text }] }));
     // A turn hands back client tool calls only to a send that offered client tools (`hermes serve`); this one offers none.
     if (isPause(r)) throw new Error(`turn ${r.turn} asks for client tool calls this send did not offer`);
     return typed.redaction ? { ...r, redaction: typed.redaction } : r;
   }
 
   /** An update's outcome; a rejection (or the conversation closing under it, src/late-updates.ts) as its reason. */
-  private update<T>(kind: keyof typeof NOTHING_PENDING, p: Promise<T>): Promise<T> {
+  private update<T>(kind: keyof typeof NOTHING_PENDING, p: () => Promise<T>): Promise<T> {
     return unwrapUpdate(refusedWhenClosed(this.workflow, kind, p));
   }
 

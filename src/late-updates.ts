@@ -10,10 +10,13 @@ import { NOTHING_PENDING } from './shared/messages';
 /** The failure type of a refusal made here (the validator's rejections have none). */
 const CLOSED_REFUSAL = 'ConversationClosed';
 
-/** `update`'s outcome, with an engine error that means "the conversation closed under it" turned into the refusal of `kind`. */
-export async function refusedWhenClosed<T>(workflow: WorkflowHandle, kind: keyof typeof NOTHING_PENDING, update: Promise<T>): Promise<T> {
+/**
+ * The outcome of `update()`, with an engine error that means "the conversation closed under it" turned into the
+ * refusal of `kind`, and an update the server dropped unseen (UnprocessedUpdate) sent again.
+ */
+export async function refusedWhenClosed<T>(workflow: WorkflowHandle, kind: keyof typeof NOTHING_PENDING, update: () => Promise<T>): Promise<T> {
   try {
-    return await update;
+    return await resentWhenUnprocessed(update);
   } catch (err) {
     if (!(await closedUnder(workflow, err))) throw err;
     const refusal = ApplicationFailure.create({ message: NOTHING_PENDING[kind], type: CLOSED_REFUSAL, nonRetryable: true, cause: err as Error });
@@ -30,3 +33,27 @@ async function closedUnder(workflow: WorkflowHandle, err: unknown): Promise<bool
   const d = await workflow.describe().catch(() => undefined);
   return d !== undefined && d.status.name !== 'RUNNING';
 }
+
+/** How often an update the server dropped unseen is sent again, and the pause before each resend. */
+const RESENDS = [100, 400, 1_600];
+
+/**
+ * The server rejects an update it delivered in a workflow task that the worker completed without a word on it
+ * (failure type UnprocessedUpdate: seen when the results of a client tool reach a conversation whose worker was
+ * just replaced, its first task a replay from history). Such an update never reached the history or a handler,
+ * so sending it again (the same update id, when the caller gave one) is safe; the caller should not see it.
+ */
+async function resentWhenUnprocessed<T>(update: () => Promise<T>): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await update();
+    } catch (err) {
+      const unprocessed = err instanceof WorkflowUpdateFailedError && (err.cause as ApplicationFailure | undefined)?.type === UNPROCESSED;
+      if (!unprocessed || i >= RESENDS.length) throw err;
+      await new Promise((r) => setTimeout(r, RESENDS[i]));
+    }
+  }
+}
+
+/** The server's failure type for an update a completed workflow task did not process. */
+const UNPROCESSED = 'UnprocessedUpdate';

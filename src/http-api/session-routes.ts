@@ -41,11 +41,11 @@ export async function sessionRoute(
   if (!(await handle.workerPolling())) throw noWorker(ctx.hermes.taskQueue);
   try {
     if (action === 'answer') {
-      const answered = handle.workflow.executeUpdate(answerUpdate, { args: [{ text: args as string }] });
+      const answered = () => handle.workflow.executeUpdate(answerUpdate, { args: [{ text: args as string }] });
       return { ok: true, call_id: (await refusedWhenClosed(handle.workflow, 'answer', answered)).callId };
     }
     const a = args as ReturnType<typeof approveArgs>;
-    const r = await refusedWhenClosed(handle.workflow, 'approve', handle.workflow.executeUpdate(approveUpdate, { args: [a] }));
+    const r = await refusedWhenClosed(handle.workflow, 'approve', () => handle.workflow.executeUpdate(approveUpdate, { args: [a] }));
     return { ok: true, call_id: r.callId, decision: r.decision, ...(r.workflowId ? { workflow_id: r.workflowId } : {}) };
   } catch (err) {
     throw updateRejection(err);

@@ -80,9 +80,7 @@ function sessionSystem(r: ChatRequest): string {
  */
 export async function sendTurn(handle: ConversationHandle, text: string, updateId?: string, offer?: ClientOffer): Promise<TurnReply> {
   try {
-    return await refusedWhenClosed(
-      handle.workflow,
-      'send',
+    return await refusedWhenClosed(handle.workflow, 'send', () =>
       handle.workflow.executeUpdate(sendUpdate, { args: [{ text, ...offer }], ...(updateId ? { updateId } : {}) }),
     );
   } catch (err) {
@@ -98,9 +96,7 @@ export async function sendToolResults(
   updateId?: string,
 ): Promise<TurnReply> {
   try {
-    const r = await refusedWhenClosed(
-      handle.workflow,
-      'toolResults',
+    const r = await refusedWhenClosed(handle.workflow, 'toolResults', () =>
       handle.workflow.executeUpdate(toolResultsUpdate, { args: [{ results, ...offer }], ...(updateId ? { updateId } : {}) }),
     );
     // The request is told what its own part of the turn used.
