@@ -166,8 +166,9 @@ export async function follow<T>(handle: ConversationHandle, finished: Promise<T>
     live?.clear();
     await watcher;
     // A fast run ends between two looks: show the steps not shown yet (a closed workflow still answers
-    // queries while a worker polls its task queue; bounded in case none does).
-    if (log && !stopSignal.aborted) await Promise.race([showNewSteps(), sleep(3_000, undefined, { ref: false })]);
+    // queries while a worker polls its task queue; bounded in case none does). The worker answers such a query
+    // by replaying the history, which on a loaded machine took over 3 s and lost the answer's own step line.
+    if (log && !stopSignal.aborted) await Promise.race([showNewSteps(), sleep(10_000, undefined, { ref: false })]);
   }
 }
 
