@@ -12,10 +12,14 @@ import { runToolCalls } from './run-tools';
 import type { RanCall, ToolRound } from './step-result';
 
 /** Runs one message's calls: the agent's, and the client's through the client. */
-export async function runRound(c: Conversation, calls: ToolCall[], text: string | null): Promise<ToolRound> {
+export function runRound(c: Conversation, calls: ToolCall[], text: string | null): Promise<ToolRound> {
   const client = new Set(c.clientTools.names);
   const theirs = calls.filter((k) => client.has(k.function.name));
-  if (!theirs.length) return runToolCalls(c, calls);
+  // The agent's calls alone (every step without a `hermes serve` client's tools): no async wrapper around them.
+  return theirs.length ? mixedRound(c, calls, text, client, theirs) : runToolCalls(c, calls);
+}
+
+async function mixedRound(c: Conversation, calls: ToolCall[], text: string | null, client: Set<string>, theirs: ToolCall[]): Promise<ToolRound> {
   const mine = calls.filter((k) => !client.has(k.function.name));
   const agent = mine.length ? await runToolCalls(c, mine) : undefined;
   const results = await clientResults(c, theirs, text);

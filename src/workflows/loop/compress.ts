@@ -34,20 +34,25 @@ function estimate(c: Pick<Conversation, 'compression' | 'transcript'>): number {
   return c.compression.tokensFor(contextChars(c.transcript.messages));
 }
 
-/** Before a model step: compresses when the estimate passes `compressAt` of the window (and it has not stopped helping). */
-export async function maybeCompress(c: Conversation): Promise<void> {
+/**
+ * Before a model step: compresses when the estimate passes `compressAt` of the window (and it has not stopped
+ * helping). Nothing to do, nothing to await: the check is synchronous, so a step that does not compress creates no
+ * promise (in the workflow sandbox the SDK's promise hook takes a stack trace of each one).
+ */
+export function maybeCompress(c: Conversation): Promise<void> | undefined {
   const window = windowOf(c);
-  if (!window || !c.limits.compressAt) return;
+  if (!window || !c.limits.compressAt) return undefined;
   c.compression.startTurn(c.meter.turn);
-  if (c.compression.off) return;
+  if (c.compression.off) return undefined;
   const threshold = c.limits.compressAt * window;
   const tokens = c.compression.hasEstimate ? estimate(c) : 0;
-  if (tokens <= threshold) return;
+  if (tokens <= threshold) return undefined;
   const why = `~${tokens} prompt tokens, over ${Math.round(c.limits.compressAt * 100)} % of the ${window}-token window`;
-  const saved = await compress(c, threshold, why);
-  if (c.compression.judge(saved, INEFFECTIVE)) {
-    c.note('context', 'automatic compression stopped for this turn: the last two compressions saved less than 10 % each');
-  }
+  return compress(c, threshold, why).then((saved) => {
+    if (c.compression.judge(saved, INEFFECTIVE)) {
+      c.note('context', 'automatic compression stopped for this turn: the last two compressions saved less than 10 % each');
+    }
+  });
 }
 
 /** After a ContextOverflow: compresses (at most 3 times a turn); true when the step should be tried again. */

@@ -58,14 +58,16 @@ export async function runToolCalls(c: Conversation, calls: ToolCall[]): Promise<
 }
 
 /** A tool call between its two live events (started; finished with its outcome and duration). */
-async function watchedTool(c: Conversation, r: RunCall): Promise<ToolOutcome> {
+function watchedTool(c: Conversation, r: RunCall): Promise<ToolOutcome> {
   const started = Date.now();
   const base = { callId: r.call.id, name: r.name };
   c.publish({ type: 'tool.started', ...base, summary: shortArgs(r.args) });
-  const out = await executeTool(c, r);
-  const summary = out.content.split('\n')[0]!.slice(0, 200);
-  c.publish({ type: 'tool.finished', ...base, summary, outcome: out.kind, durationMs: Date.now() - started });
-  return out;
+  // A `then`, not an async function: every call pays for each promise the workflow makes (the SDK's promise hook).
+  return executeTool(c, r).then((out) => {
+    const summary = out.content.split('\n')[0]!.slice(0, 200);
+    c.publish({ type: 'tool.finished', ...base, summary, outcome: out.kind, durationMs: Date.now() - started });
+    return out;
+  });
 }
 
 /** Planner specs of catalog tools, built once per conversation and tool. */

@@ -90,7 +90,8 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
       c.note('budget', `warned the model: ${w.kind} at 80%`);
     }
     if (shouldContinueAsNew(c)) await continueConversationAsNew(c);
-    await maybeCompress(c);
+    const compressing = maybeCompress(c);
+    if (compressing) await compressing;
     // A cut model step throws its cancellation out of the stretch (stoppable turns it into STOPPED); tool
     // calls cut short become results, and the next check ends the stretch.
     const reply = await modelStep(c);
