@@ -19,6 +19,16 @@ if (!process.env.HERMES_LOG_LEVEL) logger.level = 'warn';
 
 let counter = 0;
 
+/**
+ * The workers of this harness run their workflows in the test's own thread (the SDK's debug mode, which replay
+ * workers use too) instead of a workflow thread of their own: starting that thread and loading the SDK and the bundle
+ * into it cost ~0.4 s of CPU and ~0.3 s per worker (measured: 540 vs 240 ms a one-step `run`, 640 vs 250 ms of CPU),
+ * and the integration tier makes a worker per test. The same sandbox (a reused V8 context) runs the same bundle; what
+ * only threads have — the isolate's deadlock timeout, one thread per worker — is covered by the `hermes worker`
+ * processes of the process tier. HERMES_TEST_THREADS=1 runs these workers threaded too.
+ */
+const IN_PROCESS = process.env.HERMES_TEST_THREADS === '1' ? {} : { debugMode: true };
+
 export interface Harness {
   hermes: Hermes;
   client: Client;
@@ -47,7 +57,7 @@ export async function createHarness(script: Reply[] = [], profiles?: (baseURL: s
     defaultName: 'default',
     profiles: { default: defineProfile('default', { baseURL: mock.baseURL, model: 'mock-model' }) },
   };
-  const newWorker = (o: Partial<HermesWorkerOptions> = {}) =>
+  const newWorker = ({ tuning, ...o }: Partial<HermesWorkerOptions> = {}) =>
     createHermesWorker({
       connection: nativeConnection,
       taskQueue,
@@ -55,6 +65,7 @@ export async function createHarness(script: Reply[] = [], profiles?: (baseURL: s
       workspace,
       workflowBundle: { codePath: inject('workflowBundlePath') },
       ...o,
+      tuning: { ...IN_PROCESS, ...tuning },
     });
   return {
     hermes,
