@@ -67,14 +67,25 @@ export function spawnHermes(args: string[], opts: SpawnHermesOptions = {}): Prom
   });
 }
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port free now, below the kernel's ephemeral range (32768-60999 on Linux): a test that stops a server and starts it
+ * again on the same port must find it still free, and a port from that range can be handed to any outgoing
+ * connection of the run's other files in between (seen with four test workers). Here only another test drawing the
+ * same number can take it.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    // Up to 31,000: a dev server started without a UI port takes port + 1000 for it (src/dev-server/dev-server.ts).
+    const port = 20_000 + Math.floor(Math.random() * 11_000);
+    if (await canListen(port)) return port;
+  }
+}
+
+function canListen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const srv = net.createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
+    srv.once('error', () => resolve(false));
+    srv.listen(port, '127.0.0.1', () => srv.close(() => resolve(true)));
   });
 }
 
