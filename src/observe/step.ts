@@ -35,10 +35,10 @@ export interface ModelCallObserver {
 }
 
 export async function observeModelCall(info: ModelCallInfo, fn: (obs: ModelCallObserver) => Promise<ModelCallResult>): Promise<ModelCallResult> {
-  const server = serverOf(info.baseURL);
+  const server = endpointOf(info.baseURL);
   const attributes: otel.Attributes = {
     'gen_ai.operation.name': 'chat',
-    'gen_ai.provider.name': providerOf(server.host),
+    'gen_ai.provider.name': server.provider,
     'gen_ai.request.model': info.model,
     'gen_ai.conversation.id': info.workflowId,
     'server.address': server.host,
@@ -224,6 +224,17 @@ function contentText(v: unknown, redactor: Redactor | undefined): string {
   const text = typeof v === 'string' ? v : JSON.stringify(v);
   const red = redactor ? redactor.text(text) : text;
   return red.length > MAX_CONTENT_CHARS ? `${red.slice(0, MAX_CONTENT_CHARS)}…` : red;
+}
+
+/** A profile's server and provider, worked out once per base URL (a URL parse and a dozen regexes, on every step). */
+const endpoints = new Map<string, { host: string; port?: number; provider: string }>();
+function endpointOf(baseURL: string): { host: string; port?: number; provider: string } {
+  let e = endpoints.get(baseURL);
+  if (!e) {
+    const server = serverOf(baseURL);
+    endpoints.set(baseURL, (e = { ...server, provider: providerOf(server.host) }));
+  }
+  return e;
 }
 
 function serverOf(baseURL: string): { host: string; port?: number } {
