@@ -6,6 +6,7 @@ import { bundleOptions } from '../src/startup/bundle';
 import { temporalExecutable } from '../src/dev-server/temporal-cli';
 import { PRODUCT_SERVER, withServer } from './harness';
 import { scenarioMemory } from './memory';
+import { TARGETS, verdict } from './targets';
 
 async function main() {
   const N = Number(process.argv[2] ?? 300);
@@ -13,7 +14,10 @@ async function main() {
   const bundle = await bundleWorkflowCode(bundleOptions(path.join(__dirname, 'workflows-entry.ts')));
   const m = await withServer(PRODUCT_SERVER, exe, bundle, (h) => scenarioMemory(h, N));
   const kib = (b: number) => (b / 1024).toFixed(1);
-  console.log(`${N} idle chats: ${kib(m.oursPerConversation)} KiB each; SDK alone (idle workflow): ${kib(m.floorPerWorkflow)} KiB each`);
+  console.log(
+    `${N} idle chats: ${kib(m.oursPerConversation)} KiB each; SDK alone (idle workflow): ${kib(m.floorPerWorkflow)} KiB each → ` +
+      verdict(m.oursPerConversation / m.floorPerWorkflow, TARGETS.idleMemoryOverSdk),
+  );
 }
 
 void main();

@@ -9,6 +9,7 @@ import { temporalExecutable } from '../src/dev-server/temporal-cli';
 import { PRODUCT_SERVER, withServer } from './harness';
 import { scenarioOverhead } from './overhead';
 import { f2 } from './report';
+import { TARGETS, verdict } from './targets';
 
 installRuntimeLogger('ERROR');
 
@@ -25,7 +26,7 @@ async function main() {
     const s = await scenarioOverhead(h, runs, iterations);
     const per = s.perRun.ours.map((o, i) => `${f2(o.hist)}/${f2(s.perRun.floor[i]!.hist)}=${f2(o.hist / s.perRun.floor[i]!.hist)}`).join(' ');
     console.log(
-      `ours ${f2(s.oursIter)} ms/iteration, floor ${f2(s.floorPair)} ms → ${f2(s.ratio)}× (per run: ${per}); ` +
+      `ours ${f2(s.oursIter)} ms/iteration, floor ${f2(s.floorPair)} ms → ${verdict(s.ratio, TARGETS.stepOverFloor)} (per run: ${per}); ` +
         `model ${f2(s.model.exec)} ms, tool ${f2(s.tool.exec)} ms, noop ${f2(s.noop.exec)} ms; ` +
         `workflow task ${f2(s.oursWft.exec)} vs ${f2(s.floorWft.exec)} ms`,
     );
