@@ -24,7 +24,7 @@ export interface ModelCallSpec {
   client?: ClientOffer;
 }
 
-export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<ModelCallResult> {
+export function callModel(c: Conversation, spec: ModelCallSpec): Promise<ModelCallResult> {
   const step = c.meter.modelCalled();
   const profile = c.model.profile;
   // Numbered as `hermes inspect --step` and the state query's modelStep number it: every model call counts.
@@ -44,21 +44,37 @@ export async function callModel(c: Conversation, spec: ModelCallSpec): Promise<M
   const model = profile ?? 'default';
   c.publish({ type: 'model.started', model }, step);
   c.events.modelCalling(step);
-  let r: ModelCallResult;
-  try {
-    r = await c.calling(`model ${label} (profile ${model})`, call);
-  } catch (err) {
-    c.publish({ type: 'model.finished', model, kind: 'failed', error: describeFailure(err).message.slice(0, 300) }, step);
-    throw err;
-  } finally {
-    c.events.modelCalling(undefined);
-  }
-  c.publish({ type: 'model.finished', model, usage: r.usage, ...replyShape(r, spec.tools.length > 0) }, step);
-  if (r.modeNote) c.note('model', `profile ${model}: ${r.modeNote}`);
-  if (r.attempt) await traceOutcome(c.board, retriedCall(`model ${label}`, r.attempt, r.failures));
+  // Not an async function: its own promise and the one awaiting the call would each cost a stack trace (calling()).
+  return c.calling(
+    `model ${label} (profile ${model})`,
+    call,
+    (r) => {
+      c.events.modelCalling(undefined);
+      c.publish({ type: 'model.finished', model, usage: r.usage, ...replyShape(r, spec.tools.length > 0) }, step);
+      if (r.modeNote) c.note('model', `profile ${model}: ${r.modeNote}`);
+      // A retried call leaves a trace first (an upsert); the rest waits for it, as it always has.
+      if (r.attempt)
+        return traceOutcome(c.board, retriedCall(`model ${label}`, r.attempt, r.failures)).then(() => called(c, spec, r, { chars, profile }));
+      return called(c, spec, r, { chars, profile });
+    },
+    (err) => {
+      c.events.modelCalling(undefined);
+      c.publish({ type: 'model.finished', model, kind: 'failed', error: describeFailure(err).message.slice(0, 300) }, step);
+      throw err;
+    },
+  );
+}
+
+/** What every model call's reply does to the conversation: usage, the compression estimate, the step record. */
+function called(
+  c: Conversation,
+  spec: ModelCallSpec,
+  r: ModelCallResult,
+  { chars, profile }: { chars: number; profile: string | undefined },
+): ModelCallResult {
   // Its usage counts like any model call's (budgets, the parent's roll-up).
   c.meter.spend(r.usage);
-  if (!own) c.compression.learn(r, chars, profile);
+  if (!spec.context) c.compression.learn(r, chars, profile);
   // A sub-agent that goes on reports its totals now; a reply without tool calls ends it, and its result reports them.
   if (r.message.tool_calls?.length) reportToParent(c);
   if (c.limits.maxCostUsd > 0 && r.usage.totalTokens > 0 && r.usage.costUsd === 0 && c.meter.warn('unpriced')) {

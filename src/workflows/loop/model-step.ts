@@ -26,42 +26,61 @@ import { announcesAction } from '../rules/announced';
 import type { ModelReply } from './step-result';
 
 /** One model step with the conversation's tools. */
-export async function modelStep(c: Conversation): Promise<ModelReply> {
+export function modelStep(c: Conversation): Promise<ModelReply> {
   // A fallback lasts for the turn it was needed in: each turn tries the primary first.
   if (c.model.backToPrimary(c.meter.turn)) c.note('model', `new turn: back to profile ${c.model.profile ?? 'default'}`);
   c.meter.stepTaken();
-  for (;;) {
-    let r: ModelCallResult;
-    try {
-      r = await stepCall(c);
-    } catch (err) {
-      if (isCancellation(err)) throw err;
-      const f = describeFailure(err);
-      if (f.type === 'ContextOverflow' && (await compressOnOverflow(c))) continue;
-      // A model that stays unavailable: the next profile of the primary's fallback chain (the worker's config,
-      // asked with a local activity only then), for the rest of the turn.
-      if (FALLBACK_TRIGGERS.includes(f.type)) {
-        const next = await nextInChain(c);
-        if (next) {
-          c.note('model', `${f.type} on profile ${c.model.profile ?? 'default'}: continuing on fallback profile ${next} for this turn`);
-          c.model.fallBackTo(next, c.meter.turn);
-          continue;
-        }
-      }
-      return { kind: 'fail', reason: f.type, error: f.message };
-    }
-    const anyResultYet = c.transcript.messages.some((m) => m.role === 'tool');
-    // A small model is asked once to check an answer it gave before any tool ran (it guesses counts and outputs).
-    const recheck = c.toolView.core && !anyResultYet && !c.transcript.messages.some((m) => m.role === 'user' && m.content === UNTOOLED_ANSWER_NUDGE);
-    // An announcement right after the nudge about one is the model's answer: asked once, not looped.
-    const last = c.transcript.messages.at(-1);
-    const announceCheck = r.toolMode !== 'constrained' && !(last?.role === 'user' && last.content === ANNOUNCED_ACTION_NUDGE);
-    const format = c.clientTools.offer?.responseFormat;
-    // An answer that lacks the client's format right after the nudge about it: the turn fails, it is not looped.
-    const formatAsked = last?.role === 'user' && last.content.startsWith(ANSWER_FORMAT_NUDGE_HEAD);
-    const task = c.input.prompt ? { task: currentMessage(c.input.prompt) } : {};
-    return classify(r, { anyResultYet, recheck, announceCheck, ...task, ...(format ? { format: { format, asked: formatAsked } } : {}) });
+  return attempt(c);
+}
+
+/**
+ * One try of the step, classified in the `then` of the call (not an async loop awaiting it: each promise the
+ * workflow makes costs a stack trace in the SDK's promise hook); a failure it can recover from tries again.
+ */
+function attempt(c: Conversation): Promise<ModelReply> {
+  let call: Promise<ModelCallResult>;
+  try {
+    call = stepCall(c);
+  } catch (err) {
+    return recover(c, err);
   }
+  return call.then(
+    (r) => reply(c, r),
+    (err: unknown) => recover(c, err),
+  );
+}
+
+/** A failed call: the same step once more after compressing or on the next fallback profile, else the step fails. */
+async function recover(c: Conversation, err: unknown): Promise<ModelReply> {
+  if (isCancellation(err)) throw err;
+  const f = describeFailure(err);
+  if (f.type === 'ContextOverflow' && (await compressOnOverflow(c))) return attempt(c);
+  // A model that stays unavailable: the next profile of the primary's fallback chain (the worker's config,
+  // asked with a local activity only then), for the rest of the turn.
+  if (FALLBACK_TRIGGERS.includes(f.type)) {
+    const next = await nextInChain(c);
+    if (next) {
+      c.note('model', `${f.type} on profile ${c.model.profile ?? 'default'}: continuing on fallback profile ${next} for this turn`);
+      c.model.fallBackTo(next, c.meter.turn);
+      return attempt(c);
+    }
+  }
+  return { kind: 'fail', reason: f.type, error: f.message };
+}
+
+/** What the model wants next, with what the checks of a reply need from the conversation. */
+function reply(c: Conversation, r: ModelCallResult): ModelReply {
+  const anyResultYet = c.transcript.messages.some((m) => m.role === 'tool');
+  // A small model is asked once to check an answer it gave before any tool ran (it guesses counts and outputs).
+  const recheck = c.toolView.core && !anyResultYet && !c.transcript.messages.some((m) => m.role === 'user' && m.content === UNTOOLED_ANSWER_NUDGE);
+  // An announcement right after the nudge about one is the model's answer: asked once, not looped.
+  const last = c.transcript.messages.at(-1);
+  const announceCheck = r.toolMode !== 'constrained' && !(last?.role === 'user' && last.content === ANNOUNCED_ACTION_NUDGE);
+  const format = c.clientTools.offer?.responseFormat;
+  // An answer that lacks the client's format right after the nudge about it: the turn fails, it is not looped.
+  const formatAsked = last?.role === 'user' && last.content.startsWith(ANSWER_FORMAT_NUDGE_HEAD);
+  const task = c.input.prompt ? { task: currentMessage(c.input.prompt) } : {};
+  return classify(r, { anyResultYet, recheck, announceCheck, ...task, ...(format ? { format: { format, asked: formatAsked } } : {}) });
 }
 
 /** What the checks of a reply without calls need besides it (echo-check.ts). */

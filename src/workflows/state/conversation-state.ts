@@ -226,20 +226,24 @@ export class Conversation {
     logEvent('note', summary, { note: name, modelStep: this.meter.modelCalls });
   }
 
-  /** Names the call in flight in the details until `done` settles; a stop that cuts it is named by the interrupt's trace. */
-  calling<T>(what: string, done: Promise<T>): Promise<T> {
+  /**
+   * Names the call in flight in the details until `done` settles, then hands its value to `then` (or its error to
+   * `failed`, which rethrows or turns it into a value); a stop that cuts it is named by the interrupt's trace.
+   */
+  calling<T, R>(what: string, done: Promise<T>, then: (value: T) => R | Promise<R>, failed: (err: unknown) => R | Promise<R>): Promise<R> {
     this.board.inFlightNow(what);
-    // One `then`, not an async function awaiting `done`: two promises fewer a call, each of which the SDK's promise
-    // hook gives a stack trace (this runs for every model and tool call).
+    // One `then` that also runs the caller's code, not an async function awaiting `done` and its caller awaiting
+    // that: each promise the workflow makes gets a stack trace from the SDK's promise hook, and this runs for
+    // every model and tool call.
     return done.then(
       (value) => {
         this.board.inFlightDone(what);
-        return value;
+        return then(value);
       },
       (err: unknown) => {
         this.stop.noteCut(what, err);
         this.board.inFlightDone(what);
-        throw err;
+        return failed(err);
       },
     );
   }
