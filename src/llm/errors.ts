@@ -1,7 +1,7 @@
 // Maps whatever the openai or the Anthropic client threw to a stable ApplicationFailure type, the same on every
 // transport, so Temporal's retry policy and the workflow can act on it: auth and bad requests fail fast, rate limits
 // wait as long as the server asks.
-import * as Anthropic from '@anthropic-ai/sdk';
+import type * as AnthropicSdk from '@anthropic-ai/sdk';
 import { ApplicationFailure } from '@temporalio/activity';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import { FailureType } from '../shared/errors';
@@ -24,35 +24,57 @@ const ANTHROPIC_STATUS: Record<string, number> = {
   overloaded_error: 529,
 };
 
-const is = (err: unknown, ...classes: Array<abstract new (...args: never[]) => unknown>) => classes.some((c) => err instanceof c);
+/**
+ * The Anthropic SDK once a transport has loaded it (transports/anthropic.ts): it is loaded only for a profile that
+ * speaks Anthropic, and until then nothing can have thrown one of its errors.
+ */
+let Anthropic: typeof AnthropicSdk | undefined;
+export function anthropicLoaded(sdk: typeof AnthropicSdk): void {
+  Anthropic = sdk;
+}
+
 
 /** `endpoint` (the profile's base URL) is named in network errors: the first thing to check. */
 export function classifyModelError(err: unknown, endpoint?: string): ApplicationFailure | Error {
   const at = endpoint ? ` ${endpoint}` : '';
   if (err instanceof ApplicationFailure) return err;
-  if (is(err, APIUserAbortError, Anthropic.APIUserAbortError)) return err as Error; // cancellation: let Temporal see the abort as is
-  if (is(err, APIConnectionTimeoutError, Anthropic.APIConnectionTimeoutError))
-    return failure(
-      FailureType.ModelTimeout,
-      `model request to${at || ' the endpoint'} timed out (raise HERMES_MODEL_TIMEOUT or the profile's timeoutMs)`,
-      err as Error,
-    );
-  if (is(err, APIConnectionError, Anthropic.APIConnectionError)) {
-    return failure(FailureType.ModelNetwork, `cannot reach the model endpoint${at}: ${causeText(err as Error)}`, err as Error);
+  if (Anthropic) {
+    const anthropic = anthropicFailure(err, Anthropic, at);
+    if (anthropic) return anthropic;
   }
-  if (err instanceof Anthropic.APIError) {
-    const status = err.status as number | undefined;
-    const s = status ?? ANTHROPIC_STATUS[err.type ?? ''];
-    // The API's own message, not the SDK's (the status and the whole JSON body).
-    const text = err.apiMessage ?? err.message;
-    if (s !== undefined) return byStatus(s, `model endpoint${at} answered ${status ?? err.type}: ${text}`, err, text);
-  }
+  if (err instanceof APIUserAbortError) return err; // cancellation: let Temporal see the abort as is
+  if (err instanceof APIConnectionTimeoutError) return timeoutFailure(err, at);
+  if (err instanceof APIConnectionError) return networkFailure(err, at);
   if (err instanceof APIError && typeof err.status === 'number') {
     return byStatus(err.status, `model endpoint${at} answered ${err.status}: ${err.message}`, err, err.message, String(err.type ?? err.code));
   }
   if (err instanceof Error && err.name === 'AbortError') return err;
   const text = err instanceof Error ? err.message : String(err);
   return failure(FailureType.ModelNetwork, `model call to${at || ' the endpoint'} failed: ${text}`, err instanceof Error ? err : undefined);
+}
+
+function timeoutFailure(err: Error, at: string): ApplicationFailure {
+  const message = `model request to${at || ' the endpoint'} timed out (raise HERMES_MODEL_TIMEOUT or the profile's timeoutMs)`;
+  return failure(FailureType.ModelTimeout, message, err);
+}
+
+function networkFailure(err: Error, at: string): ApplicationFailure {
+  return failure(FailureType.ModelNetwork, `cannot reach the model endpoint${at}: ${causeText(err)}`, err);
+}
+
+/** What the Anthropic client threw, as the same failures as the openai client's; undefined for anything else. */
+function anthropicFailure(err: unknown, sdk: typeof AnthropicSdk, at: string): ApplicationFailure | Error | undefined {
+  if (err instanceof sdk.APIUserAbortError) return err;
+  if (err instanceof sdk.APIConnectionTimeoutError) return timeoutFailure(err, at);
+  if (err instanceof sdk.APIConnectionError) return networkFailure(err, at);
+  if (err instanceof sdk.APIError) {
+    const status = err.status as number | undefined;
+    const s = status ?? ANTHROPIC_STATUS[err.type ?? ''];
+    // The API's own message, not the SDK's (the status and the whole JSON body).
+    const text = err.apiMessage ?? err.message;
+    if (s !== undefined) return byStatus(s, `model endpoint${at} answered ${status ?? err.type}: ${text}`, err, text);
+  }
+  return undefined;
 }
 
 /** An API error by its HTTP status; `text` and `type` (the body's error type or code) tell a context overflow. */

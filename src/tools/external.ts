@@ -9,7 +9,8 @@ import type { ExternalToolSpec, ToolList } from '../shared/wire';
 import type { ExternalTool } from './catalog';
 import { logger } from '../observe/logger';
 import { createHttpTools } from './http';
-import { McpToolsets } from './mcp';
+import type { McpToolsets } from './mcp';
+import { lazyModule } from '../shared/lazy-module';
 import { moduleFiles, moduleRevision, moduleStamp, loadToolModule } from './modules';
 import { toolSpec, TOOLSETS } from './registry';
 
@@ -251,6 +252,12 @@ export function catalogFromConfig(
     sources.push({
       describe: 'mcpServers',
       async load() {
+        // The MCP client is loaded by a worker that has MCP servers, not by every worker (~150 ms of a start).
+        const { McpToolsets } = await lazyModule(
+          // eslint-disable-next-line @typescript-eslint/no-require-imports -- see src/shared/lazy-module.ts
+          () => require('./mcp') as typeof import('./mcp'),
+          () => import('./mcp'),
+        );
         mcp = new McpToolsets(servers, {
           env,
           baseDir,

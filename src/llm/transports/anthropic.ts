@@ -4,7 +4,8 @@
 // with thinking on, the API wants a tool-using assistant turn sent back with its thinking blocks, and histories
 // keep thinking out of the context (src/llm/reasoning.ts); thinking blocks a server sends anyway become the step's
 // reasoning excerpt, never context.
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
+import { anthropicLoaded } from '../errors';
 import { modelFetch } from '../http';
 import type { ModelProfile } from '../profiles';
 import { requestOf } from './anthropic-request';
@@ -14,7 +15,11 @@ import type { PartialReply, RawToolCall, Transport, TransportReply } from './typ
 export const DEFAULT_MAX_TOKENS = 4_096;
 
 export function anthropicTransport(p: ModelProfile, env: NodeJS.ProcessEnv): Transport {
-  const client = new Anthropic({
+  // Loaded when a profile speaks Anthropic, not with every worker: ~200 ms of CPU at each start otherwise.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+  const sdk = require('@anthropic-ai/sdk') as typeof import('@anthropic-ai/sdk');
+  anthropicLoaded(sdk);
+  const client = new sdk.default({
     // The SDK appends /v1/messages; a base URL written the OpenAI way (ending in /v1) must not double it.
     baseURL: p.baseURL.replace(/\/v1\/?$/, ''),
     // As on the other transports a missing key is the server's 401, not the SDK's own search for credentials.

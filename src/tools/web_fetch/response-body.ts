@@ -1,6 +1,6 @@
 // What web_fetch does with a response body: HTML becomes readable text (html-to-text), other text is returned
 // as it is, binary content is refused. Decoding honours the charset of the Content-Type or of a <meta> tag.
-import { compile, type compiledFunction } from 'html-to-text';
+import type { compiledFunction } from 'html-to-text';
 import { isBinary } from '../handler-helpers/fs-util';
 
 export type ContentKind = 'html' | 'text' | 'binary' | 'unknown';
@@ -62,7 +62,9 @@ let converter: compiledFunction | undefined;
  * "text [absolute url]" so the model can fetch them next, images and scripts are dropped, tables stay tables.
  */
 function htmlToText(html: string, url: string): string {
-  converter ??= compile({
+  // Loaded at the first HTML page, not with every worker (its parser is ~80 ms of a start).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+  converter ??= (require('html-to-text') as typeof import('html-to-text')).compile({
     wordwrap: false,
     selectors: [
       {
