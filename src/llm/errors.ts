@@ -33,7 +33,6 @@ export function anthropicLoaded(sdk: typeof AnthropicSdk): void {
   Anthropic = sdk;
 }
 
-
 /** `endpoint` (the profile's base URL) is named in network errors: the first thing to check. */
 export function classifyModelError(err: unknown, endpoint?: string): ApplicationFailure | Error {
   const at = endpoint ? ` ${endpoint}` : '';
