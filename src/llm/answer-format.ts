@@ -1,14 +1,21 @@
 // The client's answer format (`response_format` through `hermes serve`, src/shared/client-tools.ts) on the worker:
 // the client's tool definitions as the endpoint is sent them, and the check of an answer against the format —
 // JSON, an object, the JSON Schema (Ajv, draft 2020-12, which reads the draft-07 schemas clients send as well).
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import type { default as Ajv2020, ValidateFunction } from 'ajv/dist/2020';
 import type { AnswerFormat } from '../shared/client-tools';
 import type { ModelCallInput } from '../shared/wire';
 import type { Definition } from './text-mode';
 
 // Made when first needed: the CLI imports this module for `hermes inspect` too.
 let instance: Ajv2020 | undefined;
-const ajv = () => (instance ??= new Ajv2020({ strict: false, allErrors: false, validateFormats: false }));
+// Loaded at the first answer format, not by every worker and command that imports this module (~80 modules).
+const ajv = () =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+  (instance ??= new (require('ajv/dist/2020') as typeof import('ajv/dist/2020')).default({
+    strict: false,
+    allErrors: false,
+    validateFormats: false,
+  }));
 const compiled = new Map<string, ValidateFunction>();
 
 function validator(schema: Record<string, unknown>): ValidateFunction {

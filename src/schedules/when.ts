@@ -4,7 +4,7 @@
 // the model are the ones the server will use (test/schedules.test.ts checks them against the server, for
 // every cron-parser extension that is accepted: `#`, `L`, `?`, `H`, seconds, steps).
 import type { CalendarSpec, DayOfWeek, LooseRange, Month, ScheduleSpec } from '@temporalio/client';
-import { CronExpressionParser } from 'cron-parser';
+import type { CronExpressionParser } from 'cron-parser';
 
 export type When =
   | { kind: 'cron' | 'interval'; spec: ScheduleSpec; next: Date[]; timezone: string }
@@ -125,9 +125,12 @@ function cron(text: string, timezone: string, now: Date, hashSeed: string | unde
   // cron-parser's own message for `15W` is "Invalid characters".
   const nearest = text.split(/\s+/).find((f) => /(\d|L)W/i.test(f));
   if (nearest !== undefined) throw new WhenError(`"${text}": "${nearest}": W (the nearest weekday) is not supported: ${EXAMPLES}`);
+  // Loaded by the commands and activities that read a cron expression, not by every one importing this module.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+  const { CronExpressionParser: parser } = require('cron-parser') as typeof import('cron-parser');
   let expr;
   try {
-    expr = CronExpressionParser.parse(text, { tz: timezone, currentDate: now, ...(hashSeed ? { hashSeed } : {}) });
+    expr = parser.parse(text, { tz: timezone, currentDate: now, ...(hashSeed ? { hashSeed } : {}) });
   } catch (err) {
     const why = err instanceof Error ? err.message : String(err);
     // An `L` that is not part of a name (JUL, @daily…): cron-parser's message for `L-2` is "got range NaN-2".

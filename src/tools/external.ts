@@ -4,7 +4,7 @@
 // conversations get, never what a running one calls.
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020';
+import type { default as Ajv2020, ValidateFunction } from 'ajv/dist/2020';
 import type { ExternalToolSpec, ToolList } from '../shared/wire';
 import type { ExternalTool } from './catalog';
 import { logger } from '../observe/logger';
@@ -46,7 +46,12 @@ export class ToolCatalog {
   private readonly hashes = new WeakMap<ExternalTool, string>();
   private readonly lists = new Map<string, ToolList>();
   private readonly validators = new Map<string, ValidateFunction>();
-  private readonly ajv = new Ajv2020({ allErrors: true, strict: false });
+  #ajv: Ajv2020 | undefined;
+  /** Loaded at the first catalog tool with a schema, not with every worker (~80 modules). */
+  private get ajv(): Ajv2020 {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- see above
+    return (this.#ajv ??= new (require('ajv/dist/2020') as typeof import('ajv/dist/2020')).default({ allErrors: true, strict: false }));
+  }
   private loading: Promise<void> | undefined;
 
   constructor(
