@@ -69,9 +69,15 @@ async function gated(c: Conversation, r: RunCall, verdict: ReturnType<typeof app
     c.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → ${gate.split('\n')[0]}`, ok: false });
     return { content: gate, kind: 'refused' };
   }
+  let call: Promise<ToolCallResult>;
+  try {
+    call = scheduleTool(c, r);
+  } catch (err) {
+    return toolFailed(c, r, err);
+  }
   return c.calling(
     `${r.name} ${shortArgs(r.args)}`,
-    scheduleTool(c, r),
+    call,
     (res) => toolDone(c, r, res),
     (err) => toolFailed(c, r, err),
   );

@@ -58,8 +58,8 @@ export function callModel(c: Conversation, spec: ModelCallSpec): Promise<ModelCa
       return called(c, spec, r, { chars, profile });
     },
     (err) => {
-      c.events.modelCalling(undefined);
       c.publish({ type: 'model.finished', model, kind: 'failed', error: describeFailure(err).message.slice(0, 300) }, step);
+      c.events.modelCalling(undefined);
       throw err;
     },
   );
