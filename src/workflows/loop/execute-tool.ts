@@ -45,19 +45,25 @@ export function executeTool(c: Conversation, r: RunCall): Promise<ToolOutcome> {
   // Most calls need no approval: no async gate (and its promises) for them. Classified once, here.
   const verdict = approvalVerdict(r.name, r.args);
   if (verdict.verdict !== 'allow') return gated(c, r, verdict).then(finished);
-  // Not an async function: each promise the workflow makes costs a stack trace (the SDK's promise hook), and this
-  // runs for every tool call; the activity's outcome and the finished event come from calling()'s one `then`.
+  return runActivity(c, r, finished);
+}
+
+/**
+ * The tool activity, its outcome mapped by `after` in calling()'s one `then`. Not an async function: each promise the
+ * workflow makes costs a stack trace (the SDK's promise hook), and this runs for every tool call.
+ */
+function runActivity(c: Conversation, r: RunCall, after: (out: ToolOutcome) => ToolOutcome = (out) => out): Promise<ToolOutcome> {
   let call: Promise<ToolCallResult>;
   try {
     call = scheduleTool(c, r);
   } catch (err) {
-    return new Promise((resolve) => resolve(finished(toolFailed(c, r, err))));
+    return new Promise((resolve) => resolve(after(toolFailed(c, r, err))));
   }
   return c.calling(
     `${r.name} ${shortArgs(r.args)}`,
     call,
-    (res) => finished(toolDone(c, r, res)),
-    (err) => finished(toolFailed(c, r, err)),
+    (res) => after(toolDone(c, r, res)),
+    (err) => after(toolFailed(c, r, err)),
   );
 }
 
@@ -69,18 +75,7 @@ async function gated(c: Conversation, r: RunCall, verdict: ReturnType<typeof app
     c.record({ kind: 'tool', name: r.name, summary: `${shortArgs(r.args)} → ${gate.split('\n')[0]}`, ok: false });
     return { content: gate, kind: 'refused' };
   }
-  let call: Promise<ToolCallResult>;
-  try {
-    call = scheduleTool(c, r);
-  } catch (err) {
-    return toolFailed(c, r, err);
-  }
-  return c.calling(
-    `${r.name} ${shortArgs(r.args)}`,
-    call,
-    (res) => toolDone(c, r, res),
-    (err) => toolFailed(c, r, err),
-  );
+  return runActivity(c, r);
 }
 
 /** The tool activity, with the options its spec asks for. */
