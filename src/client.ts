@@ -191,7 +191,7 @@ export class Hermes {
   /** Runs a worker in this process (what `hermes run` does with the embedded server). */
   private async startWorker(options: InProcessWorkerOptions): Promise<void> {
     // Loaded here so code that only starts and steers conversations never loads the worker.
-    const { connectWorker } = await import('./startup/connection');
+    const { closeWorkerConnection, connectWorker } = await import('./startup/connection');
     const { startWorkerFleet } = await import('./versioning/fleet');
     const target = this.owned!.target;
     const connection = await connectWorker(target);
@@ -201,7 +201,7 @@ export class Hermes {
       async stop() {
         fleet.shutdown();
         await fleet.done;
-        await connection.close();
+        await closeWorkerConnection(connection);
       },
     };
   }

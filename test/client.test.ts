@@ -6,6 +6,7 @@ import { afterEach, describe, expect, inject, it } from 'vitest';
 import { NativeConnection } from '@temporalio/worker';
 import { Hermes } from '../src/client';
 import { createHermesWorker } from '../src/worker';
+import { closeWorkerConnection } from '../src/startup/connection';
 import { defineProfile } from '../src/llm/profiles';
 import { installRuntimeLogger } from '../src/observe/logger';
 import { answer, toolCall } from './helpers/harness';
@@ -61,7 +62,20 @@ describe('createHermesWorker', () => {
         expect(worker.options.maxHeartbeatThrottleIntervalMs).toBe(250); // Hermes's own setting stays
       });
     } finally {
-      await connection.close();
+      await closeWorkerConnection(connection);
     }
+  });
+
+  it('closes a worker connection with its call-context store, so Node stops carrying it into every later promise', async () => {
+    const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+    const store = connection.callContextStorage;
+    // What an activity's client call does (withAbortSignal): run a call in the store, here one that reads it later.
+    let later!: Promise<unknown>;
+    store.run({ deadline: 1 }, () => {
+      later = new Promise((r) => setTimeout(r, 20)).then(() => store.getStore());
+    });
+    await closeWorkerConnection(connection);
+    // An enabled store still hands the call its context; a disabled one hands nobody anything.
+    expect(await later).toBeUndefined();
   });
 });

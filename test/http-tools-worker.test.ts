@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ExternalToolContext } from '../src/tools/catalog';
 import { createHttpTools, type PublishedCircuits } from '../src/tools/http';
 import { installRuntimeLogger } from '../src/observe/logger';
+import { closeWorkerConnection } from '../src/startup/connection';
 import { callToolWorkflow } from './fixtures/tool-retry-workflow';
 import { answer, createHarness, toolCall, toolResult } from './helpers/harness';
 import { spawnHermes } from './helpers/spawn-hermes';
@@ -85,7 +86,7 @@ describe('HTTP tools under Temporal', () => {
       expect(started.lastFailure?.message).toContain('HTTP 503');
       expect(started.lastFailure?.applicationFailureInfo?.type).toBe('HttpToolUnavailable');
     } finally {
-      await connection.close();
+      await closeWorkerConnection(connection);
       await clientConnection.close();
     }
   });

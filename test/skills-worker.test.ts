@@ -12,6 +12,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { Hermes } from '../src/client';
 import { defineProfile } from '../src/llm/profiles';
 import { createHermesWorker } from '../src/worker';
+import { closeWorkerConnection } from '../src/startup/connection';
 import { skillsWorkflowId } from '../src/shared/skills';
 import { answer, toolCall, toolResult } from './helpers/harness';
 import { MockModel } from './helpers/mock-model';
@@ -55,7 +56,7 @@ describe('skills store across worker processes', () => {
 
     // Worker process 2: this process, on another task queue (so nothing of the first conversation can run on it).
     const native = await NativeConnection.connect({ address });
-    cleanups.push(() => native.close());
+    cleanups.push(() => closeWorkerConnection(native));
     const second = await createHermesWorker({
       connection: native,
       taskQueue: `skills-b-${tag}`,

@@ -4,7 +4,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Hermes } from '../client';
-import { clusterConfigured, connectWorker } from '../startup/connection';
+import { closeWorkerConnection, clusterConfigured, connectWorker } from '../startup/connection';
 import { installRuntimeLogger, logToFile } from '../observe/logger';
 import { hermesHome } from '../shared/paths';
 import { lazyModule } from '../shared/lazy-module';
@@ -70,7 +70,7 @@ export async function withHermes(
     try {
       return await w.runUntil(untilStopped(command()));
     } finally {
-      await connection.close();
+      await closeWorkerConnection(connection);
     }
   } finally {
     await hermes.close();

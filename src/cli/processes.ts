@@ -4,7 +4,7 @@ import type { Connection } from '@temporalio/client';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { Hermes } from '../client';
-import { connectWorker } from '../startup/connection';
+import { closeWorkerConnection, connectWorker } from '../startup/connection';
 import { installRuntimeLogger } from '../observe/logger';
 import { metricsHost, prometheusOptions, watchConversations } from '../observe/metrics';
 import { tracingConfigured } from '../observe/tracing';
@@ -88,7 +88,7 @@ export async function worker(args: string[]): Promise<number> {
   } finally {
     stopWatching?.();
     await health?.close();
-    await connection.close();
+    await closeWorkerConnection(connection);
     await hermes.close();
   }
   if (stopping) say('stopped');

@@ -10,6 +10,7 @@ import { Hermes, hermesDataConverter } from '../../src/client';
 import { installRuntimeLogger, logger } from '../../src/observe/logger';
 import { defineProfile, type ProfileSet, type ToolCallMode } from '../../src/llm/profiles';
 import { createHermesWorker, type HermesWorkerOptions } from '../../src/worker';
+import { closeWorkerConnection } from '../../src/startup/connection';
 import { MockModel, type Reply } from './mock-model';
 import { waitFor } from './wait';
 
@@ -86,7 +87,7 @@ export async function createHarness(script: Reply[] = [], profiles?: (baseURL: s
     async close() {
       await mock.close();
       await connection.close();
-      await nativeConnection.close();
+      await closeWorkerConnection(nativeConnection);
     },
   };
 }
