@@ -13,6 +13,9 @@ describe('classifyCommand', () => {
     ['mkfs.ext4 /dev/sda1', 'refuse', 'mkfs'],
     ['dd if=/dev/zero of=/dev/sda bs=1M', 'refuse', 'dd-device'],
     [':(){ :|:& };:', 'refuse', 'fork-bomb'],
+    ['bomb () { bomb | bomb & }; bomb', 'refuse', 'fork-bomb'],
+    ['x:(){ :|:& };:', 'refuse', 'fork-bomb'],
+    ['echo go; g(){ g|g& };g', 'refuse', 'fork-bomb'],
     ['shutdown -h now', 'refuse', 'shutdown'],
     ['init 6', 'refuse', 'shutdown'],
     ['echo hi > /dev/sda', 'refuse', 'write-device'],
@@ -51,6 +54,8 @@ describe('classifyCommand', () => {
     ['npm test 2>&1 | tail -n 20', 'allow'],
     ['cat /etc/hosts', 'allow'],
     ['dd if=/dev/zero of=/dev/null count=1', 'allow'],
+    ['f(){ g|f& };f', 'allow'],
+    ['f(){ f|f& }', 'allow'],
   ];
   it.each(table)('%s → %s %s', (command, verdict, pattern) => {
     const res = classifyCommand(command);
@@ -58,6 +63,13 @@ describe('classifyCommand', () => {
     expect(res.pattern).toBe(pattern);
     if (verdict !== 'allow') expect(res.reason).toBe(TERMINAL_RULES.find((r) => r.pattern === pattern)?.description);
   });
+
+  it('judges a command with a word of 200,000 letters as it judges a short one, in far less than the seconds a quadratic rule takes', () => {
+    const word = 'a'.repeat(200_000);
+    expect(classifyCommand(`echo ${word}`).verdict).toBe('allow');
+    expect(classifyCommand(`${word}(){ ${word}|${word}& };${word}`).pattern).toBe('fork-bomb');
+    expect(classifyCommand(`echo ${'(){'.repeat(30_000)}|`).verdict).toBe('allow');
+  }, 20_000);
 
   it('has unique rule keys', () => {
     const keys = TERMINAL_RULES.map((r) => r.pattern);

@@ -132,7 +132,7 @@ export const TERMINAL_RULES: readonly TerminalRule[] = [
     pattern: 'fork-bomb',
     verdict: 'refuse',
     description: 'fork bomb',
-    test: (c) => /([\w:]+)\(\)\{\1\|\1&\};\1/.test(c.line.replace(/\s+/g, '')),
+    test: (c) => hasForkBomb(c.line),
   },
   {
     pattern: 'shutdown',
@@ -224,6 +224,26 @@ export const TERMINAL_RULES: readonly TerminalRule[] = [
     test: (c) => c.name === 'xargs' && c.args.some((a) => basename(a) === 'rm'),
   },
 ];
+
+const NAME_CHAR = /[\w:]/;
+
+/**
+ * `NAME(){ NAME|NAME& };NAME` once the spaces are out. Found by scanning, not by the backreference regex
+ * /([\w:]+)\(\)\{\1\|\1&\};\1/ that says the same thing: that one is quadratic in the length of a word (an
+ * `echo` of 16,000 letters took 340 ms), and this runs in the workflow task, where a stall of seconds fails the task.
+ * The name is the word between `{` and `|`; the words after different `(){` never overlap, so the scan is linear.
+ */
+function hasForkBomb(line: string): boolean {
+  const s = line.replace(/\s+/g, '');
+  for (let at = s.indexOf('(){'); at >= 0; at = s.indexOf('(){', at + 3)) {
+    let end = at + 3;
+    while (end < s.length && NAME_CHAR.test(s[end]!)) end++;
+    if (end === at + 3 || s[end] !== '|') continue;
+    const name = s.slice(at + 3, end);
+    if (s.endsWith(name, at) && s.startsWith(`|${name}&};${name}`, end)) return true;
+  }
+  return false;
+}
 
 /** Refuse beats approval beats allow; a dangerous part anywhere in a compound command decides. */
 export function classifyCommand(command: string): CommandVerdict {
