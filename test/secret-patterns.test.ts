@@ -205,6 +205,9 @@ describe('credential shapes', () => {
       b64('PORT=8080\nHOST=example.com\nNAME=some plain configuration text\n') + ' ',
       b64('x'.repeat(3000)).replace(/.{76}/g, '$&\n') + '\n',
       '0123456789abcdef'.repeat(64) + '\n',
+      // Token starts inside one run of token characters; BEGIN markers with no END after them.
+      'eyJ-',
+      '-----BEGIN PRIVATE KEY-----_',
     ];
     const ordinary = repeatedTo('drwxr-xr-x 2 user user 4096 Jan 1 12:00 file_name.txt https://example.com/a?b=c KEY=value\n');
     r.redact(ordinary); // warm-up

@@ -3,7 +3,7 @@
 // validator (src/workflows/memory.ts, which refuses a write that still holds a credential) share one definition.
 //
 // Every rule is linear: character classes that cannot overlap their delimiters, bounded lazy scans, hand-written
-// passes where a regex would rescan (PEM ends, assignments, AWS secrets in context), and a cheap prefilter so a
+// passes where a regex would rescan (PEM blocks and ends, assignments, AWS secrets in context), and a cheap prefilter so a
 // rule with no candidate in the text does not run. No rule matches a placeholder: redacting twice counts nothing.
 
 import { MARK, mark, type Redacted } from './redaction-types';
@@ -48,7 +48,43 @@ export function applyRule(rule: Rule, text: string): Redacted {
   return count ? { text: out, count } : { text, count: 0 };
 }
 
+const BEGIN_MARKER = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g;
 const END_MARKER = /-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g;
+/** What an unterminated block's body may hold (from BEGIN to the end of its base64). */
+const PEM_REST = /[A-Za-z0-9+/=\s\\:,.|-]*/y;
+const PEM_MAX_BODY = 32768;
+
+/**
+ * Each block from its BEGIN to its END when one follows within 32 KB, else to the end of its body. The next END is
+ * looked up once and kept while BEGINs come before it: a lazy regex scan of 32 KB per BEGIN was quadratic up to
+ * 32 KB, then 32,768 steps a BEGIN (a text of many BEGINs and no END: seconds).
+ */
+function privateKeyBlocks(text: string): Redacted {
+  let out = '';
+  let last = 0;
+  let count = 0;
+  let end: RegExpExecArray | null | undefined; // undefined: not looked up yet; null: there is none
+  BEGIN_MARKER.lastIndex = 0;
+  for (let m = BEGIN_MARKER.exec(text); m; m = BEGIN_MARKER.exec(text)) {
+    const body = m.index + m[0].length;
+    if (end === undefined || (end && end.index < body)) {
+      END_MARKER.lastIndex = body;
+      end = END_MARKER.exec(text);
+    }
+    let stop: number;
+    if (end && end.index - body <= PEM_MAX_BODY) stop = end.index + end[0].length;
+    else {
+      PEM_REST.lastIndex = body;
+      PEM_REST.exec(text);
+      stop = PEM_REST.lastIndex;
+    }
+    out += `${text.slice(last, m.index)}${mark('private-key')}`;
+    last = stop;
+    count++;
+    BEGIN_MARKER.lastIndex = stop;
+  }
+  return count ? { text: out + text.slice(last), count } : { text, count: 0 };
+}
 /** Characters of a PEM body, also with line numbers (read_file's "  7| ", cat -n) and JSON's \n escapes. */
 const PEM_BODY = /[A-Za-z0-9+/=\s\\|:,.-]/;
 
@@ -121,9 +157,8 @@ const PLAIN_RULES: Rule[] = [
   {
     // The whole block; an unterminated one (cut output) up to the end of its base64 body.
     kind: 'private-key',
-    re: /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]{0,32768}?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\:,.|-]*)/g,
     pre: includesAny('PRIVATE KEY'),
-    replace: () => mark('private-key'),
+    apply: privateKeyBlocks,
   },
   {
     // The end of a block whose beginning was cut off (paged read, head/tail truncation): the body before it.
@@ -132,8 +167,9 @@ const PLAIN_RULES: Rule[] = [
     apply: orphanKeyEnds,
   },
   {
+    // Only where a token starts: from every `eyJ` inside a run of token characters, the run was scanned again.
     kind: 'jwt',
-    re: /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
+    re: /(?<![\w-])eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g,
     pre: includesAny('eyJ'),
     replace: () => mark('jwt'),
   },

@@ -60,7 +60,8 @@ const PATTERNS: Pattern[] = [
   {
     id: 'exfiltrate-command',
     reason: 'it contains a network command that carries secrets or local files out (curl/wget/nc with a key, token or file)',
-    test: /\b(?:curl|wget|nc|ncat|netcat|scp|rsync)\b[^\n]*(?:\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)|--data(?:-binary)?\s+@|-d\s+@|-T\s|--upload-file|<\s*[~/])/i,
+    // Each scan stops at the next command word (tempered): scanning to the line's end from every `curl` was quadratic.
+    test: /\b(?:curl|wget|nc|ncat|netcat|scp|rsync)\b(?:(?!\b(?:curl|wget|nc|ncat|netcat|scp|rsync)\b)[^\n])*(?:\$\{?\w*(?:KEY|TOKEN|SECRET|PASSWORD|CREDENTIAL)|--data(?:-binary)?\s+@|-d\s+@|-T\s|--upload-file|<\s*[~/])/i,
   },
   {
     id: 'read-secrets',
@@ -70,7 +71,7 @@ const PATTERNS: Pattern[] = [
   {
     id: 'pipe-to-shell',
     reason: 'it tells the model to download a script and run it (curl or wget piped into a shell or interpreter)',
-    test: /\b(?:curl|wget)\b[^\n|]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|da|k|fi)?sh\b|\b(?:curl|wget)\b[^\n|]*\|\s*(?:sudo\s+)?(?:python[\d.]*|perl|ruby|node)\b|\b(?:ba|z)?sh\s+(?:-c\s+)?["']?\$\(\s*(?:curl|wget)\b/i,
+    test: /\b(?:curl|wget)\b(?:(?!\b(?:curl|wget)\b)[^\n|])*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:ba|z|da|k|fi)?sh\b|\b(?:curl|wget)\b(?:(?!\b(?:curl|wget)\b)[^\n|])*\|\s*(?:sudo\s+)?(?:python[\d.]*|perl|ruby|node)\b|\b(?:ba|z)?sh\s+(?:-c\s+)?["']?\$\(\s*(?:curl|wget)\b/i,
   },
   {
     id: 'fence-break',

@@ -64,12 +64,32 @@ describe('classifyCommand', () => {
     if (verdict !== 'allow') expect(res.reason).toBe(TERMINAL_RULES.find((r) => r.pattern === pattern)?.description);
   });
 
-  it('judges a command with a word of 200,000 letters as it judges a short one, in far less than the seconds a quadratic rule takes', () => {
-    const word = 'a'.repeat(200_000);
-    expect(classifyCommand(`echo ${word}`).verdict).toBe('allow');
-    expect(classifyCommand(`${word}(){ ${word}|${word}& };${word}`).pattern).toBe('fork-bomb');
-    expect(classifyCommand(`echo ${'(){'.repeat(30_000)}|`).verdict).toBe('allow');
-  }, 20_000);
+  // Each shape made one part of the parser or a rule quadratic (a 200,000-character line took seconds to minutes); this
+  // runs in the workflow task. A per-test timeout fails a synchronous overrun when it returns.
+  it.each([
+    ['a 200,000-letter word', `echo ${'a'.repeat(200_000)}`, 'allow'],
+    [
+      'a fork bomb with a 200,000-letter name',
+      `${'a'.repeat(200_000)}(){ ${'a'.repeat(200_000)}|${'a'.repeat(200_000)}& };${'a'.repeat(200_000)}`,
+      'refuse',
+    ],
+    ['60,000 fork-bomb openings and one bar', `echo ${'(){'.repeat(60_000)}|`, 'allow'],
+    ['a 200,000-digit number', `echo ${'1'.repeat(200_000)}`, 'allow'],
+    ['100,000 commands', 'a;'.repeat(100_000), 'allow'],
+    ['100,000 pipeline stages', 'x|'.repeat(100_000), 'allow'],
+    ['40,000 substitutions', `echo ${'$(a) '.repeat(40_000)}`, 'allow'],
+    ['50,000 backquoted substitutions', `echo ${'`a` '.repeat(50_000)}`, 'allow'],
+  ])(
+    'judges a line of %s in linear time',
+    (_name, line, verdict) => {
+      expect(classifyCommand(line).verdict).toBe(verdict);
+    },
+    20_000,
+  );
+
+  it('looks at the nearest 64 stages of a pipeline for a download piped into a shell', () => {
+    expect(classifyCommand(`curl -s x | ${'cat | '.repeat(62)}sh`).pattern).toBe('pipe-to-shell');
+  });
 
   it('has unique rule keys', () => {
     const keys = TERMINAL_RULES.map((r) => r.pattern);

@@ -132,7 +132,7 @@ export const TERMINAL_RULES: readonly TerminalRule[] = [
     pattern: 'fork-bomb',
     verdict: 'refuse',
     description: 'fork bomb',
-    test: (c) => hasForkBomb(c.line),
+    test: (c) => forkBombIn(c.line),
   },
   {
     pattern: 'shutdown',
@@ -226,6 +226,18 @@ export const TERMINAL_RULES: readonly TerminalRule[] = [
 ];
 
 const NAME_CHAR = /[\w:]/;
+
+// Every command parsed from a line carries the whole line: looking at it once per line, not once per command,
+// keeps a line of thousands of commands (`a;a;a;…`) linear. A pure memo of the last line: deterministic.
+let lastLine: string | undefined;
+let lastLineBomb = false;
+function forkBombIn(line: string): boolean {
+  if (line !== lastLine) {
+    lastLine = line;
+    lastLineBomb = hasForkBomb(line);
+  }
+  return lastLineBomb;
+}
 
 /**
  * `NAME(){ NAME|NAME& };NAME` once the spaces are out. Found by scanning, not by the backreference regex

@@ -7,7 +7,7 @@ export interface ParsedCommand {
   name: string;
   args: string[];
   redirects: { op: string; target: string }[];
-  /** Names of the commands before this one in the same pipeline (`curl … | sh` → ["curl"] for sh). */
+  /** Names of the commands before this one in the same pipeline (`curl … | sh` → ["curl"] for sh), the nearest 64. */
   pipedFrom: string[];
   /** Inner text of $( ), backticks and <( ) used by this command. */
   substitutions: string[];
@@ -20,6 +20,9 @@ export interface ParsedCommand {
 type Token = { t: 'word'; v: string } | { t: 'op'; v: string } | { t: 'redir'; v: string };
 
 const SUB_MARK = '__hermes_sub_';
+const SUB_MARKS = /__hermes_sub_(\d+)__/g;
+/** pipedFrom keeps the nearest stages: a copy of every earlier stage for every command made a long pipeline quadratic. */
+const PIPED_FROM_MAX = 64;
 const MAX_DEPTH = 6;
 
 /** Replaces $( ), `…`, <( ) and >( ) with placeholders; returns their inner texts. */
@@ -114,7 +117,9 @@ function tokenize(s: string): Token[] {
       flush();
       i++;
     } else {
-      const redir = /^(?:\d*|&)(?:>>|>\||>&|<<<|<<-?|<>|<&|>|<)/.exec(rest);
+      // A digit inside a word cannot start a redirection ("2>" only counts at a word's start, below): not trying
+      // there keeps a long run of digits linear (the anchored \d* would rescan the rest of the run at each one).
+      const redir = word !== null && c >= '0' && c <= '9' ? null : /^(?:\d*|&)(?:>>|>\||>&|<<<|<<-?|<>|<&|>|<)/.exec(rest);
       const op = /^(?:&&|\|\||;;|\|&|[;&|\n()])/.exec(rest);
       // "2>" only counts as a redirection when the digits start a word.
       if (redir && (word === null || !/^\d/.test(redir[0]))) {
@@ -191,14 +196,19 @@ export function parseCommandLine(line: string, depth = 0): ParsedCommand[] {
   let redirects: { op: string; target: string }[] = [];
   let pipeline: string[] = [];
   let pendingRedir: string | null = null;
-  const subsOf = (ws: string[]) => subs.filter((_, n) => ws.some((w) => w.includes(`${SUB_MARK}${n}__`)));
+  // The placeholders the words hold, read off the words (asking every word about every substitution was quadratic).
+  const subsOf = (ws: string[]) => {
+    const used = new Set<number>();
+    for (const w of ws) for (const m of w.matchAll(SUB_MARKS)) used.add(Number(m[1]));
+    return subs.filter((_, n) => used.has(n));
+  };
   const endCommand = () => {
     const all = [...words, ...redirects.map((r) => r.target)];
     const { words: real, sudo } = stripWrappers(words);
     const name = real[0] === undefined ? '' : basename(real[0]);
     const args = real.slice(1);
     if (name || sudo || redirects.length) {
-      result.push({ name, args, redirects, pipedFrom: [...pipeline], substitutions: subsOf(all), sudo, line });
+      result.push({ name, args, redirects, pipedFrom: pipeline.slice(-PIPED_FROM_MAX), substitutions: subsOf(all), sudo, line });
     }
     if (SHELLS.has(name)) {
       const c = args.findIndex((a) => /^-[a-z]*c[a-z]*$/.test(a));
