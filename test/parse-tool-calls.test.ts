@@ -7,6 +7,8 @@ import { createModelActivities } from '../src/activities/model';
 import type { ContextCache } from '../src/activities/context';
 import { recoverToolCalls } from '../src/llm/parse-tool-calls';
 import { loadProfiles } from '../src/llm/profiles';
+import { inventedResult, quotedResults } from '../src/llm/text-mode';
+import { toolDefinitions } from '../src/tools/registry';
 import type { ModelCallResult } from '../src/shared/wire';
 import { MockModel } from './helpers/mock-model';
 
@@ -185,6 +187,26 @@ describe('recoverToolCalls: broken attempts are reported, not answers', () => {
       '<tools>{"type": "function", "function": {"name": "list_dir", "description": "List", "parameters": {"type": "object", "properties": {}}}}</tools>';
     expect(unparsed(def)).toMatch(/^the JSON after <tools> is the definition of list_dir, not a call to it;/);
   });
+});
+
+// A reply that degenerates into "<tool_response " over and over, never closed: patterns that read each tag's
+// attributes as [^>]* scanned to the end from every one of them (tens of seconds at these sizes).
+describe('many unclosed <tool_response tags are read in linear time', () => {
+  const unclosed = (n: number) => '<tool_response '.repeat(n);
+
+  it('recoverToolCalls', () => {
+    expect(calls(`<tool_call>{"name": "list_dir", "arguments": {"path": "."}}</tool_call>\n${unclosed(48_000)}`)).toEqual(LS);
+  }, 20_000);
+
+  it('inventedResult (text-mode.ts)', () => {
+    const reason = inventedResult(`<tool_response name="list_dir">src/</tool_response>\n${unclosed(40_000)}`, toolDefinitions(['list_dir']));
+    expect(reason).toMatch(/; to call list_dir, write <tool_call>\{"name":"list_dir","arguments":\{"path":"\.\.\."\}\}<\/tool_call>$/);
+  }, 20_000);
+
+  it('quotedResults (text-mode.ts)', () => {
+    const wrote = 'Wrote 14 bytes to /w/hello.txt';
+    expect(quotedResults(`<tool_response>${wrote}</tool_response>${unclosed(32_000)}`, [wrote])).toBe(wrote + unclosed(32_000).trimEnd());
+  }, 20_000);
 });
 
 describe('the model activity recovers calls from text', () => {

@@ -4,6 +4,7 @@ import { isLoopback } from '../src/cli/http-api';
 import { hostName, normalizeOrigin } from '../src/http-api/browser-guard';
 import { parseChatRequest, sessionWorkflowId, taskPrompt } from '../src/http-api/request';
 import { currentMessage } from '../src/shared/texts';
+import { trimTrailingSlashes } from '../src/shared/http-server';
 import { echoedInstructions } from '../src/workflows/rules/echo-check';
 import { TurnStream, type ChunkDelta } from '../src/http-api/turn-stream';
 import type { ConversationEvent } from '../src/shared/events';
@@ -281,6 +282,13 @@ describe('client tools: the answer format and the one-off call ids', () => {
     });
   });
 
+  it('reads an unclosed fence over many blank lines in linear time', () => {
+    // A reply cut after its fence and 300,000 newlines: the quadratic fence pattern took about 50 s on it.
+    expect(checkAnswer('```json' + '\n'.repeat(300_000) + '{"n": 1}', { type: 'json_object' })).toEqual({
+      error: expect.stringMatching(/^it is not JSON/),
+    });
+  }, 20_000);
+
   it('names the one-off session in the ids it hands out, and reads it back from the results', () => {
     const pause = {
       turn: 1,
@@ -310,4 +318,19 @@ describe('client tools: the answer format and the one-off call ids', () => {
       ]),
     ).toThrow(/two different requests/);
   });
+});
+
+describe("trimTrailingSlashes (the servers' request paths)", () => {
+  it('gives what /\\/+$/ gave, "/" alone to ""', () => {
+    for (const p of ['', '/', '///', '/health', '/health/', '/v1//models//', 'a/b', '/a//b']) {
+      expect(trimTrailingSlashes(p)).toBe(p.replace(/\/+$/, ''));
+    }
+  });
+
+  // Sent before the token: the regex took minutes on such a path, so any client could pin a core.
+  it('is linear on a long run of slashes not at the end', () => {
+    const slashes = '/'.repeat(200_000);
+    expect(trimTrailingSlashes(`/a${slashes}x`)).toBe(`/a${slashes}x`);
+    expect(trimTrailingSlashes(`/a${slashes}`)).toBe('/a');
+  }, 20_000);
 });

@@ -9,7 +9,7 @@
 // not decode (unknown key, wrong key), as the protocol asks.
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { authorized, listen, type RunningHttpServer } from '../shared/http-server';
+import { authorized, listen, trimTrailingSlashes, type RunningHttpServer } from '../shared/http-server';
 import { PayloadDecryptError } from './aes';
 
 export const DEFAULT_CODEC_PORT = 8888;
@@ -82,7 +82,8 @@ export async function startCodecServer(opts: CodecServerOptions): Promise<Runnin
       res.end();
       return;
     }
-    const endpoint = new URL(req.url ?? '/', 'http://codec').pathname.replace(/\/+$/, '').split('/').pop();
+    const pathname = trimTrailingSlashes(new URL(req.url ?? '/', 'http://codec').pathname);
+    const endpoint = pathname.split('/').pop();
     if (endpoint === 'health') {
       if (req.method !== 'GET') throw new HttpError(405, 'use GET');
       send(res, 200, { ok: true });

@@ -2,7 +2,7 @@
 // browser boundary (browser-guard.ts), the body limit and the concurrency cap live here; each endpoint's work in its own file.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Hermes } from '../client';
-import { authorized, listen, type RunningHttpServer } from '../shared/http-server';
+import { authorized, listen, trimTrailingSlashes, type RunningHttpServer } from '../shared/http-server';
 import { guardBrowser, requireJson } from './browser-guard';
 import { chatCompletions, type CompletionsContext } from './chat-completions';
 import { ApiError, asApiError, badRequest, notFound, quoted, unauthorized } from './errors';
@@ -124,7 +124,7 @@ export async function startServe(opts: ServeOptions): Promise<RunningServe> {
       );
     }
     const url = new URL(req.url ?? '/', 'http://serve');
-    const path = url.pathname.replace(/\/+$/, '') || '/';
+    const path = trimTrailingSlashes(url.pathname) || '/';
     const method = req.method ?? 'GET';
     if (path === '/v1/chat/completions') {
       allow(method, 'POST');
@@ -186,7 +186,7 @@ const UNLIMITED = new Set(['/health', '/v1/models', '/openapi.json']);
 
 /** Which count a request is in: an events stream, another request, or none (the cheap answers). */
 function limitOf(url: string | undefined): 'request' | 'stream' | undefined {
-  const p = (url ?? '/').split('?')[0]!.replace(/\/+$/, '') || '/';
+  const p = trimTrailingSlashes((url ?? '/').split('?')[0]!) || '/';
   if (UNLIMITED.has(p) || p.startsWith('/v1/models/')) return undefined;
   return /^\/v1\/sessions\/[^/]+\/events$/.test(p) ? 'stream' : 'request';
 }

@@ -43,7 +43,9 @@ export function schemaProblem(schema: Record<string, unknown>): string | undefin
 
 /** A reply wrapped in one code fence (```json … ```): what is inside; else the text as it is. */
 function unfenced(text: string): string {
-  const m = /^```[A-Za-z0-9_-]*\s*\n([\s\S]*?)\n?```$/.exec(text.trim());
+  // Only spaces before the first newline: `\s*\n` there backtracked through every blank line into the body, quadratic
+  // on a fence followed by many newlines; blank lines now open the body, which trim() takes off.
+  const m = /^```[A-Za-z0-9_-]*[^\S\n]*\n([\s\S]*?)\n?```$/.exec(text.trim());
   return m ? m[1]!.trim() : text.trim();
 }
 

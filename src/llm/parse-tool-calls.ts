@@ -70,7 +70,8 @@ interface Found {
 // Opening markers; what follows each is read as JSON up to the first thing that is not JSON (a closing tag, prose).
 // <tool_response …> is the results' tag: a call written inside it counts (only one shaped like a call), anything
 // else there is a made-up result, which the model activity answers with a correction (text-mode.ts inventedResult).
-const MARKERS = /<tool_call>|<\|tool_call\|>|<tool_calls>|<function_call>|<tools>|<\|python_tag\|>|\[TOOL_CALLS\]|<tool_response\b[^>]*>/g;
+// Its attributes are [^<>]*, not [^>]*: many unclosed <tool_response tags were each scanned to the end (quadratic).
+const MARKERS = /<tool_call>|<\|tool_call\|>|<tool_calls>|<function_call>|<tools>|<\|python_tag\|>|\[TOOL_CALLS\]|<tool_response\b[^<>]*>/g;
 // Mistral's newer form: [TOOL_CALLS]name[ARGS]{…} (optionally [CALL_ID]id before [ARGS]).
 const MISTRAL_NAMED = /^\s*([\w.-]+)\s*(?:\[CALL_ID\]\s*\S+?\s*)?\[ARGS\]/;
 

@@ -7,7 +7,6 @@
 /** Characters of reasoning kept per model step for inspect (head and tail): ~1 KB of history per reasoning step. */
 export const REASONING_KEEP_CHARS = 1_000;
 
-const BLOCK = /<think>([\s\S]*?)<\/think>/gi;
 const OPEN = /<think>/i;
 const CLOSE = /<\/think>/i;
 
@@ -15,10 +14,7 @@ const CLOSE = /<\/think>/i;
 export function splitThinking(content: string | null): { content: string | null; thinking: string } {
   if (content === null) return { content, thinking: '' };
   const thoughts: string[] = [];
-  let rest = content.replace(BLOCK, (_m, inner: string) => {
-    thoughts.push(inner.trim());
-    return '';
-  });
+  let rest = withoutBlocks(content, thoughts);
   // A template that opens the block in the prompt: the reply starts inside it, only the closing tag is written.
   const close = CLOSE.exec(rest);
   if (close && !OPEN.test(rest.slice(0, close.index))) {
@@ -33,6 +29,29 @@ export function splitThinking(content: string | null): { content: string | null;
   }
   if (!thoughts.length) return { content, thinking: '' };
   return { content: rest.trim() || null, thinking: thoughts.filter(Boolean).join('\n\n') };
+}
+
+/**
+ * The content without its <think>…</think> blocks (any case), their insides pushed to `thoughts`: each <think> pairs
+ * with the first </think> after it. Searched with indexOf: /<think>([\s\S]*?)<\/think>/gi scanned to the end
+ * again from each of many unclosed <think>s (quadratic); here the search stops when no </think> is left.
+ */
+function withoutBlocks(content: string, thoughts: string[]): string {
+  // ASCII letters only, as /i without /u: the length stays, so indices match `content` (toLowerCase changes the
+  // length of some characters and maps the Kelvin sign to "k").
+  const lower = content.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+  let rest = '';
+  let from = 0;
+  for (;;) {
+    const open = lower.indexOf('<think>', from);
+    if (open < 0) break;
+    const close = lower.indexOf('</think>', open + '<think>'.length);
+    if (close < 0) break;
+    thoughts.push(content.slice(open + '<think>'.length, close).trim());
+    rest += content.slice(from, open);
+    from = close + '</think>'.length;
+  }
+  return rest + content.slice(from);
 }
 
 /** The reasoning a reply carries in a field of its own. */

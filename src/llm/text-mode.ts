@@ -19,7 +19,8 @@ export type Definition = ReturnType<typeof toolDefinitions>[number];
  */
 export function inventedResult(text: string, tools: Definition[]): string | undefined {
   if (!RESULT_TAG.test(text)) return undefined;
-  const named = [...text.matchAll(/<tool_response\b[^>]*\bname\s*=\s*["']?([\w.-]+)/g)].map((m) => m[1]!);
+  // [^<>]: a tag ends its scan at the next tag (with [^>] many unclosed tags were each scanned to the end: quadratic).
+  const named = [...text.matchAll(/<tool_response\b[^<>]*\bname\s*=\s*["']?([\w.-]+)/g)].map((m) => m[1]!);
   const known = [...new Set(named)].map((n) => tools.find((d) => d.function.name === n)).filter((d) => d !== undefined);
   const how = known.length
     ? `; to call ${known.map((d) => d.function.name).join(' or ')}, write ${known.slice(0, 3).map(callSkeleton).join(' or ')}`
@@ -33,7 +34,8 @@ const RESULT_TAG = /<tool_response\b/;
 export function holdsResults(text: string): boolean {
   return RESULT_TAG.test(text);
 }
-const RESULT_BLOCK = /<tool_response\b[^>]*>([\s\S]*?)(?:<\/tool_response>|$)/g;
+// [^<>] as in inventedResult: linear on many unclosed tags.
+const RESULT_BLOCK = /<tool_response\b[^<>]*>([\s\S]*?)(?:<\/tool_response>|$)/g;
 
 /**
  * A reply whose <tool_response> blocks only repeat results the conversation already holds: the model quoting what

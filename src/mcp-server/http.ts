@@ -9,7 +9,7 @@ import { guardBrowser } from '../http-api/browser-guard';
 import { ApiError, asApiError, notFound, unauthorized } from '../http-api/errors';
 import { principalOf, type Principal } from '../http-api/principals';
 import { MAX_BODY_BYTES } from '../http-api/server';
-import { authorized, listen, type RunningHttpServer } from '../shared/http-server';
+import { authorized, listen, trimTrailingSlashes, type RunningHttpServer } from '../shared/http-server';
 import type { McpContext } from './context';
 import { createMcpServer } from './server';
 
@@ -52,7 +52,7 @@ export async function startMcpHttp(o: McpHttpOptions): Promise<RunningHttpServer
     const principal = principals ? principalOf(req.headers.authorization, principals) : undefined;
     if ((principals && !principal) || (expected && !authorized(req.headers.authorization, expected))) throw unauthorized();
     if (open > maxConcurrent) throw new ApiError(429, `more than ${maxConcurrent} requests at once: try again shortly`, 'rate_limit_error');
-    const path = new URL(req.url ?? '/', 'http://mcp').pathname.replace(/\/+$/, '');
+    const path = trimTrailingSlashes(new URL(req.url ?? '/', 'http://mcp').pathname);
     if (path !== MCP_PATH) throw notFound(`no route ${path || '/'}: the MCP endpoint is POST ${MCP_PATH}`);
     // Stateless: no event stream to open (GET) and no session to end (DELETE).
     if (req.method !== 'POST') throw new ApiError(405, `use POST ${MCP_PATH} (this server keeps no sessions)`, 'invalid_request_error');

@@ -42,7 +42,8 @@ function decode(buf: Buffer, charset: string | undefined): string {
 
 /** <title>, whitespace collapsed (html-to-text reads the body only). */
 export function htmlTitle(html: string): string | undefined {
-  const m = /<title[^>]*>([^<]*)<\/title>/i.exec(html.slice(0, 65_536));
+  // [^<>]: with [^>], each of many unclosed "<title" was scanned to the end (quadratic).
+  const m = /<title[^<>]*>([^<]*)<\/title>/i.exec(html.slice(0, 65_536));
   const t = m?.[1]?.replace(/\s+/g, ' ').trim();
   return t ? decodeEntities(t) : undefined;
 }

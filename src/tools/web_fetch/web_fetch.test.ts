@@ -10,6 +10,7 @@ import { gzipSync } from 'node:zlib';
 import { loadWebConfig } from '../../llm/profiles';
 import { createWebFetch, type WebFetchOptions } from './handler';
 import { addressKind, AddressGuard, validAllowEntry } from './address-policy';
+import { htmlTitle } from './response-body';
 import { ToolError, type ToolContext } from '../handler';
 
 type Route = (req: IncomingMessage, res: ServerResponse) => void;
@@ -277,6 +278,13 @@ describe('content', () => {
     expect(await refusal(byDefault('not a url'))).toMatch(/^not a URL: "not a url"/);
     expect(await refusal(byDefault('http://no-such-host.test/'))).toMatch(/could not be resolved \(ENOTFOUND\)/);
   });
+
+  it('finds no title in a page of unclosed <title tags, in linear time', () => {
+    // htmlTitle reads 64 KB at most, where a quadratic title pattern took about 1 s: 40 such pages took about 40 s.
+    const page = '<title'.repeat(20_000) + '<title>past the first 64 KB</title>';
+    for (let i = 0; i < 40; i++) expect(htmlTitle(page)).toBeUndefined();
+    expect(htmlTitle('<html><head><TITLE lang="en">A &amp; B</TITLE></head>')).toBe('A & B');
+  }, 20_000);
 });
 
 describe('caps', () => {
