@@ -79,6 +79,7 @@ describe('classifyCommand', () => {
     ['100,000 pipeline stages', 'x|'.repeat(100_000), 'allow'],
     ['40,000 substitutions', `echo ${'$(a) '.repeat(40_000)}`, 'allow'],
     ['50,000 backquoted substitutions', `echo ${'`a` '.repeat(50_000)}`, 'allow'],
+    ['40,000 commands with a substitution each', 'a $(b);'.repeat(40_000), 'allow'],
   ])(
     'judges a line of %s in linear time',
     (_name, line, verdict) => {

@@ -200,7 +200,7 @@ export function parseCommandLine(line: string, depth = 0): ParsedCommand[] {
   const subsOf = (ws: string[]) => {
     const used = new Set<number>();
     for (const w of ws) for (const m of w.matchAll(SUB_MARKS)) used.add(Number(m[1]));
-    return subs.filter((_, n) => used.has(n));
+    return [...used].sort((a, b) => a - b).flatMap((n) => (n < subs.length ? [subs[n]!] : []));
   };
   const endCommand = () => {
     const all = [...words, ...redirects.map((r) => r.target)];
