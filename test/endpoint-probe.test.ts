@@ -89,6 +89,19 @@ describe('endpoint probe', () => {
     expect(await probeEndpoint(old.baseURL, 'qwen2.5:0.5b')).toMatchObject({ server: 'ollama', schemas: false });
   });
 
+  // The parameters text comes from the model server: reading num_ctx in it is linear (200,000 newlines took ~55 s).
+  it.each([
+    ['num_ctx on a later line', 'stop "<|im_end|>"\n  num_ctx 8192\n', 8192],
+    ['200,000 newlines and no num_ctx', `${'\n'.repeat(200_000)}x`, undefined],
+  ])(
+    'Ollama: reads %s',
+    async (_name, parameters, contextWindow) => {
+      const { baseURL } = await fakeServer({ 'GET /api/version': () => ({ version: '0.6.2' }), 'POST /api/show': () => ({ parameters }) });
+      expect((await probeEndpoint(baseURL, 'qwen2.5:0.5b')).contextWindow).toBe(contextWindow);
+    },
+    20_000,
+  );
+
   it('vLLM: max_model_len from /v1/models, the size from the model name', async () => {
     const { baseURL } = await fakeServer({
       'GET /v1/models': () => ({

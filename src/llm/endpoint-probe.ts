@@ -115,7 +115,7 @@ async function ollamaFacts(f: Fetch, origin: string, model: string, version: str
   const fromServer = paramsFromText(typeof show?.details?.parameter_size === 'string' ? show.details.parameter_size : undefined);
   const countInfo = Object.entries(show?.model_info ?? {}).find(([k]) => k === 'general.parameter_count')?.[1];
   const params = num(countInfo) ?? fromServer ?? paramsFromText(model);
-  const numCtx = typeof show?.parameters === 'string' ? /(?:^|\n)\s*num_ctx\s+(\d+)/.exec(show.parameters)?.[1] : undefined;
+  const numCtx = typeof show?.parameters === 'string' ? /^[^\S\n]*num_ctx[^\S\n]+(\d+)/m.exec(show.parameters)?.[1] : undefined;
   return {
     server: 'ollama',
     version,
