@@ -14,8 +14,8 @@ export const todoSpec = defineTool({
       todos: z
         .array(
           z.object({
-            id: z.string().min(1).describe('Stable id of the item, e.g. "1"'),
-            content: z.string().min(1).optional().describe('What to do (required for new items)'),
+            id: z.string().min(1).max(64).describe('Stable id of the item, e.g. "1"'),
+            content: z.string().min(1).max(500).optional().describe('What to do (required for new items)'),
             status: z.enum(['pending', 'in_progress', 'completed', 'cancelled']).optional().describe('Item status (default pending)'),
           }),
         )

@@ -29,6 +29,13 @@ export class TodoList {
 
 export type TodoUpdate = { id: string; content?: string; status?: TodoItem['status'] };
 
+/**
+ * Items a list may hold. The tool runs inside the workflow task and answers with the whole list: unbounded, one reply
+ * of hundreds of merging calls made a list of thousands of items rendered hundreds of times (89 MB of text for 400
+ * calls), and the workflow thread was stopped mid-task, which took the worker process down with it.
+ */
+export const MAX_TODO_ITEMS = 100;
+
 export function applyTodo(current: readonly TodoItem[], todos: TodoUpdate[], merge: boolean): { list: TodoItem[]; error?: string } {
   const list: TodoItem[] = merge ? current.map((t) => ({ ...t })) : [];
   for (const u of todos) {
@@ -41,6 +48,12 @@ export function applyTodo(current: readonly TodoItem[], todos: TodoUpdate[], mer
     } else {
       return { list: [...current], error: `todo item "${u.id}" does not exist yet and has no content` };
     }
+  }
+  if (list.length > MAX_TODO_ITEMS) {
+    return {
+      list: [...current],
+      error: `the list would have ${list.length} items, more than ${MAX_TODO_ITEMS}: replace it (merge false) with the items still open, or group items`,
+    };
   }
   return { list };
 }
