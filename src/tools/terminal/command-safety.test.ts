@@ -55,6 +55,10 @@ describe('classifyCommand', () => {
     ['cat /etc/hosts', 'allow'],
     ['dd if=/dev/zero of=/dev/null count=1', 'allow'],
     ['f(){ g|f& };f', 'allow'],
+    ['eval eval eval eval eval eval eval rm -rf /', 'approval', 'nested-too-deep'],
+    ['echo $($($($($($($(rm -rf /)))))))', 'approval', 'nested-too-deep'],
+    ['eval eval eval eval eval eval rm -rf /', 'refuse', 'rm-root'],
+    ['echo $($($($($($(ls))))))', 'allow'],
     ['f(){ f|f& }', 'allow'],
   ];
   it.each(table)('%s → %s %s', (command, verdict, pattern) => {

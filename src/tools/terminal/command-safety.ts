@@ -209,6 +209,13 @@ export const TERMINAL_RULES: readonly TerminalRule[] = [
       (c.name === 'kill' && c.args[0] === '--' && c.args[1] === '-1'),
   },
   { pattern: 'sudo', verdict: 'approval', description: 'running as root (sudo)', test: (c) => c.sudo || c.name === 'su' },
+  {
+    // Not followed further, so not judged: a person decides (`eval eval … rm -rf /` was allowed past the depth).
+    pattern: 'nested-too-deep',
+    verdict: 'approval',
+    description: 'commands nested more than 6 deep ($( ), bash -c, eval): not checked',
+    test: (c) => c.tooDeep === true,
+  },
   { pattern: 'write-etc', verdict: 'approval', description: 'writing under /etc', test: writesEtc },
   {
     pattern: 'find-delete',

@@ -15,6 +15,8 @@ export interface ParsedCommand {
   sudo: boolean;
   /** The whole line this command came from (for rules that look at raw text). */
   line: string;
+  /** Nested past what the parser follows (substitutions, `bash -c`, `eval`): what runs in there is unknown. */
+  tooDeep?: true;
 }
 
 type Token = { t: 'word'; v: string } | { t: 'op'; v: string } | { t: 'redir'; v: string };
@@ -187,7 +189,7 @@ const SHELLS = new Set(['sh', 'bash', 'zsh', 'dash', 'ksh', 'ash']);
 
 /** Every simple command the line could run, including inside substitutions, `bash -c '…'` and `eval`. */
 export function parseCommandLine(line: string, depth = 0): ParsedCommand[] {
-  if (depth > MAX_DEPTH) return [];
+  if (depth > MAX_DEPTH) return [{ name: '', args: [], redirects: [], pipedFrom: [], substitutions: [], sudo: false, line, tooDeep: true }];
   const { text, subs } = extractSubstitutions(line);
   const result: ParsedCommand[] = [];
   for (const sub of subs) result.push(...parseCommandLine(sub, depth + 1));
