@@ -34,8 +34,18 @@ function abortError(signal: AbortSignal): Error {
   return err;
 }
 
+/** The kernel's limit on one argument (MAX_ARG_STRLEN, with its terminating NUL): `bash -c` gets the command as one. */
+const MAX_COMMAND_BYTES = 128 * 1024 - 1;
+
 export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ctx) => {
   ctx.signal.throwIfAborted();
+  // Said here: past the limit, spawn fails with a bare "spawn E2BIG" that tells the model nothing.
+  const bytes = Buffer.byteLength(args.command);
+  if (bytes > MAX_COMMAND_BYTES) {
+    throw new ToolError(
+      `the command is ${bytes} bytes, more than one command line may be (128 KiB): write it to a file with write_file and run the file`,
+    );
+  }
   const cwd = await resolveInWorkspace(ctx.workspace, args.cwd ?? '.');
   if (!(await statOrFail(cwd, args.cwd ?? '.')).isDirectory()) throw new ToolError(`cwd ${args.cwd} is not a directory`);
   const timeoutSec = Math.min(TERMINAL_MAX_TIMEOUT_SEC, args.timeout ?? ctx.terminalTimeoutSec);

@@ -19,6 +19,13 @@ describe('terminal', () => {
     expect(await terminal({ command: 'true' }, ctx())).toBe('(no output)\nexit code: 0');
   });
 
+  it('says why a command over 128 KiB cannot run (the kernel would answer a bare E2BIG), and runs one just under', async () => {
+    await expect(terminal({ command: `echo ${'x'.repeat(200_000)}` }, ctx())).rejects.toThrow(
+      /200005 bytes, more than one command line may be \(128 KiB\): write it to a file/,
+    );
+    expect(await terminal({ command: `echo ${'x'.repeat(128 * 1024 - 14)} | wc -c` }, ctx())).toBe('131059\nexit code: 0');
+  });
+
   it('runs in the workspace or a cwd inside it', async () => {
     await fs.mkdir(path.join(bed.ws, 'sub'));
     expect(await terminal({ command: 'pwd' }, ctx())).toBe(`${bed.ws}\nexit code: 0`);
