@@ -3,6 +3,7 @@
 // the skills store every worker shares (src/workflows/skills.ts). Workflow-safe: specs only (handler.ts beside it).
 import { z } from 'zod';
 import { scanForInjection } from '../../shared/injection';
+import { SKILL_CHARS_MAX } from '../../shared/skills';
 import { defineTool } from '../spec';
 
 export const SKILLS_LIST = 'skills_list';
@@ -43,9 +44,10 @@ export const skillManageSpec = defineTool({
     z.object({
       action: z.enum(['create', 'patch', 'write_file', 'delete']).describe('What to do'),
       name: z.string().min(1).max(64).describe('The skill name: lowercase letters, digits and hyphens'),
-      content: z.string().optional().describe('create: the whole SKILL.md; write_file: the file text'),
-      old_string: z.string().optional().describe('patch: text that occurs exactly once'),
-      new_string: z.string().optional().describe('patch: its replacement'),
+      // The store's size limit, checked here too: a person should not be asked to approve a write it will refuse.
+      content: z.string().max(SKILL_CHARS_MAX).optional().describe('create: the whole SKILL.md; write_file: the file text'),
+      old_string: z.string().max(SKILL_CHARS_MAX).optional().describe('patch: text that occurs exactly once'),
+      new_string: z.string().max(SKILL_CHARS_MAX).optional().describe('patch: its replacement'),
       path: z.string().optional().describe('patch, write_file: a file of the skill (default SKILL.md)'),
     }),
   concurrency: 'write',
