@@ -198,6 +198,14 @@ describe('many unclosed <tool_response tags are read in linear time', () => {
     expect(calls(`<tool_call>{"name": "list_dir", "arguments": {"path": "."}}</tool_call>\n${unclosed(48_000)}`)).toEqual(LS);
   }, 20_000);
 
+  // Every marker's call never closes: each was read to the end of the reply (2 MB: ~30 s); a budget bounds the reading.
+  it('recoverToolCalls on 2 MB of calls that never close', () => {
+    const open = '<tool_call>{"name": "terminal", "arguments": {"command": "'.repeat(36_000);
+    const r = recoverToolCalls(`<tool_call>{"name": "list_dir", "arguments": {"path": "."}}</tool_call>\n${open}`, TOOLS, 'c');
+    expect(r.calls.map((c) => [c.function.name, JSON.parse(c.function.arguments)])).toEqual(LS);
+    expect(recoverToolCalls(open, TOOLS, 'c').calls).toEqual([]);
+  }, 20_000);
+
   it('inventedResult (text-mode.ts)', () => {
     const reason = inventedResult(`<tool_response name="list_dir">src/</tool_response>\n${unclosed(40_000)}`, toolDefinitions(['list_dir']));
     expect(reason).toMatch(/; to call list_dir, write <tool_call>\{"name":"list_dir","arguments":\{"path":"\.\.\."\}\}<\/tool_call>$/);

@@ -75,9 +75,18 @@ const MARKERS = /<tool_call>|<\|tool_call\|>|<tool_calls>|<function_call>|<tools
 // Mistral's newer form: [TOOL_CALLS]name[ARGS]{…} (optionally [CALL_ID]id before [ARGS]).
 const MISTRAL_NAMED = /^\s*([\w.-]+)\s*(?:\[CALL_ID\]\s*\S+?\s*)?\[ARGS\]/;
 
+/**
+ * Characters the markers' JSON may be read over, all told. A value that never closes is read to the text's end
+ * (then repaired and parsed a few ways), and 64 markers of a 1 MB reply made that 15 s of the model activity, past its
+ * heartbeat timeout. An ordinary reply (64 markers over 64 KB at most) stays far below.
+ */
+const MARKER_READ_BUDGET = 4_000_000;
+
 function fromMarkers(text: string, found: Found): void {
   // Bounded like fromLines: each marker's JSON may be read to the text's end.
+  let budget = MARKER_READ_BUDGET;
   for (const m of [...text.matchAll(MARKERS)].slice(0, 64)) {
+    if (budget <= 0) break;
     const marker = m[0];
     let rest = text.slice(m.index + marker.length);
     let named: string | undefined;
@@ -89,6 +98,7 @@ function fromMarkers(text: string, found: Found): void {
       }
     }
     const read = readJsonValues(rest);
+    budget -= Math.max(read.end, 1);
     if (marker.startsWith('<tool_response')) {
       for (const value of read.values) {
         const item = asCall(value, false);
