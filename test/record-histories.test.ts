@@ -111,6 +111,28 @@ describe.runIf(RECORD)('record replay corpus', () => {
       {},
     ));
 
+  // What one hostile reply meets: todo merges past the list's 100 items (the third refused, the list kept), a
+  // command nested past the parser's depth (approval, denied by approvalMode), an item over 500 characters (invalid).
+  it('limits of the in-workflow tools', () => {
+    const todos = (from: number) => Array.from({ length: 50 }, (_, i) => ({ id: String(from + i), content: `task ${from + i}` }));
+    return record(
+      'tool-limits',
+      [
+        {
+          toolCalls: [
+            { name: 'todo', arguments: { merge: true, todos: todos(0) } },
+            { name: 'todo', arguments: { merge: true, todos: todos(50) } },
+            { name: 'todo', arguments: { merge: true, todos: todos(100) } },
+            { name: 'todo', arguments: { merge: true, todos: [{ id: 'long', content: 'x'.repeat(501) }] } },
+            { name: 'terminal', arguments: { command: 'eval eval eval eval eval eval eval echo deep' } },
+          ],
+        },
+        answer('done'),
+      ],
+      { approvalMode: 'deny' },
+    );
+  });
+
   it('budget exhausted', () =>
     record('budget-exhausted', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), answer('summary')], { maxIterations: 2 }));
 

@@ -89,6 +89,7 @@ describe('replay corpus', () => {
       'memory-chat',
       'memory-store',
       'system-prompt',
+      'tool-limits',
     ]) {
       expect(files).toContain(`${name}.json`);
     }
