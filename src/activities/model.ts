@@ -73,13 +73,9 @@ export function createModelActivities(deps: ModelDeps) {
     // The reply so far while the endpoint streams: watchers read it from these details (src/shared/events.ts). Made
     // (split, redacted) when a heartbeat goes out, not at every streamed piece: per piece, a long reply streamed in
     // small pieces cost the square of its length (a 100 KB answer in 4-character pieces: 28 s of CPU).
-    // Made again only when a piece came since: a stalled stream's heartbeats reuse it.
     let partial: PartialReply | undefined;
-    let pieces = 0;
-    let made: { pieces: number; live: LiveReply } | undefined;
     const details = () => {
-      if (partial && made?.pieces !== pieces) made = { pieces, live: liveReply(partial, input, ctx.info.attempt, deps.redactor) };
-      const live = partial && made?.live;
+      const live = partial && liveReply(partial, input, ctx.info.attempt, deps.redactor);
       return {
         step: input.step,
         model: `${profile.name}: ${profile.model}`,
@@ -91,7 +87,6 @@ export function createModelActivities(deps: ModelDeps) {
     };
     const progress = (p: PartialReply) => {
       partial = p;
-      pieces++;
     };
     const beat = setInterval(() => ctx.heartbeat(details()), deps.heartbeatMs ?? 200);
     const info = {

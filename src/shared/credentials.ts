@@ -50,10 +50,8 @@ export function applyRule(rule: Rule, text: string): Redacted {
 
 const BEGIN_MARKER = /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g;
 const END_MARKER = /-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----/g;
-/** Characters of a PEM body, also with line numbers (read_file's "  7| ", cat -n) and JSON's \n escapes. */
-const PEM_BODY = /[A-Za-z0-9+/=\s\\|:,.-]/;
-/** An unterminated block's body: from BEGIN to the end of its base64. */
-const PEM_REST = new RegExp(`${PEM_BODY.source}*`, 'y');
+/** What an unterminated block's body may hold (from BEGIN to the end of its base64). */
+const PEM_REST = /[A-Za-z0-9+/=\s\\:,.|-]*/y;
 const PEM_MAX_BODY = 32768;
 
 /**
@@ -87,6 +85,8 @@ function privateKeyBlocks(text: string): Redacted {
   }
   return count ? { text: out + text.slice(last), count } : { text, count: 0 };
 }
+/** Characters of a PEM body, also with line numbers (read_file's "  7| ", cat -n) and JSON's \n escapes. */
+const PEM_BODY = /[A-Za-z0-9+/=\s\\|:,.-]/;
 
 /**
  * END markers left after the whole blocks were replaced have lost their BEGIN: replace each with the body
