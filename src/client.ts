@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dataConverter } from './codec';
 import { explainUnreadable, isPayloadKeyMismatch } from './codec/explain';
 import { startMarked } from './codec/marker';
-import { connectClient, resolveTemporal, type TemporalTarget } from './startup/connection';
+import { connectClient, isServerUnreachable, resolveTemporal, type TemporalTarget } from './startup/connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
 import { readConfig } from './config/load';
 import { redactUserText, redactUserTexts, type InputRedaction } from './security/user-input';
@@ -109,27 +109,6 @@ function formatBytes(n: number): string {
 
 /** The workflow's status on the server: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, CONTINUED_AS_NEW. */
 export type TemporalStatus = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TERMINATED' | 'TIMED_OUT' | 'CONTINUED_AS_NEW' | 'UNKNOWN';
-
-/**
- * True for errors that mean "the server cannot be reached right now" (gRPC UNAVAILABLE, a connection refused
- * or reset, a deadline hit while it was down), as opposed to an answer from the server.
- */
-export function isServerUnreachable(err: unknown): boolean {
-  for (
-    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
-    e && depth < 8;
-    e = e.cause as typeof e, depth++
-  ) {
-    if (e.code === 14 /* UNAVAILABLE */ || e.code === 4 /* DEADLINE_EXCEEDED */) return true;
-    if (
-      typeof e.message === 'string' &&
-      /UNAVAILABLE|ECONNREFUSED|ECONNRESET|No connection established|Connection dropped|connect failed/i.test(e.message)
-    ) {
-      return true;
-    }
-  }
-  return false;
-}
 
 export interface ResultOptions {
   /**

@@ -3,7 +3,8 @@
 // call's latest heartbeat details (DescribeWorkflowExecution's pending activities), turned into deltas here.
 // Neither is recorded, so watching costs the conversation no history. It follows continue-as-new (the query goes
 // to the latest run; offsets keep counting), rides out a worker restart (the query waits for a worker; the
-// retried model call is a new attempt, shown as `attempt.restarted`), and ends when the conversation closes.
+// retried model call is a new attempt, shown as `attempt.restarted`), rides out a server outage once it has
+// read a page (as `result()` does), and ends when the conversation closes.
 import type { WorkflowClient } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { decodeStoredValue } from '../storage/decode';
@@ -11,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { RunStatus } from '../shared/contract';
 import type { ConversationEvent, EventBase, EventsPage, LiveEvent, LiveReply, StepEventRecord } from '../shared/events';
 import { eventsQuery } from '../shared/messages';
+import { isServerUnreachable } from '../startup/connection';
 
 export interface EventsOptions {
   /** The offset of the first step event wanted (default 0: the oldest the conversation still keeps). */
@@ -19,6 +21,11 @@ export interface EventsOptions {
   signal?: AbortSignal;
   /** Milliseconds between two looks (default 200). */
   intervalMs?: number;
+  /**
+   * How long the server may stay unreachable, once a first page was read, before the iteration throws (default
+   * 10 minutes, as `result()`). A server unreachable at the first look throws at once: a wrong address is said.
+   */
+  maxOutageMs?: number;
 }
 
 const OPEN: ReadonlySet<RunStatus> = new Set(['running', 'waiting', 'idle']);
@@ -56,14 +63,31 @@ export async function* conversationEvents(workflow: WorkflowClient, workflowId: 
     yield live({ type: 'text.replaced', attempt, channel, text });
   }
 
+  const maxOutageMs = opts.maxOutageMs ?? 10 * 60_000;
+  let read = false;
+  let outageSince: number | undefined;
+  let backoffMs = intervalMs;
   for (;;) {
     if (opts.signal?.aborted) return;
     let page: EventsPage | undefined;
     try {
       page = await handle.query(eventsQuery, { from });
+      read = true;
+      outageSince = undefined;
     } catch (err) {
-      const d = await handle.describe().catch(() => undefined);
-      if (!d) throw err; // no such conversation, or no server: the caller says so
+      const d = await handle.describe().catch((e: unknown) => ({ unreachable: isServerUnreachable(e) || isServerUnreachable(err) }));
+      if ('unreachable' in d) {
+        // No such conversation, or no server at the first look: the caller says so.
+        if (!d.unreachable || !read) throw err;
+        const now = Date.now();
+        outageSince ??= now;
+        if (now - outageSince > maxOutageMs) throw err;
+        // The offset is kept: what happened meanwhile comes with the first page after.
+        backoffMs = outageSince === now ? intervalMs : Math.min(backoffMs * 2, 5_000);
+        await sleep(backoffMs, undefined, { signal: opts.signal }).catch(() => undefined);
+        continue;
+      }
+      outageSince = undefined;
       if (d.status.name !== 'RUNNING') return; // closed, and no worker to answer for the closed run
       // Running, but no worker answers now (restarting): the live text still comes from the server.
     }

@@ -76,7 +76,7 @@ export async function chatCompletions(ctx: CompletionsContext, req: IncomingMess
     const sessionPath = sessionId ? `/v1/sessions/${sessionId}` : undefined;
     const stop = new AbortController();
     const shaper = new TurnStream(shaperOptions(r, sessionPath));
-    const o = await Promise.race([done, firstWait(handle, cursor, shaper, stop.signal)]).finally(() => stop.abort());
+    const o = await Promise.race([done, firstWait(handle, cursor, shaper, stop.signal, ctx.log)]).finally(() => stop.abort());
     if (isReplyPause(o)) {
       const choices = [{ index: 0, message: pauseMessage(o, oneOff), logprobs: null, finish_reason: 'tool_calls' }];
       const hermes = { conversation_id: handle.id, session_id: sessionId ?? null, status: 'tool_calls', turn: o.turn };

@@ -23,15 +23,22 @@ export interface WaitWatcher {
 }
 
 /** The first wait of this request's turn, from its events; never resolves when the turn does not wait (or `signal` aborts). */
-export async function firstWait(handle: ConversationHandle, cursor: number | undefined, shaper: WaitWatcher, signal: AbortSignal): Promise<Waiting> {
+export async function firstWait(
+  handle: ConversationHandle,
+  cursor: number | undefined,
+  shaper: WaitWatcher,
+  signal: AbortSignal,
+  log: (line: string) => void,
+): Promise<Waiting> {
   try {
     for await (const e of liveEvents(handle, cursor, signal)) {
       shaper.onEvent(e);
       if (shaper.waiting) return shaper.waiting;
       if (shaper.answered) break;
     }
-  } catch {
-    // The events could not be followed: the request waits for the answer as before.
+  } catch (err) {
+    // The events could not be followed: the request waits for the answer, and the server's log says why.
+    log(`events of ${handle.id}: ${(err as Error).message}; a wait for a person will not be said before the answer`);
   }
   return new Promise<never>(() => undefined);
 }

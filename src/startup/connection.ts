@@ -127,3 +127,24 @@ export async function closeWorkerConnection(connection: NativeConnection): Promi
   await connection.close();
   connection.callContextStorage.disable();
 }
+
+/**
+ * True for errors that mean "the server cannot be reached right now" (gRPC UNAVAILABLE, a connection refused
+ * or reset, a deadline hit while it was down), as opposed to an answer from the server.
+ */
+export function isServerUnreachable(err: unknown): boolean {
+  for (
+    let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0;
+    e && depth < 8;
+    e = e.cause as typeof e, depth++
+  ) {
+    if (e.code === 14 /* UNAVAILABLE */ || e.code === 4 /* DEADLINE_EXCEEDED */) return true;
+    if (
+      typeof e.message === 'string' &&
+      /UNAVAILABLE|ECONNREFUSED|ECONNRESET|No connection established|Connection dropped|connect failed/i.test(e.message)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
