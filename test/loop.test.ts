@@ -191,6 +191,22 @@ describe('conversation loop', () => {
     expect(toolResult(msgs, 'd2')).toMatch(/duplicate of call d1/);
   });
 
+  it('runs at most 64 calls of one reply and tells the model about the rest (2,100 wedged the conversation)', async () => {
+    // Past 2,000 pending activities the server fails every workflow task: the reply is cut well before that.
+    const calls = Array.from({ length: 70 }, (_, i) => ({ id: `r${i}`, name: 'read_file', arguments: { path: `f${i}.txt` } }));
+    h = await createHarness([{ toolCalls: calls }, answer('ok')]);
+    for (let i = 0; i < 70; i++) writeFileSync(path.join(h.workspace, `f${i}.txt`), `file number ${i}\n`);
+    const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result());
+    expect(result).toMatchObject({ status: 'completed', toolCalls: 64 });
+    const msgs = h.mock.requests[1]!.messages;
+    const assistant = msgs.find((m) => m.role === 'assistant') as { tool_calls?: Array<{ id: string }> };
+    expect(assistant.tool_calls?.map((c) => c.id)).toEqual(calls.slice(0, 64).map((c) => c.id));
+    expect(msgs.filter((m) => m.role === 'tool')).toHaveLength(64);
+    expect(toolResult(msgs, 'r63')).toMatch(/6 more tool call\(s\) of this reply were not run: one reply may make at most 64/);
+    expect(toolResult(msgs, 'r62')).toMatch(/file number 62/);
+    expect(toolResult(msgs, 'r62')).not.toMatch(/not run/);
+  });
+
   it('refuses paths outside the workspace and reports a terminal timeout, then goes on', async () => {
     h = await createHarness([
       {

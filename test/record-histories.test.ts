@@ -133,6 +133,13 @@ describe.runIf(RECORD)('record replay corpus', () => {
     );
   });
 
+  it('a reply with more tool calls than one reply may make', () =>
+    record(
+      'tool-call-cap',
+      [{ toolCalls: Array.from({ length: 66 }, (_, i) => ({ name: 'read_file', arguments: { path: `missing-${i}.txt` } })) }, answer('done')],
+      {},
+    ));
+
   it('budget exhausted', () =>
     record('budget-exhausted', [toolCall('list_dir', {}), toolCall('list_dir', { depth: 2 }), answer('summary')], { maxIterations: 2 }));
 

@@ -90,6 +90,7 @@ describe('replay corpus', () => {
       'memory-store',
       'system-prompt',
       'tool-limits',
+      'tool-call-cap',
     ]) {
       expect(files).toContain(`${name}.json`);
     }

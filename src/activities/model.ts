@@ -13,7 +13,7 @@ import { ToolModes, type WireMode } from '../llm/tool-modes';
 import { parseStep, rejectsSchema, stepFormat, toConstrainedMode } from '../llm/constrained';
 import { completeBody } from '../llm/constrained-complete';
 import { FailureType } from '../shared/errors';
-import { TOO_LARGE_MARKER } from '../shared/wire';
+import { MAX_TOOL_CALLS_PER_REPLY, TOO_LARGE_MARKER } from '../shared/wire';
 import { REPEATED_RESULT_NUDGE } from '../shared/texts';
 import type { ChatMessage, ModelAttemptFailure, ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
 import { toolsQuery } from '../shared/messages';
@@ -307,6 +307,8 @@ function toResult(
   // native mode too the model writes its calls as text until `auto` turns to text mode. A reply that only repeats
   // results the request holds is flagged (repeatedResult) and asked for once more; repeated right after that nudge,
   // it is an answer quoting them.
+  const dropped = toolCalls.length - MAX_TOOL_CALLS_PER_REPLY;
+  if (dropped > 0) toolCalls = toolCalls.slice(0, MAX_TOOL_CALLS_PER_REPLY);
   let unparsed = recovered?.unparsed;
   let repeated = false;
   let answer = content;
@@ -322,6 +324,7 @@ function toResult(
     ...(mode === 'text' ? { toolMode: 'text' as const } : {}),
     ...(unparsed ? { unparsedToolCall: unparsed } : {}),
     ...(repeated ? { repeatedResult: true as const } : {}),
+    ...(dropped > 0 ? { droppedToolCalls: dropped } : {}),
     ...usageOf(res, profile, thinking),
   };
 }

@@ -56,6 +56,11 @@ export function cancelledRunning(why: string): string {
   return `Error: cancelled ${why} before it finished; it may have partly run.`;
 }
 
+/** Added to the last result of a reply that held more tool calls than one reply may make. */
+export function droppedCallsNote(dropped: number, max: number): string {
+  return `[${dropped} more tool call(s) of this reply were not run: one reply may make at most ${max}. Make the ones still needed in your next step.]`;
+}
+
 export function cancelledBeforeStart(why: string): string {
   return `Error: not run: cancelled ${why}.`;
 }

@@ -100,6 +100,8 @@ export interface ModelCallResult {
    * back. `text` is an excerpt (head and tail, REASONING_KEEP_CHARS) for `hermes inspect`; `chars` the full length.
    */
   reasoning?: { text: string; chars: number };
+  /** Tool calls past MAX_TOOL_CALLS_PER_REPLY that the reply held and message.tool_calls does not. */
+  droppedToolCalls?: number;
   /** A reply without calls that does not have the input's `answerFormat`: why (the workflow asks once more). */
   formatError?: string;
   /** The profile's context window in tokens, when the input asked for it (`window`). */
@@ -175,6 +177,13 @@ export interface ContextSlice {
  * answers such a call with an error instead of running it.
  */
 export const TOO_LARGE_MARKER = '\u0000hermes:too-large:';
+
+/**
+ * The tool calls one reply may make. Each runs as an activity, and the server fails every workflow task that
+ * would leave more than 2,000 pending (the conversation wedged); the model activity keeps the first this many and
+ * says how many it dropped (ModelCallResult.droppedToolCalls), and the model hears it with the results.
+ */
+export const MAX_TOOL_CALLS_PER_REPLY = 64;
 
 /**
  * What a sub-agent tells its parent after every model call (the `childProgress` signal): its totals so far, so

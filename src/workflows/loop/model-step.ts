@@ -3,7 +3,7 @@
 // context overflow, an unavailable model with a fallback profile) is recovered inside the step: the same step,
 // one iteration, tried again; the rest end it as `fail`.
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
-import type { ModelCallResult } from '../../shared/wire';
+import { MAX_TOOL_CALLS_PER_REPLY, type ModelCallResult } from '../../shared/wire';
 import { localActivities } from '../engine/activity-options';
 import { callModel } from './model-call';
 import { compressOnOverflow } from './compress';
@@ -101,7 +101,11 @@ interface ReplyContext {
 }
 
 function classify(r: ModelCallResult, { anyResultYet, recheck, announceCheck, task, format }: ReplyContext): ModelReply {
-  const calls = r.message.tool_calls ?? [];
+  const all = r.message.tool_calls ?? [];
+  // The activity keeps at most this many; whatever gave more, more than 2,000 pending activities would fail every
+  // workflow task of the conversation.
+  const calls = all.length > MAX_TOOL_CALLS_PER_REPLY ? all.slice(0, MAX_TOOL_CALLS_PER_REPLY) : all;
+  const dropped = (r.droppedToolCalls ?? 0) + all.length - calls.length;
   const text = r.message.content;
   if (calls.length === 0 && !text?.trim()) return { kind: 'empty' };
   const message = { role: 'assistant' as const, content: text, ...(calls.length ? { tool_calls: calls } : {}) };
@@ -128,7 +132,7 @@ function classify(r: ModelCallResult, { anyResultYet, recheck, announceCheck, ta
     }
     return { kind: 'answer', message, text: text ?? '' };
   }
-  return { kind: 'tools', message, calls };
+  return { kind: 'tools', message, calls, ...(dropped > 0 ? { dropped } : {}) };
 }
 
 function stepCall(c: Conversation): Promise<ModelCallResult> {

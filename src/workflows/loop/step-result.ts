@@ -5,7 +5,8 @@ import type { ChatMessage, ToolCall } from '../../shared/wire';
 /** What the model's reply asks for (model-step.ts). The messages are for the turn to append. */
 export type ModelReply =
   | { kind: 'answer'; message: ChatMessage; text: string }
-  | { kind: 'tools'; message: ChatMessage; calls: ToolCall[] }
+  /** `dropped`: calls past MAX_TOOL_CALLS_PER_REPLY, not run (the model hears it with the results). */
+  | { kind: 'tools'; message: ChatMessage; calls: ToolCall[]; dropped?: number }
   /** No text and no tool calls. */
   | { kind: 'empty' }
   /** A tool call written as text that could not be read: never an answer; the correction goes back to the model. */

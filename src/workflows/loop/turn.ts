@@ -9,7 +9,8 @@ import { echoedInstructions } from '../rules/echo-check';
 import type { Conversation } from '../state/conversation-state';
 import { finalSummary, modelStep } from './model-step';
 import { STOPPED, type Stopped, type TurnOutcome } from './turn-outcome';
-import { EMPTY_NUDGE, finalSummaryRequest, interruptedAnswer, loopWarning } from '../../shared/texts';
+import { droppedCallsNote, EMPTY_NUDGE, finalSummaryRequest, interruptedAnswer, loopWarning } from '../../shared/texts';
+import { MAX_TOOL_CALLS_PER_REPLY } from '../../shared/wire';
 import { runRound } from './client-calls';
 import type { StepResult } from './step-result';
 import { evaluateStop, type StopVerdict } from '../rules/stop-conditions';
@@ -127,6 +128,14 @@ async function steps(c: Conversation): Promise<TurnOutcome | Stopped> {
       case 'tools': {
         c.transcript.append(reply.message);
         const round = await runRound(c, reply.calls, reply.message.content);
+        if (reply.dropped) {
+          const last = round.messages.at(-1)!;
+          round.messages[round.messages.length - 1] = {
+            ...last,
+            content: `${last.content}\n\n${droppedCallsNote(reply.dropped, MAX_TOOL_CALLS_PER_REPLY)}`,
+          };
+          c.note('tools', `the reply held ${reply.calls.length + reply.dropped} tool calls: ran the first ${reply.calls.length}, the model was told`);
+        }
         c.transcript.append(...round.messages);
         if (round.wroteMemory) c.chat.memoryChanged();
         const shown = c.toolView.reveal(round.found);
