@@ -207,6 +207,30 @@ describe('conversation loop', () => {
     expect(toolResult(msgs, 'r62')).not.toMatch(/not run/);
   });
 
+  it('keeps a reply whose calls together are over a payload: the largest are answered "too large", the rest run', async () => {
+    // Without the payload store (a cluster's default), a result over 2 MiB failed to upload on every retry.
+    const sizes = [400_000, 500_000, 480_000, 490_000, 460_000];
+    const calls = sizes.map((n, i) => ({ id: `w${i}`, name: 'write_file', arguments: { path: `big${i}.txt`, content: 'x'.repeat(n) } }));
+    const store = process.env.HERMES_PAYLOAD_STORE;
+    process.env.HERMES_PAYLOAD_STORE = 'off';
+    let result;
+    try {
+      h = await createHarness([{ toolCalls: calls }, answer('ok')]);
+      result = await h.run(async () => (await h.hermes.start({ prompt: 'write them' })).result());
+    } finally {
+      if (store === undefined) delete process.env.HERMES_PAYLOAD_STORE;
+      else process.env.HERMES_PAYLOAD_STORE = store;
+    }
+    expect(result).toMatchObject({ status: 'completed', modelCalls: 2 });
+    expect(h.mock.requests).toHaveLength(2); // no retried model call
+    const msgs = h.mock.requests[1]!.messages;
+    for (const i of [1, 3]) {
+      expect(toolResult(msgs, `w${i}`)).toMatch(/too large to record: \d+ characters, with the reply's other calls more than one step may record/);
+      expect(existsSync(path.join(h.workspace, `big${i}.txt`))).toBe(false);
+    }
+    for (const i of [0, 2, 4]) expect(readFileSync(path.join(h.workspace, `big${i}.txt`), 'utf8')).toHaveLength(sizes[i]!);
+  });
+
   it('refuses paths outside the workspace and reports a terminal timeout, then goes on', async () => {
     h = await createHarness([
       {

@@ -14,6 +14,7 @@ import { parseStep, rejectsSchema, stepFormat, toConstrainedMode } from '../llm/
 import { completeBody } from '../llm/constrained-complete';
 import { FailureType } from '../shared/errors';
 import { MAX_TOOL_CALLS_PER_REPLY, TOO_LARGE_MARKER } from '../shared/wire';
+import { fitResult } from './model-size';
 import { REPEATED_RESULT_NUDGE } from '../shared/texts';
 import type { ChatMessage, ModelAttemptFailure, ModelCallInput, ModelCallResult, ToolCall } from '../shared/wire';
 import { toolsQuery } from '../shared/messages';
@@ -170,7 +171,7 @@ export function createModelActivities(deps: ModelDeps) {
           ctx.log.info('model writes its tool calls as text and never natively: text tool-call mode from now on', { profile: profile.name });
         }
         // Redacted before the cache sees it: the cache must hold exactly what the workflow records.
-        const result = deps.redactor ? redactResult(raw, deps.redactor) : raw;
+        const result = fitResult(deps.redactor ? redactResult(raw, deps.redactor) : raw);
         deps.contextCache.noteAssistant(workflowId, result);
         // Asked once per profile: the workflow compresses its context against this window (src/workflows/loop/compress.ts).
         const retried = ctx.info.attempt > 1 ? { attempt: ctx.info.attempt, failures } : {};
@@ -239,6 +240,14 @@ function asText(v: unknown): string {
   return typeof v === 'string' ? v : v === undefined || v === null ? '' : String(v);
 }
 
+/** Longest tool name or call id kept (the workflow answers a call by an unknown name with its name). */
+const MAX_NAME_CHARS = 256;
+
+function nameText(v: unknown): string {
+  const name = asText(v);
+  return name.length > MAX_NAME_CHARS ? `${name.slice(0, MAX_NAME_CHARS)}… (${name.length} characters)` : name;
+}
+
 function argumentsText(v: unknown): string {
   let text: string;
   if (v === undefined || v === null || v === '') text = '{}';
@@ -275,7 +284,8 @@ function toResult(
   const seen = new Set<string>();
   // Ids must be unique within a message: tool results are paired with calls by id.
   const uniqueId = (id: string | undefined, i: number) => {
-    const base = id || `call_${input.step}_${i}`;
+    // An id is sent back with the call's result; a longer one than any endpoint makes is replaced.
+    const base = id && id.length <= MAX_NAME_CHARS ? id : `call_${input.step}_${i}`;
     const out = seen.has(base) ? `${base}_${i}` : base;
     seen.add(out);
     return out;
@@ -288,7 +298,7 @@ function toResult(
           {
             id: uniqueId(typeof tc.id === 'string' ? tc.id : undefined, i),
             type: 'function' as const,
-            function: { name: asText(tc.function.name), arguments: argumentsText(tc.function.arguments) },
+            function: { name: nameText(tc.function.name), arguments: argumentsText(tc.function.arguments) },
           },
         ]
       : [],
@@ -301,7 +311,7 @@ function toResult(
       : undefined;
   const fromText = !!recovered?.calls.length;
   if (recovered && fromText) {
-    toolCalls = recovered.calls.map((c) => ({ ...c, function: { ...c.function, arguments: argumentsText(c.function.arguments) } }));
+    toolCalls = recovered.calls.map((c) => ({ ...c, function: { name: nameText(c.function.name), arguments: argumentsText(c.function.arguments) } }));
   }
   // A made-up result (or a call written in the results' tag) is neither an answer nor a result, in either mode: in
   // native mode too the model writes its calls as text until `auto` turns to text mode. A reply that only repeats
@@ -457,6 +467,11 @@ function mapStrings(v: unknown, f: (s: string) => string): unknown {
 
 /** Characters of live text in the heartbeat details; the step's result has all of it. */
 const MAX_LIVE_CHARS = 64 * 1024;
+/**
+ * Characters of all the calls' arguments together in them: with the text and the reasoning, at most 256 K
+ * characters, ~1.5 MB if every one is a control character JSON writes in 6 bytes (a payload may take 2 MiB).
+ */
+const MAX_LIVE_CALL_CHARS = 128 * 1024;
 
 /**
  * What a watcher may see of the reply so far: thinking split off (an unclosed <think> is still thinking), secrets
@@ -472,13 +487,21 @@ function liveReply(p: PartialReply, input: ModelCallInput, attempt: number, reda
   const content = split.content ?? '';
   const reasoning = [p.reasoning, split.thinking].filter(Boolean).join('\n\n');
   const asCall = (input.tools.length > 0 || Boolean(input.clientTools?.length)) && /^\s*(<tool_call|\{|```)/.test(content);
+  let room = MAX_LIVE_CALL_CHARS;
+  const callText = (t: string) => {
+    const shown = room > 0 ? clean(t).slice(0, room) : '';
+    room -= shown.length;
+    return shown;
+  };
   return {
     attempt,
     step: input.step,
     content: asCall ? '' : clean(content),
     reasoning: clean(reasoning),
     toolCalls: [
-      ...p.toolCalls.map((c) => ({ index: c.index, name: c.name, arguments: clean(c.arguments) })),
+      ...p.toolCalls
+        .slice(0, MAX_TOOL_CALLS_PER_REPLY)
+        .map((c) => ({ index: c.index, name: c.name.slice(0, MAX_NAME_CHARS), arguments: callText(c.arguments) })),
       ...(asCall ? [{ index: p.toolCalls.length, name: '', arguments: clean(content) }] : []),
     ],
   };

@@ -1,0 +1,43 @@
+// A model reply as a payload Temporal accepts. The server refuses a payload over 2 MiB: the activity's result would
+// then fail to upload on every retry, each one a paid model call, and the reply would be lost. Each text is capped
+// in characters where the reply is read (model.ts), but several calls of ~512 KB, or text that JSON escapes to
+// several bytes a character, still add up past the limit; so the whole result is measured as the bytes it records.
+import { TOO_LARGE_MARKER, type ModelCallResult } from '../shared/wire';
+
+/** What one reply may take, in JSON bytes: the limit less room for the other fields and a payload codec. */
+export const MAX_RESULT_BYTES = 1536 * 1024;
+
+const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v) ?? '');
+
+/**
+ * The result within `max` bytes: the largest call arguments become too-large markers first (the workflow answers
+ * each such call with an error the model can act on, "send big content in several smaller calls"), then the text
+ * is cut. Unchanged when it fits.
+ */
+export function fitResult(r: ModelCallResult, max = MAX_RESULT_BYTES): ModelCallResult {
+  let total = bytes(r);
+  if (total <= max) return r;
+  const calls = [...(r.message.tool_calls ?? [])];
+  const largest = calls.map((c, i) => ({ i, size: bytes(c.function.arguments) })).sort((a, b) => b.size - a.size);
+  for (const { i, size } of largest) {
+    if (total <= max) break;
+    const c = calls[i]!;
+    const marker = `${TOO_LARGE_MARKER}${c.function.arguments.length} characters, with the reply's other calls more than one step may record`;
+    calls[i] = { ...c, function: { ...c.function, arguments: marker } };
+    total -= size - bytes(marker);
+  }
+  let content = r.message.content;
+  if (total > max && content) {
+    const whole = content;
+    const note = (kept: number) => `\n[... reply cut: ${whole.length - kept} more characters, more than one step may record]`;
+    // What the kept text may take: the room left by the rest of the result, less the note at its longest.
+    const budget = max - (total - bytes(whole)) - bytes(note(0));
+    let keep = whole.length;
+    // Bytes per character vary along the text: cut in proportion until it fits (a few rounds).
+    for (let size = bytes(whole); keep > 0 && size > budget; size = bytes(whole.slice(0, keep))) {
+      keep = Math.max(0, Math.min(keep - 1, Math.floor((keep * budget) / size)));
+    }
+    content = whole.slice(0, keep) + note(keep);
+  }
+  return { ...r, message: { content, ...(calls.length ? { tool_calls: calls } : {}) } };
+}
