@@ -15,6 +15,8 @@ const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v) ?? '');
  * is cut. Unchanged when it fits.
  */
 export function fitResult(r: ModelCallResult, max = MAX_RESULT_BYTES): ModelCallResult {
+  // The usual reply: even at 6 bytes a character (JSON's \u escapes) far from the limit, so not written out.
+  if (6 * charsOf(r) < max / 2) return r;
   let total = bytes(r);
   if (total <= max) return r;
   const calls = [...(r.message.tool_calls ?? [])];
@@ -40,4 +42,11 @@ export function fitResult(r: ModelCallResult, max = MAX_RESULT_BYTES): ModelCall
     content = whole.slice(0, keep) + note(keep);
   }
   return { ...r, message: { content, ...(calls.length ? { tool_calls: calls } : {}) } };
+}
+
+/** The characters of a result's texts, roughly (its names, usage and such are small). */
+function charsOf(r: ModelCallResult): number {
+  let n = (r.message.content?.length ?? 0) + (r.reasoning?.text.length ?? 0) + (r.unparsedToolCall?.length ?? 0) + 1024;
+  for (const c of r.message.tool_calls ?? []) n += c.function.arguments.length + c.function.name.length + c.id.length + 64;
+  return n;
 }
