@@ -27,7 +27,8 @@ export async function watch(args: string[]): Promise<number> {
     const text = new LiveText();
     let last: ConversationEvent | undefined;
     try {
-      for await (const ev of handle.events({ ...(from !== undefined ? { from } : {}), signal: done.signal })) {
+      const onUnreachable = (e: Error) => void process.stderr.write(`Temporal server unreachable, retrying… (${e.message})\n`);
+      for await (const ev of handle.events({ ...(from !== undefined ? { from } : {}), signal: done.signal, onUnreachable })) {
         last = ev;
         if (values.json) {
           process.stdout.write(`${JSON.stringify(ev)}\n`);

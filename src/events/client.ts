@@ -26,6 +26,8 @@ export interface EventsOptions {
    * 10 minutes, as `result()`). A server unreachable at the first look throws at once: a wrong address is said.
    */
   maxOutageMs?: number;
+  /** Hears the first error of each outage it rides out (default: nothing is said). */
+  onUnreachable?: (err: Error) => void;
 }
 
 const OPEN: ReadonlySet<RunStatus> = new Set(['running', 'waiting', 'idle']);
@@ -75,12 +77,15 @@ export async function* conversationEvents(workflow: WorkflowClient, workflowId: 
       read = true;
       outageSince = undefined;
     } catch (err) {
-      const d = await handle.describe().catch((e: unknown) => ({ unreachable: isServerUnreachable(e) || isServerUnreachable(err) }));
+      const d = await handle.describe().catch((e: unknown) => ({ unreachable: isServerUnreachable(e) }));
       if ('unreachable' in d) {
         // No such conversation, or no server at the first look: the caller says so.
         if (!d.unreachable || !read) throw err;
         const now = Date.now();
-        outageSince ??= now;
+        if (outageSince === undefined) {
+          outageSince = now;
+          opts.onUnreachable?.(err as Error);
+        }
         if (now - outageSince > maxOutageMs) throw err;
         // The offset is kept: what happened meanwhile comes with the first page after.
         backoffMs = outageSince === now ? intervalMs : Math.min(backoffMs * 2, 5_000);
