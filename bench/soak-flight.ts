@@ -2,8 +2,7 @@
 // and starting the next. A start or a result that meets the server down (the soak restarts it) is retried: a start
 // whose reply was lost finds the workflow already started and carries on with it.
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
-import { Hermes, type ConversationResult } from '../src/client';
-import { isServerUnreachable } from '../src/startup/connection';
+import { Hermes, isServerUnreachable, type ConversationResult } from '../src/client';
 import { clusterPrompt, type ClusterModel } from './cluster-model';
 
 export interface Flown {

@@ -110,6 +110,8 @@ function formatBytes(n: number): string {
 /** The workflow's status on the server: RUNNING, COMPLETED, FAILED, CANCELLED, TERMINATED, TIMED_OUT, CONTINUED_AS_NEW. */
 export type TemporalStatus = 'RUNNING' | 'COMPLETED' | 'FAILED' | 'CANCELLED' | 'TERMINATED' | 'TIMED_OUT' | 'CONTINUED_AS_NEW' | 'UNKNOWN';
 
+export { isServerUnreachable } from './startup/connection';
+
 export interface ResultOptions {
   /**
    * Hears the first error of each outage (the server unreachable): default, one line on stderr. The wait goes on

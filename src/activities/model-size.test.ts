@@ -47,7 +47,15 @@ describe('fitResult: a reply as a payload Temporal accepts', () => {
     }
   });
 
-  it('marks the calls before it cuts the text', () => {
+  it('cuts the text, not small calls, when the text is what is large', () => {
+    const small = [call('a', '{"path":"x"}'), call('b', JSON.stringify({ path: 'y', content: 'z'.repeat(2_000) }))];
+    const fitted = fitResult(reply('\u0001'.repeat(512 * 1024), small));
+    expect(bytes(fitted)).toBeLessThanOrEqual(MAX_RESULT_BYTES);
+    expect(fitted.message.tool_calls).toEqual(small);
+    expect(fitted.message.content).toMatch(/reply cut: \d+ more characters/);
+  });
+
+  it('marks the larger call, not the text, when the call is what is large', () => {
     const fitted = fitResult(reply('a'.repeat(500_000), [call('c', JSON.stringify({ content: '\u0001'.repeat(300_000) }))]));
     expect(bytes(fitted)).toBeLessThanOrEqual(MAX_RESULT_BYTES);
     expect(fitted.message.content).toBe('a'.repeat(500_000));

@@ -286,7 +286,8 @@ function toResult(
   const uniqueId = (id: string | undefined, i: number) => {
     // An id is sent back with the call's result; a longer one than any endpoint makes is replaced.
     const base = id && id.length <= MAX_NAME_CHARS ? id : `call_${input.step}_${i}`;
-    const out = seen.has(base) ? `${base}_${i}` : base;
+    let out = base;
+    for (let n = i; seen.has(out); n++) out = `${base}_${n}`;
     seen.add(out);
     return out;
   };

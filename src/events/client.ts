@@ -66,6 +66,9 @@ export async function* conversationEvents(workflow: WorkflowClient, workflowId: 
   }
 
   const maxOutageMs = opts.maxOutageMs ?? 10 * 60_000;
+  // The client retries a call for ~20 s while the server is down: an abort ends the call in flight at once.
+  const call = <T>(fn: () => Promise<T>): Promise<T> => (opts.signal ? workflow.connection.withAbortSignal(opts.signal, fn) : fn());
+  // Set once the server answered about this conversation: an outage after that is ridden out.
   let read = false;
   let outageSince: number | undefined;
   let backoffMs = intervalMs;
@@ -73,11 +76,13 @@ export async function* conversationEvents(workflow: WorkflowClient, workflowId: 
     if (opts.signal?.aborted) return;
     let page: EventsPage | undefined;
     try {
-      page = await handle.query(eventsQuery, { from });
+      page = await call(() => handle.query(eventsQuery, { from }));
       read = true;
       outageSince = undefined;
     } catch (err) {
-      const d = await handle.describe().catch((e: unknown) => ({ unreachable: isServerUnreachable(e) }));
+      if (opts.signal?.aborted) return;
+      const d = await call(() => handle.describe()).catch((e: unknown) => ({ unreachable: isServerUnreachable(e) }));
+      if (opts.signal?.aborted) return;
       if ('unreachable' in d) {
         // No such conversation, or no server at the first look: the caller says so.
         if (!d.unreachable || !read) throw err;
@@ -92,6 +97,7 @@ export async function* conversationEvents(workflow: WorkflowClient, workflowId: 
         await sleep(backoffMs, undefined, { signal: opts.signal }).catch(() => undefined);
         continue;
       }
+      read = true;
       outageSince = undefined;
       if (d.status.name !== 'RUNNING') return; // closed, and no worker to answer for the closed run
       // Running, but no worker answers now (restarting): the live text still comes from the server.
@@ -141,7 +147,7 @@ export async function* conversationEvents(workflow: WorkflowClient, workflowId: 
   /** The deltas of the model call in flight since the last look, from its heartbeat details. */
   async function liveText(step: number): Promise<ConversationEvent[]> {
     const out: ConversationEvent[] = [];
-    const d = await handle.describe().catch(() => undefined);
+    const d = await call(() => handle.describe()).catch(() => undefined);
     const pending = d?.raw.pendingActivities?.find((p) => p.activityType?.name === 'callModel');
     if (!d || !pending) return out;
     base = { ...base, runId: d.runId, step };

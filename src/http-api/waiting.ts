@@ -38,7 +38,7 @@ export async function firstWait(
     }
   } catch (err) {
     // The events could not be followed: the request waits for the answer, and the server's log says why.
-    log(`events of ${handle.id}: ${(err as Error).message}; a wait for a person will not be said before the answer`);
+    if (!signal.aborted) log(`events of ${handle.id}: ${(err as Error).message}; a wait for a person will not be said before the answer`);
   }
   return new Promise<never>(() => undefined);
 }
