@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { BundleOptions } from '@temporalio/worker';
 import { hermesHome, packageRoot, sourceRoot } from '../shared/paths';
 
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} };
@@ -27,12 +28,33 @@ export function tracingInterceptorsPath(): string {
 }
 
 /**
+ * The SDK compiles workflow TypeScript for ES2017: object spread, class fields and `#private` fields become helper
+ * functions (`_object_spread`, `_define_property`, a WeakMap per private field) that every module carries, and the
+ * sandbox gives every cached workflow its own instance of each module: ~30 copies of each helper per conversation.
+ * The workflow thread runs on the worker's Node (20+), which has all of ES2022: compiled for it, none are needed.
+ */
+type Configuration = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
+function nativeSyntax(config: Configuration): Configuration {
+  for (const rule of config.module?.rules ?? []) {
+    const use = rule && typeof rule === 'object' ? rule.use : undefined;
+    const options = use && typeof use === 'object' && !Array.isArray(use) ? use.options : undefined;
+    const jsc = options && typeof options === 'object' ? (options as { jsc?: { target?: string } }).jsc : undefined;
+    if (jsc?.target) jsc.target = 'es2022';
+  }
+  // Scope hoisting: the ES modules of the bundle joined into one scope, as a production build does (the SDK builds
+  // in development mode). No export getter, namespace object or module closure per module and workflow.
+  config.optimization = { ...config.optimization, concatenateModules: true };
+  return config;
+}
+
+/**
  * Options every workflow bundle is built with (worker, tests, benchmarks): zod is shared, see preload.ts.
  * `tracing`: with the OpenTelemetry workflow interceptors (a worker with OTEL_EXPORTER_OTLP_ENDPOINT set runs it).
  */
 export function bundleOptions(entry: string = workflowsPath(), opts: { tracing?: boolean } = {}) {
   return {
     workflowsPath: entry,
+    webpackConfigHook: nativeSyntax,
     preloadModules: [sourcePath('engine/preload')],
     // Undecodable payloads become values the contract rejects, instead of failing every workflow task.
     payloadConverterPath: sourcePath('engine/payload-converter'),
