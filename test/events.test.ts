@@ -1,5 +1,6 @@
 // Live events (src/shared/events.ts): the model's reply word by word while the endpoint streams, a retried
 // attempt marked, step events in order across continue-as-new — and none of it in the history.
+import { getEventListeners } from 'node:events';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -48,7 +49,11 @@ describe('live events', () => {
     );
     await h.run(async () => {
       const handle = await h.hermes.start({ prompt: 'What do the notes say?', workspace: h.workspace });
-      const events = await collect(handle.events());
+      const follow = new AbortController();
+      const events = await collect(handle.events({ signal: follow.signal }));
+      // Each look's listener on the caller's signal is gone again (the SDK's withAbortSignal leaves one per call:
+      // after ten, Node printed a leak warning into a terminal's streamed answer).
+      expect(getEventListeners(follow.signal, 'abort')).toHaveLength(0);
       const result = await handle.result();
       expect(result.status).toBe('completed');
       expect(result.answer).toBe(ANSWER);

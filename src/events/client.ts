@@ -66,8 +66,23 @@ export async function* conversationEvents(workflow: WorkflowClient, workflowId: 
   }
 
   const maxOutageMs = opts.maxOutageMs ?? 10 * 60_000;
-  // The client retries a call for ~20 s while the server is down: an abort ends the call in flight at once.
-  const call = <T>(fn: () => Promise<T>): Promise<T> => (opts.signal ? workflow.connection.withAbortSignal(opts.signal, fn) : fn());
+  // The client retries a call for ~20 s while the server is down: an abort stops waiting for the call in flight
+  // (left to end on its own). Not the SDK's withAbortSignal: it adds a listener to the signal per call and never
+  // removes it, one more every look.
+  const call = <T>(fn: () => Promise<T>): Promise<T> => {
+    const p = fn();
+    const signal = opts.signal;
+    if (!signal) return p;
+    return new Promise<T>((resolve, reject) => {
+      const stop = () => {
+        p.catch(() => undefined);
+        reject(new Error('stopped following'));
+      };
+      if (signal.aborted) return stop();
+      signal.addEventListener('abort', stop, { once: true });
+      p.then(resolve, reject).finally(() => signal.removeEventListener('abort', stop));
+    });
+  };
   // Set once the server answered about this conversation: an outage after that is ridden out.
   let read = false;
   let outageSince: number | undefined;
