@@ -13,6 +13,8 @@ import { Hermes } from '../src/client';
 import { answer, toolCall } from './helpers/harness';
 import { MockModel } from './helpers/mock-model';
 import { rand } from './helpers/random-secrets';
+
+const LETTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 import { killAllWorkers, startWorkerProcess, workerEnv, type WorkerProcess } from './helpers/worker-process';
 import { waitFor } from './helpers/wait';
 
@@ -117,7 +119,9 @@ function logLines(w: WorkerProcess): Array<Record<string, unknown>> {
     .filter((r) => typeof r.event === 'string');
 }
 
-const secret = `sk-planted-${rand(24)}`;
+// Letters only: no credential shape matches it (the OpenAI key rule wants a digit), so only the worker's own
+// environment says it is a secret — what a client cannot redact reaches the history, and must stop at the spans.
+const secret = `sk-planted-${rand(24, LETTERS)}`;
 let mock: MockModel;
 let hermes: Hermes;
 let receiver: Awaited<ReturnType<typeof startOtlpReceiver>>;

@@ -132,9 +132,16 @@ class RedactingProcessor implements SpanProcessor {
   }
 }
 
+/**
+ * Strings redacted; values that are not attribute values (OpenTelemetry allows primitives and arrays of them) are
+ * dropped: the SDK's workflow span sink copies the whole WorkflowInfo onto every workflow span, objects included —
+ * its memo holds the conversation's summary (the prompt's words), its search attributes and last result too.
+ */
 function redactAttributes(attrs: Record<string, unknown>, r: Redactor): void {
+  const primitive = (x: unknown) => x === null || (typeof x !== 'object' && typeof x !== 'function');
   for (const [k, v] of Object.entries(attrs)) {
     if (typeof v === 'string') attrs[k] = r.text(v);
-    else if (Array.isArray(v)) attrs[k] = v.map((x: unknown) => (typeof x === 'string' ? r.text(x) : x));
+    else if (Array.isArray(v)) attrs[k] = v.filter(primitive).map((x: unknown) => (typeof x === 'string' ? r.text(x) : x));
+    else if (!primitive(v)) delete attrs[k];
   }
 }
