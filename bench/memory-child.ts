@@ -23,7 +23,7 @@ installRuntimeLogger('ERROR');
 const HEAP = process.env.BENCH_MEMORY_HEAP === '1';
 const DEBUG = HEAP ? { debugMode: true } : {};
 const SNAPSHOT = process.env.BENCH_HEAP_SNAPSHOT;
-async function settledRss(): Promise<number> {
+async function settledMemory(): Promise<number> {
   (globalThis as { gc?: () => void }).gc?.();
   await new Promise((r) => setTimeout(r, Number(process.env.SETTLE_MS ?? 1_500)));
   if (!HEAP) return process.memoryUsage().rss;
@@ -53,11 +53,11 @@ async function main() {
     grown = await worker.runUntil(async () => {
       const warm = await Promise.all(Array.from({ length: 5 }, (_, i) => hermes.start({ id: id(-1 - i), mode: 'chat' })));
       for (const w of warm) await w.state();
-      const before = await settledRss();
+      const before = await settledMemory();
       if (SNAPSHOT) writeHeapSnapshot(`${SNAPSHOT}-before.heapsnapshot`);
       const chats = await Promise.all(Array.from({ length: N }, (_, i) => hermes.start({ id: id(i), mode: 'chat' })));
       for (const c of chats) await c.state(); // each has had its first workflow task: it is in the worker's cache
-      const after = await settledRss();
+      const after = await settledMemory();
       if (SNAPSHOT) writeHeapSnapshot(`${SNAPSHOT}-after.heapsnapshot`);
       await Promise.all([...warm, ...chats].map((c) => c.end()));
       await Promise.all([...warm, ...chats].map((c) => c.result()));
@@ -70,11 +70,11 @@ async function main() {
       const start = (i: number) => client.workflow.start('idleWorkflow', { workflowId: id(i), taskQueue });
       const warm = await Promise.all(Array.from({ length: 5 }, (_, i) => start(-1 - i)));
       for (const w of warm) await w.query('__stack_trace').catch(() => undefined);
-      const before = await settledRss();
+      const before = await settledMemory();
       const idle = await Promise.all(Array.from({ length: N }, (_, i) => start(i)));
       // A query needs the workflow on the worker: once answered, its first task has run and it is cached.
       for (const w of idle) await w.query('__stack_trace').catch(() => undefined);
-      const after = await settledRss();
+      const after = await settledMemory();
       await Promise.all([...warm, ...idle].map((w) => w.signal(stopIdle)));
       await Promise.all([...warm, ...idle].map((w) => w.result()));
       return after - before;

@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { dataConverter } from './codec';
 import { explainUnreadable, isPayloadKeyMismatch } from './codec/explain';
 import { startMarked } from './codec/marker';
-import { connectClient, isServerUnreachable, resolveTemporal, type TemporalTarget } from './startup/connection';
+import { connectClient, isServerUnreachable, resolveTemporal, sayUnreachable, type TemporalTarget } from './startup/connection';
 import { DEFAULT_LIMITS, TASK_QUEUE } from './shared/defaults';
 import { readConfig } from './config/load';
 import { redactUserText, redactUserTexts, type InputRedaction } from './security/user-input';
@@ -346,7 +346,7 @@ export class ConversationHandle {
    */
   async result(opts: ResultOptions = {}): Promise<ConversationResult> {
     const maxOutageMs = opts.maxOutageMs ?? 10 * 60_000;
-    const say = opts.onUnreachable ?? ((e: Error) => void process.stderr.write(`Temporal server unreachable, retrying… (${e.message})\n`));
+    const say = opts.onUnreachable ?? sayUnreachable;
     let outageSince: number | undefined;
     let backoffMs = 500;
     for (;;) {

@@ -7,6 +7,7 @@ import type { ConversationEvent } from '../shared/events';
 import { UsageError, withHermes } from './common';
 import { LiveText } from './live-text';
 import { stopSignal } from './signals';
+import { sayUnreachable } from '../startup/connection';
 
 export async function watch(args: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -27,8 +28,8 @@ export async function watch(args: string[]): Promise<number> {
     const text = new LiveText();
     let last: ConversationEvent | undefined;
     try {
-      const onUnreachable = (e: Error) => void process.stderr.write(`Temporal server unreachable, retrying… (${e.message})\n`);
-      for await (const ev of handle.events({ ...(from !== undefined ? { from } : {}), signal: done.signal, onUnreachable })) {
+      const follow = { ...(from !== undefined ? { from } : {}), signal: done.signal, onUnreachable: sayUnreachable };
+      for await (const ev of handle.events(follow)) {
         last = ev;
         if (values.json) {
           process.stdout.write(`${JSON.stringify(ev)}\n`);

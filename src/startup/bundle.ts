@@ -34,7 +34,7 @@ export function tracingInterceptorsPath(): string {
  * The workflow thread runs on the worker's Node (20+), which has all of ES2022: compiled for it, none are needed.
  */
 type Configuration = Parameters<NonNullable<BundleOptions['webpackConfigHook']>>[0];
-function nativeSyntax(config: Configuration): Configuration {
+function productionBuild(config: Configuration): Configuration {
   for (const rule of config.module?.rules ?? []) {
     const use = rule && typeof rule === 'object' ? rule.use : undefined;
     const options = use && typeof use === 'object' && !Array.isArray(use) ? use.options : undefined;
@@ -54,7 +54,7 @@ function nativeSyntax(config: Configuration): Configuration {
 export function bundleOptions(entry: string = workflowsPath(), opts: { tracing?: boolean } = {}) {
   return {
     workflowsPath: entry,
-    webpackConfigHook: nativeSyntax,
+    webpackConfigHook: productionBuild,
     preloadModules: [sourcePath('engine/preload')],
     // Undecodable payloads become values the contract rejects, instead of failing every workflow task.
     payloadConverterPath: sourcePath('engine/payload-converter'),

@@ -128,6 +128,11 @@ export async function closeWorkerConnection(connection: NativeConnection): Promi
   connection.callContextStorage.disable();
 }
 
+/** The line a command prints when it starts riding out an outage (`result()`, `hermes watch`). */
+export function sayUnreachable(err: Error): void {
+  process.stderr.write(`Temporal server unreachable, retrying… (${err.message})\n`);
+}
+
 /**
  * True for errors that mean "the server cannot be reached right now" (gRPC UNAVAILABLE, a connection refused
  * or reset, a deadline hit while it was down), as opposed to an answer from the server.
