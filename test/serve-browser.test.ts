@@ -141,7 +141,8 @@ describe('hermes serve: the browser boundary', () => {
   });
 
   it('refuses an approve sent as text/plain or from a page: the pending approval stays and the command does not run', async () => {
-    const s = await serve();
+    const logged: string[] = [];
+    const s = await serve({ log: (line) => logged.push(line) });
     const victim = path.join(h.workspace, 'victimdir');
     mkdirSync(victim, { recursive: true });
     const session = `approve-${Date.now().toString(36)}`;
@@ -157,6 +158,10 @@ describe('hermes serve: the browser boundary', () => {
         return v.state?.pendingApprovals?.map((a) => a.callId);
       };
       await waitFor('the approval pending', async () => ((await pending().catch(() => undefined))?.includes('rm1') ? true : undefined), 30_000);
+      // The request is answered while the approval is pending, with the wait (not held until someone decides it).
+      const said = await Promise.race([turn, new Promise<undefined>((r) => setTimeout(r, 30_000))]);
+      expect(said, `no answer while waiting; the server logged: ${logged.join(' | ')}`).toBeDefined();
+      expect(await said!.json()).toMatchObject({ hermes: { status: 'waiting', call_id: 'rm1' } });
       const decision = JSON.stringify({ call_id: 'rm1', decision: 'approve' });
       const plain = await raw(s, 'POST', `/v1/sessions/${session}/approve`, { 'Content-Type': 'text/plain' }, decision);
       expect({ status: plain.status, code: plain.json.error?.code }).toEqual({ status: 415, code: 'unsupported_media_type' });
@@ -189,8 +194,7 @@ describe('hermes serve: the browser boundary', () => {
         JSON.stringify({ call_id: 'rm1', decision: 'deny' }),
       );
       expect(deny.status).toBe(200);
-      // The request was answered at once with the pending approval; the turn's answer is read with ?wait.
-      expect(await (await turn).json()).toMatchObject({ hermes: { status: 'waiting', call_id: 'rm1' } });
+      // The turn's answer is read with ?wait.
       expect(await (await fetch(`${s.url}/v1/sessions/${session}?wait=30`)).json()).toMatchObject({ last_turn: { answer: 'left it' } });
     });
     expect(existsSync(victim)).toBe(true);

@@ -20,11 +20,17 @@ if (!CHROMIUM.ok && !chromiumRequired()) console.warn(`[serve-chromium.test] ski
 let h: Harness;
 let s: RunningServe;
 let page: Server;
+const logged: string[] = [];
 let browser: Browser | undefined;
 
 beforeAll(async () => {
   h = await createHarness();
-  s = await startServe({ hermes: h.hermes, port: 0, profiles: () => ({ defaultName: 'default', names: ['default'] }) });
+  s = await startServe({
+    hermes: h.hermes,
+    port: 0,
+    profiles: () => ({ defaultName: 'default', names: ['default'] }),
+    log: (line) => logged.push(line),
+  });
   // The attacker's site: another port of this machine is another origin.
   page = createServer((_req, res) => {
     res.writeHead(200, { 'Content-Type': 'text/html' });
@@ -79,6 +85,10 @@ describe('hermes serve in a real browser', () => {
           return v.state?.pendingApprovals?.map((a) => a.callId);
         };
         await waitFor('the approval pending', async () => ((await pending().catch(() => undefined))?.includes('rm1') ? true : undefined), 30_000);
+        // The request is answered while the approval is pending, with the wait (not held until someone decides it).
+        const said = await Promise.race([turn, new Promise<undefined>((r) => setTimeout(r, 30_000))]);
+        expect(said, `no answer while waiting; the server logged: ${logged.join(' | ')}`).toBeDefined();
+        expect(await said!.json()).toMatchObject({ hermes: { status: 'waiting', call_id: 'rm1' } });
         const modelCalls = h.mock.requests.length;
         const api = s.url;
         const approve = JSON.stringify({ call_id: 'rm1', decision: 'approve' });
@@ -174,8 +184,7 @@ describe('hermes serve in a real browser', () => {
           body: JSON.stringify({ call_id: 'rm1', decision: 'deny' }),
         });
         expect(deny.status).toBe(200);
-        // The request was answered at once with the pending approval; the turn's answer is read with ?wait.
-        expect(await (await turn).json()).toMatchObject({ hermes: { status: 'waiting', call_id: 'rm1' } });
+        // The turn's answer is read with ?wait.
         expect(await (await fetch(`${s.url}/v1/sessions/${session}?wait=30`)).json()).toMatchObject({ last_turn: { answer: 'left it' } });
       });
       expect(existsSync(victim)).toBe(true);

@@ -9,7 +9,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { newConversationId } from '../shared/ids';
 import { ApiError, asApiError, badRequest, conflict, noWorker } from './errors';
 import { sendJson } from './json-response';
-import { eventsCursor, liveEvents } from './live';
+import { eventsCursor, followEvents } from './live';
 import { checkSameSend, checkSameTask } from './idempotency';
 import { parseChatRequest, taskPrompt, taskWorkflowId, type ChatRequest, type ProfileNames } from './request';
 import { describeConversation, existingSession, openSession, sendToolResults, sendTurn, type SessionDefaults } from './sessions';
@@ -232,12 +232,10 @@ async function stream(
   const shaper = new TurnStream(shaperOptions(r, t.sessionId ? `/v1/sessions/${t.sessionId}` : undefined));
   const stop = new AbortController();
   res.once('close', () => stop.abort());
-  const following = (async () => {
-    for await (const e of liveEvents(t.handle, t.cursor, stop.signal)) {
-      for (const d of shaper.onEvent(e)) sse.send(chunk(d));
-      if (shaper.answered || shaper.paused || !sse.open) break;
-    }
-  })().catch((err: unknown) => ctx.log(`events of ${t.handle.id}: ${(err as Error).message}`));
+  const following = followEvents(t.handle, t.cursor, stop.signal, ctx.log, (e) => {
+    for (const d of shaper.onEvent(e)) sse.send(chunk(d));
+    return shaper.answered || shaper.paused || !sse.open;
+  });
   let o: Reply;
   try {
     o = await t.done;

@@ -3,7 +3,7 @@
 // answers or approves through the session's endpoints and reads the answer with `GET /v1/sessions/ID?wait=N`.
 import type { ConversationHandle } from '../client';
 import type { ConversationEvent } from '../shared/events';
-import { liveEvents } from './live';
+import { followEvents } from './live';
 
 export type Waiting = Extract<ConversationEvent, { type: 'waiting' }>;
 
@@ -22,7 +22,11 @@ export interface WaitWatcher {
   readonly answered: boolean;
 }
 
-/** The first wait of this request's turn, from its events; never resolves when the turn does not wait (or `signal` aborts). */
+/**
+ * The first wait of this request's turn, from its events; never resolves when the turn does not wait (or `signal`
+ * aborts). Events that could not be followed are looked for again (followEvents): a client whose turn waits for a
+ * person must be told so, not left waiting for an answer that only the person can unblock.
+ */
 export async function firstWait(
   handle: ConversationHandle,
   cursor: number | undefined,
@@ -30,17 +34,11 @@ export async function firstWait(
   signal: AbortSignal,
   log: (line: string) => void,
 ): Promise<Waiting> {
-  try {
-    for await (const e of liveEvents(handle, cursor, signal)) {
-      shaper.onEvent(e);
-      if (shaper.waiting) return shaper.waiting;
-      if (shaper.answered) break;
-    }
-  } catch (err) {
-    // The events could not be followed: the request waits for the answer, and the server's log says why.
-    if (!signal.aborted) log(`events of ${handle.id}: ${(err as Error).message}; a wait for a person will not be said before the answer`);
-  }
-  return new Promise<never>(() => undefined);
+  await followEvents(handle, cursor, signal, log, (e) => {
+    shaper.onEvent(e);
+    return shaper.waiting !== undefined || shaper.answered;
+  });
+  return shaper.waiting ?? new Promise<never>(() => undefined);
 }
 
 /** The `chat.completion` fields of a turn that waits: the wait and how to answer it, as content and in `hermes`. */
