@@ -40,6 +40,9 @@ describe('reasoning models', () => {
     expect(splitThinking('<think>plan</think>\n\nThe answer.')).toEqual({ content: 'The answer.', thinking: 'plan' });
     expect(splitThinking('opened by the template</think>Final')).toEqual({ content: 'Final', thinking: 'opened by the template' });
     expect(splitThinking('<think>cut at max_tokens')).toEqual({ content: null, thinking: 'cut at max_tokens' });
+    // After answer text, an unclosed tag is the answer's own: nothing of it is lost to the reasoning.
+    expect(splitThinking('Wrap it in <think> tags, then')).toEqual({ content: 'Wrap it in <think> tags, then', thinking: '' });
+    expect(splitThinking('<think>plan</think>Use <think> for')).toEqual({ content: 'Use <think> for', thinking: 'plan' });
     expect(splitThinking('no thinking')).toEqual({ content: 'no thinking', thinking: '' });
     const long = reasoningExcerpt(`START${'x'.repeat(5_000)}END`);
     expect(long.length).toBe(REASONING_KEEP_CHARS);
@@ -48,9 +51,8 @@ describe('reasoning models', () => {
 
   it('splits a reply of many unclosed <think> tags in linear time', () => {
     // 840,000 characters: a block pattern that searched for </think> again from each <think> took about 45 s.
-    expect(splitThinking('<think>plan</think>The answer.' + '<think>'.repeat(120_000))).toEqual({
-      content: 'The answer.',
-      thinking: 'plan\n\n' + '<think>'.repeat(119_999),
-    });
+    const many = '<think>'.repeat(120_000);
+    expect(splitThinking('<think>plan</think>' + many)).toEqual({ content: null, thinking: 'plan\n\n' + '<think>'.repeat(119_999) });
+    expect(splitThinking('<think>plan</think>The answer.' + many)).toEqual({ content: 'The answer.' + many, thinking: 'plan' });
   }, 20_000);
 });

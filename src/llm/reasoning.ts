@@ -21,9 +21,10 @@ export function splitThinking(content: string | null): { content: string | null;
     thoughts.unshift(rest.slice(0, close.index).trim());
     rest = rest.slice(close.index + close[0].length);
   }
-  // A block never closed (the reply was cut at max_tokens while thinking): the rest is thinking.
+  // A block never closed (the reply was cut at max_tokens while thinking): the rest is thinking. Only before any
+  // answer text: a `<think>` written after it is the answer's own (one that explains the tags), kept whole.
   const open = OPEN.exec(rest);
-  if (open) {
+  if (open && !rest.slice(0, open.index).trim()) {
     thoughts.push(rest.slice(open.index + open[0].length).trim());
     rest = rest.slice(0, open.index);
   }
