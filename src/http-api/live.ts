@@ -17,13 +17,15 @@ function liveEvents(handle: ConversationHandle, from: number | undefined, signal
   return handle.events({ ...(from !== undefined ? { from } : {}), signal });
 }
 
-/** A look again after the events could not be followed (the server away, a look that failed under load). */
+/** A look again after the first look failed (the server away for a moment, a look that failed under load). */
 const RETRY_MS = 1_000;
 
 /**
  * Hands each event from the cursor on to `each` until it returns true, `signal` aborts or the conversation closes.
- * Events that cannot be followed are looked for again from where they stopped, for as long as the request is
- * open: its client must still hear that the turn waits for a person. `log` hears the first error of each streak.
+ * A first look that fails is tried again, for as long as the request is open: its client must still hear that the
+ * turn waits for a person. Once events came, the iterator itself rides out an outage (up to its maxOutageMs); an
+ * error after that ends the following (a new iterator would send the live text of the step in flight again).
+ * `log` hears the first error of a streak and the last.
  */
 export async function followEvents(
   handle: ConversationHandle,
@@ -32,18 +34,20 @@ export async function followEvents(
   log: (line: string) => void,
   each: (e: ConversationEvent) => boolean,
 ): Promise<void> {
-  let from = cursor;
+  let delivered = false;
   let failing = false;
   while (!signal.aborted) {
     try {
-      for await (const e of liveEvents(handle, from, signal)) {
-        from = e.offset + 1;
-        failing = false;
+      for await (const e of liveEvents(handle, cursor, signal)) {
+        delivered = true;
         if (each(e)) return;
       }
       return;
     } catch (err) {
-      if (!signal.aborted && !failing) log(`events of ${handle.id}: ${(err as Error).message}; looking again`);
+      if (signal.aborted) return;
+      const why = `events of ${handle.id}: ${(err as Error).message}`;
+      if (delivered) return log(`${why}; no longer followed`);
+      if (!failing) log(`${why}; looking again`);
       failing = true;
     }
     await sleep(RETRY_MS, undefined, { signal }).catch(() => undefined);

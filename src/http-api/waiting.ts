@@ -24,8 +24,8 @@ export interface WaitWatcher {
 
 /**
  * The first wait of this request's turn, from its events; never resolves when the turn does not wait (or `signal`
- * aborts). Events that could not be followed are looked for again (followEvents): a client whose turn waits for a
- * person must be told so, not left waiting for an answer that only the person can unblock.
+ * aborts). A first look that fails is tried again (followEvents): a client whose turn waits for a person must be
+ * told so, not left waiting for an answer that only the person can unblock.
  */
 export async function firstWait(
   handle: ConversationHandle,
