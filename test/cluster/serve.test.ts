@@ -1,11 +1,15 @@
 // `hermes serve` on the production server: an OpenAI-compatible session request goes to a worker process and comes
-// back with the answer; the same session's second request is the conversation's second turn.
+// back with the answer; the same session's second request is the conversation's second turn. A request whose turn
+// waits for an approval is answered at once with the wait, which visibility (SQL) lists too.
 import OpenAI from 'openai';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { answer } from '../helpers/harness';
+import { answer, toolCall } from '../helpers/harness';
 import { spawnListening } from '../helpers/spawn-hermes';
 import { cleanupsAfterEach } from '../helpers/worker-process';
-import { clusterSetup } from './cluster';
+import { clusterSetup, temporal } from './cluster';
+import { waitFor } from '../helpers/wait';
 
 const cleanups = cleanupsAfterEach();
 
@@ -34,6 +38,41 @@ describe('hermes serve on PostgreSQL', () => {
     const running: string[] = [];
     for await (const x of client.workflow.list({ query: `TaskQueue = "${env.HERMES_TASK_QUEUE}"` })) running.push(x.workflowId);
     expect(running).toHaveLength(1);
+    mock.assertDone();
+  }, 180_000);
+
+  it('a request that waits for an approval is answered at once; visibility lists it waiting; the denial is its answer', async () => {
+    const { mock, env, workspace, worker } = await clusterSetup(cleanups, 'serve-approval', []);
+    const victim = path.join(workspace, 'victim');
+    mkdirSync(victim);
+    mock.push(toolCall('terminal', { command: `rm -rf ${victim}` }, 'rm1'), answer('left it'));
+    const w = worker();
+    await w.ready;
+    const { url } = await spawnListening(['serve', '--port', '0'], { env, cwd: workspace }, cleanups, /^hermes serve on (http:\/\/\S+) /m);
+    const session = `approval-${Date.now().toString(36)}`;
+    const turn = fetch(`${url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Hermes-Session-Id': session },
+      body: JSON.stringify({ model: 'hermes', messages: [{ role: 'user', content: 'clean up' }] }),
+    });
+    const said = await Promise.race([turn, new Promise<undefined>((r) => setTimeout(r, 60_000))]);
+    expect(said, 'the request was not answered while the approval was pending').toBeDefined();
+    expect(await said!.json()).toMatchObject({ hermes: { status: 'waiting', waiting_for: 'approval', call_id: 'rm1' } });
+    // The stock CLI finds it by the waiting search attribute (PostgreSQL visibility, updated as the turn waits).
+    const listed = () => temporal('workflow', 'list', '--query', `HermesWaitingFor = 'approval' AND TaskQueue = '${env.HERMES_TASK_QUEUE}'`);
+    await waitFor(
+      'the session listed as waiting for an approval',
+      async () => ((await listed()).includes(`hermes-session-${session}`) ? true : undefined),
+      30_000,
+    );
+    const deny = await fetch(`${url}/v1/sessions/${session}/approve`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ call_id: 'rm1', decision: 'deny' }),
+    });
+    expect(deny.status).toBe(200);
+    expect(await (await fetch(`${url}/v1/sessions/${session}?wait=60`)).json()).toMatchObject({ last_turn: { answer: 'left it' } });
+    expect(existsSync(victim)).toBe(true);
     mock.assertDone();
   }, 180_000);
 });
