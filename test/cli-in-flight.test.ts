@@ -37,8 +37,8 @@ function started(args: string[], env: Record<string, string>) {
 }
 
 describe('the call in flight (cluster mode, a worker in the test process)', () => {
-  it('a 12 s model call shows its elapsed time in the run display', async () => {
-    h = await createHarness([{ content: 'slow but sure', delayMs: 12_000 }]);
+  it('a 16 s model call shows its elapsed time in the run display', async () => {
+    h = await createHarness([{ content: 'slow but sure', delayMs: 16_000 }]); // the line is due at 10 s: 6 s for a look to catch it
     const run = started(['run', 'take your time'], clusterEnv(h.taskQueue));
     const code = await h.run(() => run.exited);
     expect(code, run.out.stderr).toBe(0);

@@ -70,11 +70,15 @@ describe('createHermesWorker', () => {
     const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
     const store = connection.callContextStorage;
     // What an activity's client call does (withAbortSignal): run a call in the store, here one that reads it later.
+    // The read waits for a gate opened after the close, not a timer that a slow close could outlast.
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
     let later!: Promise<unknown>;
     store.run({ deadline: 1 }, () => {
-      later = new Promise((r) => setTimeout(r, 20)).then(() => store.getStore());
+      later = gate.then(() => store.getStore());
     });
     await closeWorkerConnection(connection);
+    open();
     // An enabled store still hands the call its context; a disabled one hands nobody anything.
     expect(await later).toBeUndefined();
   });

@@ -45,7 +45,7 @@ describe('live events', () => {
       toolCall('read_file', { path: 'notes.txt' }),
       // Attempt 1 of model step 2 dies after four words; attempt 2 streams the whole answer, a word per 200 ms.
       { content: ANSWER, wordDelayMs: 200, failAfterWords: 4 },
-      { content: ANSWER, wordDelayMs: 200 },
+      { content: ANSWER, wordDelayMs: 300 },
     );
     await h.run(async () => {
       const handle = await h.hermes.start({ prompt: 'What do the notes say?', workspace: h.workspace });

@@ -299,11 +299,15 @@ describe('chat mode', () => {
       const task = await h.hermes.start({ prompt: 'go' });
       await expect(task.send('hi')).rejects.toThrow(/chat mode/);
       await task.result();
-      h.mock.push({ content: 'slow answer', delayMs: 1500 });
+      // The first turn's reply waits until the second send was refused: no timer for a loaded machine to outlast.
+      let release!: () => void;
+      const refused = new Promise<void>((r) => (release = r));
+      h.mock.push(async () => (await refused, { content: 'slow answer' }));
       const chat = await h.hermes.start({ mode: 'chat', busyPolicy: 'reject' });
       const firstTurn = chat.send('one');
       await stateWhen(chat, (s) => s.status === 'running');
       await expect(chat.send('two')).rejects.toThrow(/a turn is running/);
+      release();
       expect((await firstTurn).answer).toBe('slow answer');
       await chat.end();
     });

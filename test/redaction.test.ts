@@ -170,7 +170,7 @@ describe('Redactor: values', () => {
   });
 
   // Ratios of CPU times (helpers/cpu-time.ts), not milliseconds. Measured: ordinary output costs 2-6 single regex
-  // passes over the same text alone (~10-35 ms per MB) and up to 17 inside the full suite on 2 cores (the single
+  // passes over the same text alone (~10-35 ms per MB) and up to 17 inside the full suite on 2 cores (bound 60; the single
   // pass is short enough to land between the GC pauses the redaction pass pays for); the inputs below 0.1-3.4×
   // ordinary output. A pass that backtracks is hundreds of times slower on them (seconds to minutes per MB).
   it('is linear: ordinary output costs a few regex passes, inputs built to make a regex backtrack no more than it', () => {
@@ -192,7 +192,7 @@ describe('Redactor: values', () => {
     ];
     r.redact(ordinary); // warm-up (regex compilation)
     const base = cpuMs(() => r.redact(ordinary), 3);
-    expect(base / onePassMs(ordinary)).toBeLessThan(30);
+    expect(base / onePassMs(ordinary)).toBeLessThan(60);
     for (const input of inputs) {
       r.redact(input);
       expect(cpuMs(() => r.redact(input)) / base, input.slice(0, 40)).toBeLessThan(15);

@@ -189,7 +189,7 @@ describe('credential shapes', () => {
   // Linear: ordinary output costs ~6 regex passes over the same text (~15 ms of CPU per MB here), and these inputs
   // up to ~5× ordinary output (bounds: 4-5× those); a quadratic pass would cost minutes on them. Ratios of CPU times
   // (helpers/cpu-time.ts), not milliseconds; a loaded machine still moves a ratio of a 3 ms and a 15 ms workload
-  // (16.5 seen in a CI run beside other tests), so the first bound leaves room for that.
+  // (16.5 seen in a CI run beside other tests), so the first bound (60) leaves room for that.
   it('is linear on inputs built to make the new passes slow (each 1 MB within 20× the cost of ordinary output)', () => {
     const units = [
       'key=',
@@ -213,7 +213,7 @@ describe('credential shapes', () => {
     const ordinary = repeatedTo('drwxr-xr-x 2 user user 4096 Jan 1 12:00 file_name.txt https://example.com/a?b=c KEY=value\n');
     r.redact(ordinary); // warm-up
     const base = cpuMs(() => r.redact(ordinary), 5);
-    expect(base / onePassMs(ordinary)).toBeLessThan(30);
+    expect(base / onePassMs(ordinary)).toBeLessThan(60);
     for (const unit of units) {
       const input = repeatedTo(unit);
       r.redact(input); // warm-up

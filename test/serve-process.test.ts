@@ -75,6 +75,8 @@ describe('hermes serve (process)', () => {
     await waitFor('the tool step in the stream', () => chunks.some((c) => JSON.stringify(c.choices[0]?.delta ?? {}).includes('terminal')), 30_000);
     first.child.kill('SIGKILL');
     await first.exited;
+    // The endpoint hears the cut before the held reply is let go (else it would be written, not cut).
+    await waitFor('the cut model call seen', () => mock.requests[1]?.aborted === true, 15_000);
     release();
     const second = startWorkerProcess(env, workspace);
     await second.ready;

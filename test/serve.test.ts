@@ -133,7 +133,7 @@ describe('hermes serve', () => {
   it('streams chunks in the OpenAI format: the joined content is the answer, tool steps go to reasoning_content, usage last', async () => {
     const s = await serve();
     const text = 'There is nothing in the workspace yet, so there is nothing to list: start by writing a file.';
-    h.mock.push(toolCall('list_dir', { path: '.' }), { content: text, wordDelayMs: 150 });
+    h.mock.push(toolCall('list_dir', { path: '.' }), { content: text, wordDelayMs: 250 });
     const chunks = await h.run(async () => {
       const stream = await openai(s).chat.completions.create({
         model: 'hermes',
