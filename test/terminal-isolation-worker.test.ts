@@ -111,7 +111,10 @@ describe('heartbeat details', () => {
     // The secret is printed whole but appears in the command only in two halves (else the model activity's
     // redaction of tool-call arguments would already have replaced it).
     const command = `printf 'first line\\n'; printf '%s%s\\n' hermes-probe- secret-4f1c2a9b; sleep ${sleeping} # ${'x'.repeat(300)}`;
-    h = await createHarness([{ toolCalls: [{ id: 't', name: 'terminal', arguments: { command } }], delayMs: 1_500 }]);
+    // The model's reply waits until its call's heartbeat was seen: no window for a loaded machine to miss.
+    let release!: () => void;
+    const seen = new Promise<void>((r) => (release = r));
+    h = await createHarness([async () => (await seen, { toolCalls: [{ id: 't', name: 'terminal', arguments: { command } }] })]);
     const harness = h;
     const pending = async (type: string) => {
       const d = await harness.client.workflow.getHandle(id).describe();
@@ -125,6 +128,7 @@ describe('heartbeat details', () => {
         const handle = await harness.hermes.start({ prompt: 'go' });
         id = handle.id;
         const model = await waitFor('the model call to heartbeat', () => pending('callModel'));
+        release();
         const tool = await waitFor('a heartbeat a second into the command', async () => {
           const d = await pending('runTool');
           return d && (d.elapsedSec as number) >= 1 && d;
