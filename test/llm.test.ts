@@ -163,8 +163,8 @@ describe('model HTTP client', () => {
   beforeAll(async () => {
     // The first request is the control (plain fetch), the second the model activity's call.
     slow = await MockModel.start([
-      { content: 'control', delayMs: 1_000 },
-      { content: 'late but in time', delayMs: 1_000 },
+      { content: 'control', delayMs: 3_000 },
+      { content: 'late but in time', delayMs: 3_000 },
     ]);
   });
   afterAll(() => slow.close());
@@ -177,7 +177,8 @@ describe('model HTTP client', () => {
   });
 
   // Undici's own limits apply to every fetch that does not bring its dispatcher: here they are set to 300 ms, a
-  // thousandth of undici's 300 s default, and the reply takes 1 s, a twentieth of the profile's timeout. Only
+  // thousandth of undici's 300 s default, and the reply takes 3 s, under a sixth of the profile's timeout (undici
+  // checks its timeouts on a ~0.5 s tick, and a loaded machine's timers run late: a 1 s reply once came first). Only
   // the model activity's profile-bound fetch (activities/model.ts → llm/http.ts) gets the reply; a client built
   // without it times out on its headers, as every call past 300 s did before.
   it("sends the model activity's requests through the profile-bound fetch, not undici's global limits", async () => {
