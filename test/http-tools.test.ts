@@ -262,7 +262,9 @@ describe('HTTP tool errors', () => {
 
 describe('HTTP tool circuit breaker', () => {
   it('opens after repeated failures, skips calls during the cool-down, then closes after a successful trial', async () => {
-    const circuits = new Circuits();
+    // The circuits' own clock, moved by the test: a loaded machine's pause cannot end a cool-down early.
+    let now = Date.now();
+    const circuits = new Circuits(() => now);
     const { status_page } = tools(
       [{ name: 'status_page', description: 'x', endpoint: `${base}/down`, circuit: { failures: 3, cooldownMs: 300 } }],
       circuits,
@@ -280,7 +282,7 @@ describe('HTTP tool circuit breaker', () => {
     expect(hits.get('/down')).toBe(3); // not sent
 
     // Half-open: one trial call; it fails, so the circuit opens again at once.
-    await new Promise((r) => setTimeout(r, 350));
+    now += 350;
     expect(httpCircuitStates(circuits)[0].state).toBe('half-open');
     expect(await failure(status_page.run({}, ctx()))).toMatchObject({ type: 'HttpToolUnavailable' });
     expect(hits.get('/down')).toBe(4);
@@ -288,7 +290,7 @@ describe('HTTP tool circuit breaker', () => {
 
     // The API recovers: after the cool-down the trial succeeds and the circuit closes.
     downHealthy = true;
-    await new Promise((r) => setTimeout(r, 350));
+    now += 350;
     expect(JSON.parse(await status_page.run({}, ctx()))).toEqual({ ok: true });
     expect(httpCircuitStates(circuits)[0]).toMatchObject({ state: 'closed', failures: 0 });
     await status_page.run({}, ctx());
@@ -300,7 +302,9 @@ describe('HTTP tool circuit breaker', () => {
     // A file left by a worker that has exited is not shown.
     const gone = spawnSync(process.execPath, ['-e', 'process.exit(0)']).pid!;
     writeFileSync(path.join(dir, `http-circuits-${gone}.json`), JSON.stringify({ pid: gone, updatedAt: '', states: [] }));
-    const circuits = new Circuits();
+    // One clock for the circuits and the reader, moved by the test: no cool-down for a loaded machine to outlast.
+    let now = Date.now();
+    const circuits = new Circuits(() => now);
     const stop = publishCircuitStates(dir, circuits);
     const { status_api } = tools(
       [{ name: 'status_api', description: 'x', endpoint: `${base}/down-published`, circuit: { failures: 2, cooldownMs: 200 } }],
@@ -311,12 +315,16 @@ describe('HTTP tool circuit breaker', () => {
     ]);
     downHealthy = false;
     for (let i = 0; i < 2; i++) await failure(status_api.run({}, ctx()));
-    expect(readPublishedCircuitStates(dir)[0].states[0]).toMatchObject({ state: 'open', failures: 2, lastError: 'HTTP 503 Service Unavailable' });
-    await new Promise((r) => setTimeout(r, 250));
-    expect(readPublishedCircuitStates(dir)[0].states[0]).toMatchObject({ state: 'half-open' });
+    expect(readPublishedCircuitStates(dir, now)[0].states[0]).toMatchObject({
+      state: 'open',
+      failures: 2,
+      lastError: 'HTTP 503 Service Unavailable',
+    });
+    now += 250;
+    expect(readPublishedCircuitStates(dir, now)[0].states[0]).toMatchObject({ state: 'half-open' });
     downHealthy = true;
     await status_api.run({}, ctx());
-    expect(readPublishedCircuitStates(dir)[0].states[0]).toMatchObject({ state: 'closed', failures: 0 });
+    expect(readPublishedCircuitStates(dir, now)[0].states[0]).toMatchObject({ state: 'closed', failures: 0 });
     stop();
     expect(readPublishedCircuitStates(dir)).toEqual([]);
     expect(readdirSync(dir)).toEqual([`http-circuits-${gone}.json`]);
