@@ -120,6 +120,23 @@ describe('the default profile from the environment', () => {
       timeoutMs: 45_000,
     });
   });
+
+  it('refuses settings it cannot use, naming each variable and its value, before any call is made', () => {
+    const env = { HERMES_CONFIG: '/nonexistent/hermes.config.json' };
+    // An Ollama address without its scheme parses as a URL of scheme "localhost:": every call would fail, retried.
+    expect(() => loadProfiles({ ...env, OPENAI_BASE_URL: 'localhost:11434/v1' })).toThrow(
+      'the model settings from the environment are not usable: OPENAI_BASE_URL="localhost:11434/v1": must be an http:// or https:// URL, e.g. http://localhost:11434/v1',
+    );
+    expect(() => loadProfiles({ ...env, OPENAI_BASE_URL: '', HERMES_MAX_TOKENS: 'lots' })).toThrow(
+      /OPENAI_BASE_URL="": must be an http:\/\/ or https:\/\/ URL.*; HERMES_MAX_TOKENS="lots": /,
+    );
+    expect(() => loadProfiles({ ...env, HERMES_MODEL_TRANSPORT: 'anthropic', ANTHROPIC_BASE_URL: 'ftp://example.com' })).toThrow(
+      /ANTHROPIC_BASE_URL="ftp:\/\/example.com": must be an http/,
+    );
+    for (const ok of ['http://localhost:11434/v1', 'https://api.openai.com/v1', 'http://[::1]:8080/v1']) {
+      expect(loadProfiles({ ...env, OPENAI_BASE_URL: ok }).profiles.default!.baseURL).toBe(ok);
+    }
+  });
 });
 
 describe('tool-call modes and fallback chains in profiles', () => {
@@ -134,7 +151,7 @@ describe('tool-call modes and fallback chains in profiles', () => {
     const env = { HERMES_CONFIG: '/nonexistent/hermes.config.json' };
     expect(loadProfiles(env).profiles.default!.toolCallMode).toBe('auto');
     expect(loadProfiles({ ...env, HERMES_TOOL_CALL_MODE: 'text' }).profiles.default!.toolCallMode).toBe('text');
-    expect(() => loadProfiles({ ...env, HERMES_TOOL_CALL_MODE: 'smoke-signals' })).toThrow(/toolCallMode/);
+    expect(() => loadProfiles({ ...env, HERMES_TOOL_CALL_MODE: 'smoke-signals' })).toThrow(/HERMES_TOOL_CALL_MODE="smoke-signals": /);
   });
 
   it('builds the chain from a profile’s fallbacks, then the run’s fallbackModel; unknown fallbacks are a config error', () => {

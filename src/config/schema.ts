@@ -20,7 +20,10 @@ export function defaultKeyEnv(transport: TransportName): string {
 export function profileSchema() {
   return z
     .object({
-      baseURL: z.string().url().describe('The endpoint, e.g. https://api.openai.com/v1 (anthropic: https://api.anthropic.com)'),
+      // http(s) only: `localhost:11434/v1` parses as a URL of scheme "localhost:" and would fail every call, retried.
+      baseURL: z
+        .url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL, e.g. http://localhost:11434/v1' })
+        .describe('The endpoint, e.g. https://api.openai.com/v1 (anthropic: https://api.anthropic.com)'),
       model: z.string().min(1).describe('Model name sent to the endpoint'),
       transport: z
         .enum(TRANSPORTS)

@@ -80,6 +80,30 @@ function transportFromEnv(env: NodeJS.ProcessEnv): TransportName {
   return t as TransportName;
 }
 
+/** The variable each field of the environment's profile comes from. */
+function envVarOf(field: PropertyKey, transport: TransportName): string | undefined {
+  const base = transport === 'anthropic' ? 'ANTHROPIC_BASE_URL' : 'OPENAI_BASE_URL';
+  const vars: Record<string, string> = {
+    baseURL: base,
+    model: 'HERMES_MODEL',
+    contextWindow: 'HERMES_CONTEXT_WINDOW',
+    maxTokens: 'HERMES_MAX_TOKENS',
+    timeoutMs: 'HERMES_MODEL_TIMEOUT',
+    toolCallMode: 'HERMES_TOOL_CALL_MODE',
+  };
+  return vars[String(field)];
+}
+
+/** The model settings from the environment that are not usable, named by their variables and values. */
+function envProfileError(err: z.ZodError, transport: TransportName, env: NodeJS.ProcessEnv): string {
+  const lines = err.issues.map((i) => {
+    const name = envVarOf(i.path[0] ?? '', transport);
+    if (!name) return `${i.path.join('.') || '(profile)'}: ${i.message}`;
+    return `${name}=${JSON.stringify(env[name] ?? '')}: ${i.message}`;
+  });
+  return `the model settings from the environment are not usable: ${lines.join('; ')}`;
+}
+
 /**
  * Profiles from the environment (HERMES_MODEL_TRANSPORT; OPENAI_BASE_URL, OPENAI_API_KEY or, for the anthropic
  * transport, ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY; HERMES_MODEL → profile "default") plus the config file's named
@@ -87,21 +111,18 @@ function transportFromEnv(env: NodeJS.ProcessEnv): TransportName {
  */
 export function loadProfiles(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ProfileSet {
   const transport = transportFromEnv(env);
-  const profiles: Record<string, ModelProfile> = {
-    default: {
-      ...profileSchema.parse({
-        ...endpointFromEnv(transport, env),
-        transport,
-        contextWindow: env.HERMES_CONTEXT_WINDOW ? Number(env.HERMES_CONTEXT_WINDOW) : undefined,
-        // A cap on each reply, so a rambling model cannot run into the timeout on every paid retry.
-        maxTokens: env.HERMES_MAX_TOKENS ? Number(env.HERMES_MAX_TOKENS) : 4_096,
-        timeoutMs: env.HERMES_MODEL_TIMEOUT ? Number(env.HERMES_MODEL_TIMEOUT) * 1000 : undefined,
-        toolCallMode: env.HERMES_TOOL_CALL_MODE || undefined,
-        small: env.HERMES_SMALL_MODEL ? env.HERMES_SMALL_MODEL !== '0' : undefined,
-      }),
-      name: 'default',
-    },
-  };
+  const parsed = profileSchema.safeParse({
+    ...endpointFromEnv(transport, env),
+    transport,
+    contextWindow: env.HERMES_CONTEXT_WINDOW ? Number(env.HERMES_CONTEXT_WINDOW) : undefined,
+    // A cap on each reply, so a rambling model cannot run into the timeout on every paid retry.
+    maxTokens: env.HERMES_MAX_TOKENS ? Number(env.HERMES_MAX_TOKENS) : 4_096,
+    timeoutMs: env.HERMES_MODEL_TIMEOUT ? Number(env.HERMES_MODEL_TIMEOUT) * 1000 : undefined,
+    toolCallMode: env.HERMES_TOOL_CALL_MODE || undefined,
+    small: env.HERMES_SMALL_MODEL ? env.HERMES_SMALL_MODEL !== '0' : undefined,
+  });
+  if (!parsed.success) throw new Error(envProfileError(parsed.error, transport, env));
+  const profiles: Record<string, ModelProfile> = { default: { ...parsed.data, name: 'default' } };
   let defaultName = 'default';
   const config = readConfig(env, cwd)?.config;
   if (config) {
