@@ -214,6 +214,15 @@ describe('hermes usage errors', () => {
     expect(empty.stderr).toMatch(/--max-iterations must be a whole number from 0 \(no step cap\) to 1000000, got ""/);
   });
 
+  it('unusable model settings are said before an embedded server is started', async () => {
+    const { env } = await embeddedRun([]);
+    const r = await spawnHermes(['run', 'go'], { env: { ...env, OPENAI_BASE_URL: 'localhost:11434/v1' } });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('OPENAI_BASE_URL="localhost:11434/v1": must be an http:// or https:// URL');
+    // No server was started for it: its database is never created.
+    expect(existsSync(path.join(env.HERMES_HOME, 'temporal.db'))).toBe(false);
+  });
+
   it('an unknown option or command exits 2', async () => {
     const [opt, cmd] = await Promise.all([usage(['run', '--no-such-option', 'x']), usage(['no-such-command'])]);
     expect(opt.code).toBe(2);

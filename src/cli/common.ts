@@ -33,6 +33,13 @@ export async function withHermes(
   installStopHandlers();
   // The SDK's runtime (and its logger) is for the in-process worker: a cluster's client needs none.
   if (!clusterConfigured()) {
+    // That worker refuses unusable model settings; said now, not after seconds of starting the embedded server.
+    const { loadProfiles } = await lazyModule(
+      // eslint-disable-next-line @typescript-eslint/no-require-imports -- see src/shared/lazy-module.ts
+      () => require('../llm/profiles') as typeof import('../llm/profiles'),
+      () => import('../llm/profiles'),
+    );
+    loadProfiles();
     embeddedLogToFile();
     installRuntimeLogger(undefined, { signals: false });
   }
