@@ -226,10 +226,12 @@ export interface CacheUse {
   queries: number;
   /** Model calls whose context was rebuilt from this worker's results and matched the workflow's digest. */
   rebuilt: number;
+  /** First calls whose whole context came with them. */
+  whole: number;
   conversations: number;
-  /** rebuilt / (rebuilt + queries). */
+  /** (rebuilt + whole) / all calls. */
   hitRate: number;
-  /** Queries beyond the one a conversation's first model call needs (digest mismatches). */
+  /** Queries beyond the first calls that came without their context (digest mismatches). */
   extraQueries: number;
 }
 
@@ -238,6 +240,8 @@ export function cacheWatch(cache: ContextCache) {
   return (conversations: number): CacheUse => {
     const queries = cache.stats.queries - s0.queries;
     const rebuilt = cache.stats.rebuilt - s0.rebuilt;
-    return { queries, rebuilt, conversations, hitRate: rebuilt / Math.max(1, rebuilt + queries), extraQueries: queries - conversations };
+    const whole = cache.stats.whole - s0.whole;
+    const hitRate = (rebuilt + whole) / Math.max(1, rebuilt + whole + queries);
+    return { queries, rebuilt, whole, conversations, hitRate, extraQueries: Math.max(0, queries - (conversations - whole)) };
   };
 }

@@ -89,7 +89,9 @@ async function main() {
       console.log(
         `${mode}${floorBundle ? ' (floor-only bundle)' : ''}: ${C} × 10 iterations in ${(performance.now() - t0).toFixed(0)} ms; ` +
           `bench process CPU ${((cpu.user + cpu.system) / 1000 / (C * 10)).toFixed(2)} ms per iteration` +
-          (mode === 'ours' ? `; context cache: ${contextCache.stats.rebuilt} rebuilt, ${contextCache.stats.queries} queried` : ''),
+          (mode === 'ours'
+            ? `; context cache: ${contextCache.stats.rebuilt} rebuilt, ${contextCache.stats.whole} whole, ${contextCache.stats.queries} queried`
+            : ''),
       );
     });
   } finally {

@@ -38,8 +38,8 @@ const pass = (ok: boolean) => (ok ? '**PASS**' : '**FAIL**');
 const n = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
 
 export const cacheLine = (c: CacheUse) =>
-  `${pct(c.hitRate)} of model calls without a query (${c.rebuilt} rebuilt, ${c.queries} queried: ` +
-  `${n(c.conversations, 'first call')} + ${n(c.extraQueries, 'mismatch', 'mismatches')})`;
+  `${pct(c.hitRate)} of model calls without a query (${c.rebuilt} rebuilt, ${c.whole} first calls with their context, ` +
+  `${c.queries} queried: ${n(c.queries - c.extraQueries, 'first call')} + ${n(c.extraQueries, 'mismatch', 'mismatches')})`;
 
 export function flat(s2: Growth): boolean {
   return s2.ours.every((x) => x.growth <= 1.3) && s2.naive[s2.naive.length - 1]!.growth > 1.3;

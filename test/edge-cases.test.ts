@@ -13,20 +13,26 @@ afterEach(async () => {
 });
 
 describe('edge cases', () => {
-  it("a reused workflow id never sees the previous conversation's context", async () => {
+  // A small first context comes with the call (nothing to reset); a large one is queried, and the old entry's
+  // digest disagrees with the new conversation's: the cache starts over.
+  it.each([
+    ['small', '', { whole: 2, resets: 0 }],
+    ['large', ' '.padEnd(20_000, 'x'), { whole: 0, resets: 1 }],
+  ])("a reused workflow id never sees the previous conversation's context (%s first context)", async (_, pad, stats) => {
     h = await createHarness([answer('about X'), answer('about Y')]);
     const cache = new ContextCache();
     const [first, second] = await h.run(
       async () => {
-        const a = await (await h.hermes.start({ prompt: 'Summarise X', id: 'daily-summary' })).result();
-        const b = await (await h.hermes.start({ prompt: 'Summarise Y', id: 'daily-summary' })).result();
+        const a = await (await h.hermes.start({ prompt: `Summarise X${pad}`, id: 'daily-summary' })).result();
+        const b = await (await h.hermes.start({ prompt: `Summarise Y${pad}`, id: 'daily-summary' })).result();
         return [a, b];
       },
       { contextCache: cache },
     );
     expect([first.answer, second.answer]).toEqual(['about X', 'about Y']);
-    expect(h.mock.requests[1]!.messages.at(-1)).toMatchObject({ role: 'user', content: 'Summarise Y' });
-    expect(cache.stats.resets).toBe(1);
+    expect(h.mock.requests[1]!.messages.at(-1)).toMatchObject({ role: 'user', content: `Summarise Y${pad}` });
+    expect(h.mock.requests[1]!.messages.some((m) => m.content?.startsWith('Summarise X'))).toBe(false);
+    expect(cache.stats).toMatchObject(stats);
   });
 
   it('an interrupt sent before any worker ran the conversation still stops it', async () => {

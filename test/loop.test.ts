@@ -311,9 +311,9 @@ describe('conversation loop', () => {
     const cache = new ContextCache();
     const result = await h.run(async () => (await h.hermes.start({ prompt: 'go' })).result(), { contextCache: cache });
     expect(result.status).toBe('completed');
-    // Step 1: query (system + prompt). Step 2: rebuilt (assistant + write result). Step 3: query, since the
-    // workflow wrote the unknown-tool error itself. Step 4: rebuilt.
-    expect(cache.stats).toEqual({ queries: 2, rebuilt: 2, resets: 0 });
+    // Step 1: the whole context came with the call (system + prompt). Step 2: rebuilt (assistant + write result).
+    // Step 3: query, since the workflow wrote the unknown-tool error itself. Step 4: rebuilt.
+    expect(cache.stats).toEqual({ queries: 1, rebuilt: 2, whole: 1, resets: 0 });
     expect(toolResult(h.mock.requests[2]!.messages, 'x')).toMatch(/unknown tool "nope"/);
     expect(toolResult(h.mock.requests[3]!.messages, 'r')).toContain('A');
     expect(h.mock.requests[3]!.messages).toHaveLength(8);

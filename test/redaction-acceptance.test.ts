@@ -153,8 +153,8 @@ describe('acceptance: secrets stay out of history and logs (real dev server)', (
       { contextCache: cache },
     );
     // The cache holds the redacted texts, exactly what the workflow recorded: every step after the first is
-    // rebuilt from them without a query.
-    expect(cache.stats).toEqual({ queries: 1, rebuilt: 4, resets: 0 });
+    // rebuilt from them; the first came with its whole context. No query at all.
+    expect(cache.stats).toEqual({ queries: 0, rebuilt: 4, whole: 1, resets: 0 });
   });
 
   it('`hermes worker` process: the same run, plus a model failure quoting the key; its log holds no secret', async () => {

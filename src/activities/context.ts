@@ -7,7 +7,8 @@
 // fingerprint of the result with the one the workflow sent (ContextRef.digest); when they agree the query is
 // skipped, when they do not (a budget notice, an interrupt, a repaired call…) it queries for the rest. Every
 // context handed out is checked against the workflow's digest: on any disagreement the cache starts over
-// with a full query, so a stale entry (a reused workflow id, a race) can never reach the model.
+// with a full query, so a stale entry (a reused workflow id, a race) can never reach the model. A run's first call
+// brings its whole context when it is small (ContextRef.messages): checked against the digest, it replaces the entry.
 import type { Client } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/activity';
 import { extendDigest } from '../shared/digest';
@@ -27,6 +28,8 @@ interface Entry {
 export interface ContextStats {
   queries: number;
   rebuilt: number;
+  /** Model calls whose whole context came with them (a run's first call) and matched the digest. */
+  whole: number;
   /** Entries thrown away because they disagreed with the workflow's digest. */
   resets: number;
 }
@@ -35,7 +38,7 @@ export class ContextCache {
   private readonly entries = new Map<string, Entry>();
   /** One fetch per conversation at a time: concurrent attempts (a retry beside a zombie) must not interleave. */
   private readonly locks = new Map<string, Promise<unknown>>();
-  readonly stats: ContextStats = { queries: 0, rebuilt: 0, resets: 0 };
+  readonly stats: ContextStats = { queries: 0, rebuilt: 0, whole: 0, resets: 0 };
   constructor(private readonly maxEntries = 500) {}
 
   get(client: Client, workflowId: string, runId: string, ref: ContextRef): Promise<ChatMessage[]> {
@@ -53,6 +56,14 @@ export class ContextCache {
   }
 
   private async fetch(client: Client, workflowId: string, runId: string, ref: ContextRef): Promise<ChatMessage[]> {
+    if (ref.messages && ref.messages.length === ref.count) {
+      const digest = extendDigest('', ref.messages);
+      if (!ref.digest || digest === ref.digest) {
+        this.stats.whole++;
+        this.touch(workflowId, { version: ref.version, messages: ref.messages.slice(), digest, toolOutputs: new Map() });
+        return ref.messages.slice();
+      }
+    }
     let entry = this.entries.get(workflowId);
     // A new version means the workflow rewrote its context (compression); start over.
     if (!entry || entry.version !== ref.version || entry.messages.length > ref.count) entry = fresh(ref.version);

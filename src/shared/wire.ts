@@ -29,6 +29,12 @@ export interface ContextRef {
   count: number;
   /** extendDigest of messages[0..count): lets the activity verify a context it rebuilt itself. */
   digest?: string;
+  /**
+   * messages[0..count) themselves, on a run's first model call when they are small: no worker has cached any of
+   * this run's context yet, so without them the call would begin with a `context` query (a round trip through the
+   * server). Everything in them is in the history already (the input, the system prompt's recorded parts).
+   */
+  messages?: ChatMessage[];
 }
 
 export interface ModelCallInput {

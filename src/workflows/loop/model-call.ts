@@ -24,6 +24,13 @@ export interface ModelCallSpec {
   client?: ClientOffer;
 }
 
+/**
+ * A run's first context goes with its first call up to this size (a system prompt and a request, typically 2–6k):
+ * it saves the call a `context` query, once per run, for a few KB of history. A carried context larger than this is
+ * queried as before.
+ */
+const FIRST_CALL_CONTEXT_CHARS = 16_000;
+
 export function callModel(c: Conversation, spec: ModelCallSpec): Promise<ModelCallResult> {
   const step = c.meter.modelCalled();
   const profile = c.model.profile;
@@ -31,10 +38,11 @@ export function callModel(c: Conversation, spec: ModelCallSpec): Promise<ModelCa
   const label = `step ${step}${spec.purpose ? `: ${spec.purpose}` : ''}`;
   const own = spec.context;
   const chars = own ? 0 : contextChars(c.transcript.messages);
+  const whole = own ? undefined : c.transcript.wholeForFirstCall(chars, FIRST_CALL_CONTEXT_CHARS);
   const input = own
     ? { context: { version: own.version, count: own.messages.length, digest: extendDigest('', own.messages) }, purpose: 'summary' as const }
     : {
-        context: { version: c.transcript.version, count: c.transcript.length, digest: c.transcript.digest() },
+        context: { version: c.transcript.version, count: c.transcript.length, digest: c.transcript.digest(), ...(whole ? { messages: whole } : {}) },
         ...(c.compression.windowOf(profile) === undefined ? { window: true as const } : {}),
         // Catalog tools' definitions come from the recorded list (by digest), not from this input: history stays small.
         ...(c.toolList && spec.tools.length ? { toolList: c.toolList.digest } : {}),

@@ -29,6 +29,7 @@ export class Transcript {
   #version: number;
   #turnStart: number;
   #digested = { version: -1, count: 0, value: '' };
+  #sentWhole = false;
   /**
    * Contexts of other versions this run served or replaced (compressions, prunes, the summarising call's).
    * Not carried: a later run's inspect asks the run that had them (a closed run answers queries by replaying).
@@ -97,6 +98,16 @@ export class Transcript {
   /** Serves `messages` as context version `version` (the summarising call's own context, compress.ts). */
   serve(version: number, messages: ChatMessage[]): void {
     this.#archive.set(version, messages);
+  }
+
+  /**
+   * The whole context for this run's first model call when it is at most `maxChars` (contextChars) long; undefined
+   * after that call, or when larger: workers then rebuild or query it (src/activities/context.ts).
+   */
+  wholeForFirstCall(chars: number, maxChars: number): ChatMessage[] | undefined {
+    if (this.#sentWhole) return undefined;
+    this.#sentWhole = true;
+    return chars <= maxChars ? this.#messages.slice() : undefined;
   }
 
   /** Fingerprint of the whole context, extended incrementally (recomputed after a rewrite or in a new run). */
