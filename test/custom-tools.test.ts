@@ -31,10 +31,12 @@ function shoutModule(dir: string, suffix: string): string {
   return file;
 }
 
-/** The local activity marker of listTools (a conversation that offers memory also records its recall). */
-function isListToolsMarker(a: temporal.api.history.v1.IMarkerRecordedEventAttributes): boolean {
+/** The tool list recorded in the start's local activity marker (prepareRun), as JSON. */
+function recordedToolList(a: temporal.api.history.v1.IMarkerRecordedEventAttributes): string | undefined {
   const data = a.details?.data?.payloads?.[0]?.data;
-  return a.markerName === 'core_local_activity' && data !== undefined && data !== null && Buffer.from(data).toString().includes('"listTools"');
+  const result = a.details?.result?.payloads?.[0]?.data;
+  if (a.markerName !== 'core_local_activity' || !data || !result || !Buffer.from(data).toString().includes('"prepareRun"')) return undefined;
+  return JSON.stringify((JSON.parse(Buffer.from(result).toString()) as { toolList?: unknown }).toolList);
 }
 
 async function catalogFor(dir: string) {
@@ -132,19 +134,19 @@ describe('custom tool modules', () => {
           const handle = await h!.hermes.start({ prompt: 'x' });
           await handle.result();
           const history = await handle.workflow.fetchHistory();
-          // The local activity's marker: what fetching the list adds to a history.
-          const added = (history.events ?? []).filter((e) => {
-            const a = e.markerRecordedEventAttributes;
-            return a && isListToolsMarker(a);
+          // The start's marker: what the list adds to it.
+          const lists = (history.events ?? []).flatMap((e) => {
+            const list = e.markerRecordedEventAttributes && recordedToolList(e.markerRecordedEventAttributes);
+            return list ? [list] : [];
           });
-          const encoded = added.map((e) => temporal.api.history.v1.HistoryEvent.encode(e).finish().length);
-          return encoded.reduce((x, y) => x + y, 0);
+          expect(lists).toHaveLength(1);
+          return Buffer.byteLength(lists[0]!);
         },
         { catalog },
       );
     const empty = await bytesOfList(catalogFromConfig(undefined, undefined));
     const oneTool = await bytesOfList(await catalogFor(dir));
-    console.log(`history bytes added per conversation: ${empty} (no custom tools), ${oneTool} (one custom tool)`);
+    console.log(`the recorded tool list: ${empty} B (no custom tools), ${oneTool} B (one custom tool)`);
     expect(empty).toBeGreaterThan(0);
     expect(empty).toBeLessThan(500);
     expect(oneTool - empty).toBeLessThan(600);

@@ -432,7 +432,7 @@ describe.runIf(RECORD)('record replay corpus', () => {
       },
     ));
 
-  // A custom module's tool recorded at the start (local activity listTools), then called.
+  // A custom module's tool recorded at the start (the start's local activity, prepareRun), then called.
   it('custom tool module', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'hermes-tools-'));
     writeFileSync(

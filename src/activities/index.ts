@@ -7,6 +7,7 @@ import { ContextCache } from './context';
 import { createDeliverActivities } from './webhook-post';
 import { createMemoryActivities } from './memory';
 import { createModelActivities } from './model';
+import { prepareRunActivity } from './prepare-run';
 import { createPromptActivities } from './system-prompt';
 import { createToolActivities, type ToolDeps } from './tools';
 
@@ -28,17 +29,20 @@ export function createActivities(deps: ActivityDeps) {
   const contextCache = deps.contextCache ?? new ContextCache();
   // One redactor for tool results and model replies: the worker's secret-named variables, shapes, config.
   const redactor = deps.redactor ?? new Redactor({ env: { ...process.env, ...deps.env }, ...deps.redact });
+  const tools = createToolActivities({ ...deps, contextCache, redactor });
+  const prompt = createPromptActivities({
+    workspace: deps.workspace,
+    redactor,
+    profiles: deps.profiles,
+    ...(deps.skillsStore ? { skillsStore: deps.skillsStore } : {}),
+  });
   return {
     ...createModelActivities({ profiles: deps.profiles, env: deps.env, contextCache, redactor, catalog: deps.catalog }),
-    ...createToolActivities({ ...deps, contextCache, redactor }),
+    ...tools,
     ...createDeliverActivities({ env: deps.env, ...(deps.webhookPolicy ? { policy: deps.webhookPolicy } : {}) }),
     ...createMemoryActivities({ redactor }),
-    ...createPromptActivities({
-      workspace: deps.workspace,
-      redactor,
-      profiles: deps.profiles,
-      ...(deps.skillsStore ? { skillsStore: deps.skillsStore } : {}),
-    }),
+    ...prompt,
+    prepareRun: prepareRunActivity({ ...tools, ...prompt }),
     /**
      * Does nothing: the workflow runs it as a local activity so that an outcome no other event shows (an approval
      * that timed out or was denied, an interrupt, a stop, a retried model call) is a row with a summary in the

@@ -21,15 +21,17 @@ export interface PromptDeps {
   profiles?: ProfileSet;
 }
 
+/** `memoryScope` only when the conversation offers the memory tool; `skills` when it offers skill_view. */
+export interface PromptRequest {
+  workspace?: string;
+  memoryScope?: string;
+  skills?: boolean;
+  skillsStore?: string;
+  profile?: string;
+}
+
 export function createPromptActivities(deps: PromptDeps) {
-  /** `memoryScope` only when the conversation offers the memory tool; `skills` when it offers skill_view. */
-  async function buildSystemPrompt(args: {
-    workspace?: string;
-    memoryScope?: string;
-    skills?: boolean;
-    skillsStore?: string;
-    profile?: string;
-  }): Promise<PromptParts> {
+  async function buildSystemPrompt(args: PromptRequest): Promise<PromptParts> {
     const ctx = Context.current();
     const scope = args.memoryScope;
     const workspace = args.workspace ?? deps.workspace;

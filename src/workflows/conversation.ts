@@ -13,9 +13,10 @@ import { deliverResult, webhookOf } from './delivery';
 import { describeFailure } from './engine/failures';
 import { registerHandlers } from './loop/message-handlers';
 import { logEvent } from './engine/observe';
-import { buildSystemPrompt } from './loop/system-prompt-step';
+import type { PreparedRun, PrepareRunRequest } from '../activities/prepare-run';
+import { promptRequest, setSystemPrompt } from './loop/system-prompt-step';
 import { isRecord, offeredTools, readStart, type Start } from './loop/start';
-import { fetchToolList, wantsCatalog } from './loop/tool-list';
+import { wantsCatalog } from './loop/tool-list';
 import { runTurn } from './loop/turn';
 
 /**
@@ -59,58 +60,67 @@ function ended(result: ConversationResult): ConversationResult {
 }
 
 async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>): Promise<ConversationResult> {
-  const refused = start.carried ? undefined : await startChecks(c, start);
+  const refused = start.carried ? undefined : await prepare(c, start);
   if (refused) return deliverResult(c, c.finish({ status: 'failed', answer: '', ...refused }));
-  // The system prompt's per-conversation parts (project context file, memory, date) from one recorded local activity.
-  if (!start.carried) await buildSystemPrompt(c);
   if (!start.carried && c.input.prompt?.trim()) c.publish({ type: 'turn.started', text: c.input.prompt }, undefined);
   c.stop.startClock(c.meter.startedAtMs, c.limits.maxDurationSec);
   if (start.config.input.mode === 'chat') return runChat(c);
   return deliverResult(c, c.finish(await runTurn(c)));
 }
 
+type Refusal = { reason: string; error: string };
+
 /**
- * A fresh run's checks before any step: the tools it names exist, the worker may use its workspace and has the
- * sandbox it asks for (never a silent downgrade), and its catalog tools. A cancellation during them ends the
- * conversation as cancelled, like one anywhere else.
+ * A fresh run's start, in one recorded local activity (src/activities/prepare-run.ts): the checks — the tools it
+ * names exist, the worker may use its workspace and has the sandbox it asks for (never a silent downgrade) — its
+ * catalog tools, and the system prompt's per-conversation parts (project context file, memory, date). A
+ * cancellation during it ends the conversation as cancelled, like one anywhere else.
  */
-async function startChecks(
-  c: Pick<Conversation, 'note' | 'useCatalog'>,
-  start: Extract<Start, { config: RunConfig }>,
-): Promise<{ reason: string; error: string } | undefined> {
+async function prepare(c: Conversation, start: Extract<Start, { config: RunConfig }>): Promise<Refusal | undefined> {
   const { input } = start.config;
   // Names the bundle does not know may be the worker's catalog tools (asked for below, after the other checks).
   const catalog = wantsCatalog({ ...start, named: input.tools });
-  const unknown = (names: string[]) => ({ reason: 'BadInput', error: `tools: unknown tools or toolsets: ${names.join(', ')}` });
+  const unknown = (names: string[]): Refusal => ({ reason: 'BadInput', error: `tools: unknown tools or toolsets: ${names.join(', ')}` });
   if (start.unknownTools.length && !catalog) return unknown(start.unknownTools);
-  if (input.workspace) {
-    const summary = `check the workspace ${input.workspace}`;
-    const why = await localActivities.checkWorkspace
-      .executeWithOptions({ ...localActivityOptions, summary }, [input.workspace])
-      .catch(notCancelled((m) => `workspace ${input.workspace} could not be checked: ${m}`));
-    if (why) return { reason: 'BadInput', error: why };
+  const prompt = promptRequest(c);
+  const req: PrepareRunRequest = {
+    ...(input.workspace ? { workspace: input.workspace } : {}),
+    ...(input.sandbox === 'bwrap' ? { sandbox: true as const } : {}),
+    // A sub-agent names its parent's tools, so it asks for the catalog ones by name.
+    ...(catalog ? { catalog: input.tools ? { names: start.unknownTools } : {} } : {}),
+    prompt,
+  };
+  let prepared: PreparedRun;
+  try {
+    prepared = await localActivities.prepareRun.executeWithOptions({ ...localActivityOptions, summary: prepareSummary(req) }, [req]);
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    const m = describeFailure(err).message;
+    if (req.workspace) return { reason: 'BadInput', error: `workspace ${req.workspace} could not be checked: ${m}` };
+    if (req.sandbox) return { reason: 'SandboxUnavailable', error: `the sandbox could not be checked: ${m}` };
+    prepared = { ...(catalog ? { toolListError: m } : {}), partsError: m };
   }
-  if (input.sandbox === 'bwrap') {
-    const why = await localActivities.checkSandbox
-      .executeWithOptions({ ...localActivityOptions, summary: 'check the bubblewrap sandbox' }, [])
-      .catch(notCancelled((m) => `the sandbox could not be checked: ${m}`));
-    if (why) return { reason: 'SandboxUnavailable', error: why };
+  if (prepared.refused) return prepared.refused;
+  if (catalog) {
+    if (prepared.toolListError !== undefined)
+      c.note('tools', `the worker could not list its custom tools (${prepared.toolListError}): only the built-in tools are offered`);
+    const list = prepared.toolList && (prepared.toolList.tools.length || prepared.toolList.toolsets) ? prepared.toolList : undefined;
+    const offered = offeredTools(input, list);
+    if (list) c.useCatalog(offered.config.tools, list);
+    if (offered.unknownTools.length) return unknown(offered.unknownTools);
   }
-  if (!catalog) return undefined;
-  const list = await fetchToolList(input.tools, start.unknownTools, (why) =>
-    c.note('tools', `the worker could not list its custom tools (${why}): only the built-in tools are offered`),
-  );
-  const offered = offeredTools(input, list);
-  if (list) c.useCatalog(offered.config.tools, list);
-  return offered.unknownTools.length ? unknown(offered.unknownTools) : undefined;
+  setSystemPrompt(c, prompt, prepared.parts ? { parts: prepared.parts } : { error: prepared.partsError ?? 'no parts returned' });
+  return undefined;
 }
 
-/** A failed check's message; a cancellation is not a failed check, it goes on up (and ends the conversation as cancelled). */
-function notCancelled(say: (message: string) => string) {
-  return (err: unknown): string => {
-    if (isCancellation(err)) throw err;
-    return say(describeFailure(err).message);
-  };
+/** The start's row in the Web UI and `temporal workflow show`: what it asked the worker. */
+function prepareSummary(req: PrepareRunRequest): string {
+  return [
+    ...(req.workspace ? [`check the workspace ${req.workspace}`] : []),
+    ...(req.sandbox ? ['check the bubblewrap sandbox'] : []),
+    ...(req.catalog ? ["list the worker's custom tools"] : []),
+    'build the system prompt',
+  ].join(', ');
 }
 
 /** Ends a conversation whose input could not be read: its state query and result say why. */

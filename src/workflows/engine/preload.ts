@@ -22,6 +22,8 @@ import '../../shared/system-prompt';
 import '../../shared/wire';
 import '../../tools/registry';
 import '../loop/compress-texts';
+import '../loop/system-prompt-step';
+import '../loop/tool-list';
 import '../loop/turn-outcome';
 import '../state/chat-state';
 import '../state/client-tools';

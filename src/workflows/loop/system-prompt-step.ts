@@ -1,31 +1,32 @@
-// The system prompt builder at a conversation's start: one local activity gathers
-// the per-conversation parts on a worker (project context file, memory snapshot, date, workspace; recorded as one
+// The system prompt at a conversation's start: the worker gathers the per-conversation parts (project context
+// file, memory snapshot, date, workspace; in the start's one local activity, conversation.ts, recorded as its
 // marker, so a replay builds the same prompt) and the workflow composes the prompt (system-prompt.ts). The stable
 // parts (identity, how to work) come from this bundle, not from the history.
-import { isCancellation } from '@temporalio/workflow';
+import type { PromptRequest } from '../../activities/system-prompt';
 import { memoryScopeOf } from '../../shared/memory';
 import { SKILL_VIEW } from '../../tools/skills/spec';
-import { localActivities, localActivityOptions } from '../engine/activity-options';
-import { describeFailure } from '../engine/failures';
 import type { Conversation } from '../state/conversation-state';
 import { builtSystemPrompt, type PromptParts } from '../../shared/system-prompt';
 
-export async function buildSystemPrompt(c: Conversation): Promise<void> {
-  const memoryScope = c.tools.includes('memory') ? memoryScopeOf(c.input) : undefined;
+/** What the worker is asked to gather for this conversation's prompt. */
+export function promptRequest(c: Conversation): PromptRequest {
+  const memoryScope = memoryScopeOf(c.input);
+  return {
+    ...(c.input.workspace ? { workspace: c.input.workspace } : {}),
+    ...(c.tools.includes('memory') && memoryScope !== undefined ? { memoryScope } : {}),
+    ...(c.tools.includes(SKILL_VIEW) ? { skills: true, ...(c.input.skillsStore ? { skillsStore: c.input.skillsStore } : {}) } : {}),
+    ...(c.input.model ? { profile: c.input.model } : {}),
+  };
+}
+
+/** Composes the prompt from the parts the worker gathered; without them (`error`), from the stable parts. */
+export function setSystemPrompt(c: Conversation, req: PromptRequest, gathered: { parts: PromptParts } | { error: string }): void {
+  const { memoryScope } = req;
   let parts: PromptParts;
-  try {
-    parts = await localActivities.buildSystemPrompt.executeWithOptions({ ...localActivityOptions, summary: 'build the system prompt' }, [
-      {
-        ...(c.input.workspace ? { workspace: c.input.workspace } : {}),
-        ...(memoryScope !== undefined ? { memoryScope } : {}),
-        ...(c.tools.includes(SKILL_VIEW) ? { skills: true, ...(c.input.skillsStore ? { skillsStore: c.input.skillsStore } : {}) } : {}),
-        ...(c.input.model ? { profile: c.input.model } : {}),
-      },
-    ]);
-  } catch (err) {
-    if (isCancellation(err)) throw err;
+  if ('parts' in gathered) parts = gathered.parts;
+  else {
     // The prompt is an aid like memory: the conversation goes on with the stable parts (the failure is in the history).
-    c.note('prompt', `the worker could not gather the system prompt's parts (${describeFailure(err).message}): no project context or memory`);
+    c.note('prompt', `the worker could not gather the system prompt's parts (${gathered.error}): no project context or memory`);
     parts = { date: new Date(Date.now()).toISOString().slice(0, 10), workspace: c.input.workspace ?? '(the worker default)' };
   }
   if (parts.smallModel) {

@@ -1,12 +1,9 @@
 // Catalog tools (custom modules, HTTP, MCP) reach the workflow as data: a fresh conversation that wants them asks
-// the worker for its list at the start (a local activity, recorded), and every later run — replay, continue-as-new —
-// uses the recorded list. Built-in tools stay in the bundle, so the list holds only the catalog's specs.
-import { isCancellation } from '@temporalio/workflow';
+// the worker for its list at the start (in the start's one local activity, recorded), and every later run —
+// replay, continue-as-new — uses the recorded list. Built-in tools stay in the bundle, so the list holds only the catalog's specs.
 import { z } from 'zod';
-import type { ExternalToolSpec, ToolList } from '../../shared/wire';
+import type { ExternalToolSpec } from '../../shared/wire';
 import type { ToolSpec } from '../../tools/spec';
-import { localActivities, localActivityOptions } from '../engine/activity-options';
-import { describeFailure } from '../engine/failures';
 
 /**
  * A fresh run that names no tools (it gets the built-in tools plus the whole catalog) or names some the bundle
@@ -15,21 +12,6 @@ import { describeFailure } from '../engine/failures';
  */
 export function wantsCatalog(start: { carried?: unknown; named: string[] | undefined; unknownTools: string[] }): boolean {
   return !start.carried && (start.named === undefined || start.unknownTools.length > 0);
-}
-
-/**
- * The worker's list (only the tools the names select); undefined when it has none, or cannot list them — then
- * `onError` hears why (a cancellation is not an error: it ends the conversation as cancelled).
- */
-export async function fetchToolList(named: string[] | undefined, unknown: string[], onError?: (why: string) => void): Promise<ToolList | undefined> {
-  const list = await localActivities.listTools
-    .executeWithOptions({ ...localActivityOptions, summary: "list the worker's custom tools" }, [named ? { names: unknown } : {}])
-    .catch((err: unknown) => {
-      if (isCancellation(err)) throw err;
-      onError?.(describeFailure(err).message);
-      return undefined;
-    });
-  return list && (list.tools.length || list.toolsets) ? list : undefined;
 }
 
 /** A recorded catalog tool as the planner sees it: any JSON object passes here, the tool activity checks the schema. */
