@@ -3,9 +3,9 @@
 import { Connection } from '@temporalio/client';
 import { loadClientConnectConfig } from '@temporalio/envconfig';
 import type { NativeConnection, NativeConnectionOptions } from '@temporalio/worker';
-import * as net from 'node:net';
 import { hermesHome } from '../shared/paths';
 import { startDevServer } from '../dev-server/dev-server';
+import { addressProblem } from './address-probe';
 
 export interface TemporalTarget {
   connectionOptions: NativeConnectionOptions & { address: string };
@@ -35,8 +35,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * The client connection. A cluster that cannot be used is said at once, with its address, the namespace and what
- * to check: a refused port or a name that does not resolve before gRPC's own 10 s of retrying, anything else
- * (not Temporal, TLS) within CONNECT_TIMEOUT_MS; a namespace the server does not have, too.
+ * to check: a refused port, a name that does not resolve, a web server or a TLS port before gRPC's own 10 s of
+ * retrying (address-probe.ts), anything else within CONNECT_TIMEOUT_MS; a namespace the server does not have, too.
  */
 export async function connectClient(t: TemporalTarget, env: NodeJS.ProcessEnv = process.env): Promise<Connection> {
   const { address, tls, apiKey, metadata } = t.connectionOptions;
@@ -48,9 +48,10 @@ export async function connectClient(t: TemporalTarget, env: NodeJS.ProcessEnv = 
         '(TEMPORAL_ADDRESS, or the profile of TEMPORAL_PROFILE / TEMPORAL_CONFIG_FILE); for a TLS endpoint such as ' +
         'Temporal Cloud, TEMPORAL_TLS* and TEMPORAL_API_KEY. Without TEMPORAL_ADDRESS hermes uses its embedded server.',
     );
-  // Through a proxy only gRPC itself can tell; without one, a plain TCP connect answers within milliseconds.
+  // Through a proxy only gRPC itself can tell; without one, a plain TCP connect (and, without TLS, the first bytes
+  // the server answers) tells within milliseconds.
   if (!PROXY_VARS.some((v) => env[v])) {
-    const problem = await tcpProblem(address);
+    const problem = await addressProblem(address, { tls: Boolean(tls) });
     if (problem) throw unreachable(problem);
   }
   let connection: Connection;
@@ -80,34 +81,6 @@ const PROXY_VARS = ['grpc_proxy', 'https_proxy', 'http_proxy', 'GRPC_PROXY', 'HT
 function origin(env: NodeJS.ProcessEnv): string {
   if (env.TEMPORAL_ADDRESS) return 'from TEMPORAL_ADDRESS';
   return env.TEMPORAL_PROFILE ? `from profile ${env.TEMPORAL_PROFILE}` : 'from the Temporal config file';
-}
-
-/** Why a TCP connection to host:port fails (refused, no such host, timed out), or undefined when it opens. */
-async function tcpProblem(address: string, timeoutMs = 3_000): Promise<string | undefined> {
-  const m = /^\[?([^\]]+?)\]?:(\d+)$/.exec(address.replace(/^[a-z]+:\/\//i, ''));
-  if (!m) return undefined; // not host:port: let gRPC say what it makes of it
-  const [, host, port] = m;
-  return new Promise((resolve) => {
-    const socket = net.connect({ host: host!, port: Number(port) });
-    const done = (problem: string | undefined) => {
-      socket.removeAllListeners();
-      socket.on('error', () => undefined);
-      socket.destroy();
-      resolve(problem);
-    };
-    socket.setTimeout(timeoutMs, () => done(`no answer within ${timeoutMs / 1000} s (a firewall, or the wrong host)`));
-    socket.once('connect', () => done(undefined));
-    socket.once('error', (err: NodeJS.ErrnoException) => {
-      const code = err.code ?? '';
-      done(
-        code === 'ECONNREFUSED'
-          ? 'connection refused (nothing listens on that port)'
-          : code === 'ENOTFOUND' || code === 'EAI_AGAIN'
-            ? `the host name ${host} does not resolve`
-            : `${code || 'error'}: ${err.message}`,
-      );
-    });
-  });
 }
 
 export function connectWorker(t: TemporalTarget): Promise<NativeConnection> {
