@@ -222,7 +222,7 @@ export const fetchHistory = (h: Harness, id: string) => h.historyClient.workflow
 // Context cache hit counts over a stretch of conversations.
 
 export interface CacheUse {
-  /** Model calls whose context came from a `context` query (the first call of every conversation, and mismatches). */
+  /** Model calls whose context came from a `context` query (a first call whose context was too large to send, mismatches). */
   queries: number;
   /** Model calls whose context was rebuilt from this worker's results and matched the workflow's digest. */
   rebuilt: number;
@@ -242,6 +242,6 @@ export function cacheWatch(cache: ContextCache) {
     const rebuilt = cache.stats.rebuilt - s0.rebuilt;
     const whole = cache.stats.whole - s0.whole;
     const hitRate = (rebuilt + whole) / Math.max(1, rebuilt + whole + queries);
-    return { queries, rebuilt, whole, conversations, hitRate, extraQueries: Math.max(0, queries - (conversations - whole)) };
+    return { queries, rebuilt, whole, conversations, hitRate, extraQueries: Math.max(0, queries - Math.max(0, conversations - whole)) };
   };
 }

@@ -1,5 +1,5 @@
 // Timing inside the product's activities: how long the model activity spends getting its context (rebuilt
-// from this worker's results, or by a `context` query on a digest mismatch or a conversation's first call)
+// from this worker's results, sent whole with a run's first call, or by a `context` query on a digest mismatch)
 // and how long each activity takes in the worker. Wraps the real createActivities; no change to src/.
 import type { Client } from '@temporalio/client';
 import { ContextCache } from '../src/activities/context';

@@ -152,6 +152,20 @@ describe('custom tool modules', () => {
     expect(oneTool - empty).toBeLessThan(600);
   });
 
+  it('a config toolset that brings built-in tools: the prompt is built for them (its memory recalled)', async () => {
+    h = await createHarness([answer('ok')]);
+    const catalog = catalogFromConfig({ toolsets: { notes: ['read_file', 'memory', 'skill_view'] } }, undefined);
+    await catalog.start();
+    const result = await h.run(async () => (await h!.hermes.start({ prompt: 'x', tools: ['notes'], memoryScope: 'toolset-notes' })).result(), {
+      catalog,
+    });
+    expect(result.status).toBe('completed');
+    const first = h.mock.requests[0]!;
+    expect(first.tools).toEqual(expect.arrayContaining(['read_file', 'memory', 'skill_view']));
+    // Which built-in tools the name brings is known only from the worker's list: the prompt is asked for after it.
+    expect(first.messages[0].content).toContain('<memory-context scope="toolset-notes">');
+  });
+
   it('a conversation naming a tool no worker has ends as BadInput', async () => {
     h = await createHarness([]);
     const result = await h.run(async () => (await h!.hermes.start({ prompt: 'x', tools: ['files', 'nope'] })).result());

@@ -20,15 +20,21 @@ const PARTS: PromptParts = { date: '2026-12-06', workspace: root };
 const LIST: ToolList = { tools: [], digest: '' };
 
 /** The parts with what each was asked, so a test can tell that a refusal stopped the rest. */
-function parts(over: Partial<Parameters<typeof prepareRunActivity>[0]> = {}) {
+function parts(
+  over: Partial<Parameters<typeof prepareRunActivity>[0]> = {},
+  opts: { pausesMs?: number[]; deadlineMs?: number } = { pausesMs: [10, 10] },
+) {
   const asked: string[] = [];
-  const prepare = prepareRunActivity({
-    checkWorkspace: (w) => (asked.push('workspace'), checkWorkspace(w)),
-    checkSandbox: async () => (asked.push('sandbox'), null),
-    listTools: async () => (asked.push('list'), LIST),
-    buildSystemPrompt: async () => (asked.push('prompt'), PARTS),
-    ...over,
-  });
+  const prepare = prepareRunActivity(
+    {
+      checkWorkspace: (w) => (asked.push('workspace'), checkWorkspace(w)),
+      checkSandbox: async () => (asked.push('sandbox'), null),
+      listTools: async () => (asked.push('list'), LIST),
+      buildSystemPrompt: async () => (asked.push('prompt'), PARTS),
+      ...over,
+    },
+    opts,
+  );
   return { prepare, asked };
 }
 
@@ -72,9 +78,26 @@ describe('prepareRun', () => {
       },
     });
     expect(await promptFails.prepare({ catalog: {}, prompt: {} })).toEqual({ toolList: LIST, partsError: 'memory unreadable' });
-    // Without a catalog wanted, no list is asked.
+    // Without a catalog wanted, no list is asked; without a prompt request, no parts.
     const noCatalog = parts();
     expect(await noCatalog.prepare({ prompt: {} })).toEqual({ parts: PARTS });
     expect(noCatalog.asked).toEqual(['prompt']);
+    const listOnly = parts();
+    expect(await listOnly.prepare({ catalog: {} })).toEqual({ toolList: LIST });
+    expect(listOnly.asked).toEqual(['list']);
+  });
+
+  it('a part that throws is tried again; one that hangs is cut at the deadline, not the whole activity', async () => {
+    let calls = 0;
+    const flaky = parts({
+      listTools: async () => {
+        if (++calls < 3) throw new Error('MCP server starting');
+        return LIST;
+      },
+    });
+    expect(await flaky.prepare({ catalog: {}, prompt: {} })).toEqual({ toolList: LIST, parts: PARTS });
+    expect(calls).toBe(3);
+    const hangs = parts({ buildSystemPrompt: () => new Promise<PromptParts>(() => undefined) }, { pausesMs: [], deadlineMs: 200 });
+    expect(await hangs.prepare({ catalog: {}, prompt: {} })).toEqual({ toolList: LIST, partsError: 'no answer within 0.2 s' });
   });
 });

@@ -15,7 +15,7 @@ export interface PrepareRunRequest {
   /** List the worker's catalog tools (only these names, when given). */
   catalog?: { names?: string[] };
   /** Gather the system prompt's parts. */
-  prompt: PromptRequest;
+  prompt?: PromptRequest;
 }
 
 export interface PreparedRun {
@@ -34,7 +34,15 @@ interface Parts {
   buildSystemPrompt(req: PromptRequest): Promise<PromptParts>;
 }
 
-export function prepareRunActivity(a: Parts) {
+/**
+ * The tool list and the prompt's parts together get this long (the local activity's timeout is 30 s): a part that
+ * hangs (a memory read, an MCP server) becomes a note, never a timeout of the whole that would read as a failed check.
+ */
+const PARTS_DEADLINE_MS = 20_000;
+/** A part that throws is tried again after these pauses, as its own local activity's retries did. */
+const RETRY_PAUSES_MS = [1_000, 2_000];
+
+export function prepareRunActivity(a: Parts, opts: { deadlineMs?: number; pausesMs?: number[] } = {}) {
   return async function prepareRun(req: PrepareRunRequest): Promise<PreparedRun> {
     if (req.workspace) {
       const why = await a.checkWorkspace(req.workspace).catch((err: unknown) => `workspace ${req.workspace} could not be checked: ${messageOf(err)}`);
@@ -45,20 +53,46 @@ export function prepareRunActivity(a: Parts) {
       if (why) return { refused: { reason: 'SandboxUnavailable', error: why } };
     }
     // Neither depends on the other: the tool list and the prompt's parts are gathered at once.
-    const [list, parts] = await Promise.all([req.catalog ? settled(a.listTools(req.catalog)) : undefined, settled(a.buildSystemPrompt(req.prompt))]);
+    const deadline = Date.now() + (opts.deadlineMs ?? PARTS_DEADLINE_MS);
+    const pauses = opts.pausesMs ?? RETRY_PAUSES_MS;
+    const catalog = req.catalog;
+    const prompt = req.prompt;
+    const [list, parts] = await Promise.all([
+      catalog ? settled(() => a.listTools(catalog), deadline, pauses) : undefined,
+      prompt ? settled(() => a.buildSystemPrompt(prompt), deadline, pauses) : undefined,
+    ]);
     return {
       ...(list && 'value' in list ? { toolList: list.value } : {}),
       ...(list && 'error' in list ? { toolListError: list.error } : {}),
-      ...('value' in parts ? { parts: parts.value } : { partsError: parts.error }),
+      ...(parts && 'value' in parts ? { parts: parts.value } : {}),
+      ...(parts && 'error' in parts ? { partsError: parts.error } : {}),
     };
   };
 }
 
-function settled<T>(p: Promise<T>): Promise<{ value: T } | { error: string }> {
-  return p.then(
-    (value) => ({ value }),
-    (err: unknown) => ({ error: messageOf(err) }),
-  );
+/** `fn`'s value, tried again after each pause while it throws, or its last error; an error when the deadline passes. */
+async function settled<T>(fn: () => Promise<T>, deadline: number, pauses: number[]): Promise<{ value: T } | { error: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const ms = deadline - Date.now();
+  const late = new Promise<{ error: string }>((resolve) => {
+    timer = setTimeout(() => resolve({ error: `no answer within ${ms / 1000} s` }), ms);
+  });
+  const tries = (async (): Promise<{ value: T } | { error: string }> => {
+    for (let i = 0; ; i++) {
+      try {
+        return { value: await fn() };
+      } catch (err) {
+        const pause = pauses[i];
+        if (pause === undefined || Date.now() + pause >= deadline) return { error: messageOf(err) };
+        await new Promise((r) => setTimeout(r, pause));
+      }
+    }
+  })();
+  try {
+    return await Promise.race([tries, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function messageOf(err: unknown): string {

@@ -32,7 +32,8 @@ export interface ContextRef {
   /**
    * messages[0..count) themselves, on a run's first model call when they are small: no worker has cached any of
    * this run's context yet, so without them the call would begin with a `context` query (a round trip through the
-   * server). Everything in them is in the history already (the input, the system prompt's recorded parts).
+   * server). A few KB once per run: the request and the composed system prompt (its per-conversation parts are
+   * recorded at the start already).
    */
   messages?: ChatMessage[];
 }

@@ -55,13 +55,10 @@ function answerProblem(d: Buffer): string | undefined {
   if (d.length >= 9 && d[3]! <= 0x09 && (d.readUInt32BE(5) & 0x7fffffff) === 0) return undefined;
   const text = d.subarray(0, 200).toString('latin1');
   if (!/^[\t\n\r\x20-\x7e]+$/.test(text)) return undefined;
-  const first = text
-    .split(/\r?\n/)
-    .find((l) => l.trim())!
-    .trim()
-    .slice(0, 60);
+  const first = text.split(/\r?\n/).find((l) => l.trim());
+  if (!first) return undefined; // blank lines say nothing about what answers there
   return (
-    `a web server or another text protocol answers there, not a gRPC server (it said "${first}"): ` +
+    `a web server or another text protocol answers there, not a gRPC server (it said "${first.trim().slice(0, 60)}"): ` +
     "is it the Temporal Web UI's port (8233 on a dev server) instead of the frontend's (7233)?"
   );
 }

@@ -35,8 +35,8 @@ const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
  * The client connection. A cluster that cannot be used is said at once, with its address, the namespace and what
- * to check: a refused port, a name that does not resolve, a web server or a TLS port before gRPC's own 10 s of
- * retrying (address-probe.ts), anything else within CONNECT_TIMEOUT_MS; a namespace the server does not have, too.
+ * to check: a refused port, a name that does not resolve or a web server before gRPC's own 10 s of retrying
+ * (address-probe.ts), anything else (TLS, not Temporal) within CONNECT_TIMEOUT_MS; a namespace it does not have, too.
  */
 export async function connectClient(t: TemporalTarget, env: NodeJS.ProcessEnv = process.env): Promise<Connection> {
   const { address, tls, apiKey, metadata } = t.connectionOptions;

@@ -6,17 +6,13 @@ import { isCancellation } from '@temporalio/workflow';
 import type { ConversationInput, ConversationResult } from '../shared/contract';
 import { DEFAULT_LIMITS } from '../shared/defaults';
 import { conversationFailure } from '../shared/failed-result';
-import { localActivities, localActivityOptions } from './engine/activity-options';
 import { runChat } from './loop/chat';
 import { Conversation, type RunConfig } from './state/conversation-state';
 import { deliverResult, webhookOf } from './delivery';
-import { describeFailure } from './engine/failures';
 import { registerHandlers } from './loop/message-handlers';
 import { logEvent } from './engine/observe';
-import type { PreparedRun, PrepareRunRequest } from '../activities/prepare-run';
-import { promptRequest, setSystemPrompt } from './loop/system-prompt-step';
-import { isRecord, offeredTools, readStart, type Start } from './loop/start';
-import { wantsCatalog } from './loop/tool-list';
+import { prepare } from './loop/prepare';
+import { isRecord, readStart, type Start } from './loop/start';
 import { runTurn } from './loop/turn';
 
 /**
@@ -66,61 +62,6 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
   c.stop.startClock(c.meter.startedAtMs, c.limits.maxDurationSec);
   if (start.config.input.mode === 'chat') return runChat(c);
   return deliverResult(c, c.finish(await runTurn(c)));
-}
-
-type Refusal = { reason: string; error: string };
-
-/**
- * A fresh run's start, in one recorded local activity (src/activities/prepare-run.ts): the checks — the tools it
- * names exist, the worker may use its workspace and has the sandbox it asks for (never a silent downgrade) — its
- * catalog tools, and the system prompt's per-conversation parts (project context file, memory, date). A
- * cancellation during it ends the conversation as cancelled, like one anywhere else.
- */
-async function prepare(c: Conversation, start: Extract<Start, { config: RunConfig }>): Promise<Refusal | undefined> {
-  const { input } = start.config;
-  // Names the bundle does not know may be the worker's catalog tools (asked for below, after the other checks).
-  const catalog = wantsCatalog({ ...start, named: input.tools });
-  const unknown = (names: string[]): Refusal => ({ reason: 'BadInput', error: `tools: unknown tools or toolsets: ${names.join(', ')}` });
-  if (start.unknownTools.length && !catalog) return unknown(start.unknownTools);
-  const prompt = promptRequest(c);
-  const req: PrepareRunRequest = {
-    ...(input.workspace ? { workspace: input.workspace } : {}),
-    ...(input.sandbox === 'bwrap' ? { sandbox: true as const } : {}),
-    // A sub-agent names its parent's tools, so it asks for the catalog ones by name.
-    ...(catalog ? { catalog: input.tools ? { names: start.unknownTools } : {} } : {}),
-    prompt,
-  };
-  let prepared: PreparedRun;
-  try {
-    prepared = await localActivities.prepareRun.executeWithOptions({ ...localActivityOptions, summary: prepareSummary(req) }, [req]);
-  } catch (err) {
-    if (isCancellation(err)) throw err;
-    const m = describeFailure(err).message;
-    if (req.workspace) return { reason: 'BadInput', error: `workspace ${req.workspace} could not be checked: ${m}` };
-    if (req.sandbox) return { reason: 'SandboxUnavailable', error: `the sandbox could not be checked: ${m}` };
-    prepared = { ...(catalog ? { toolListError: m } : {}), partsError: m };
-  }
-  if (prepared.refused) return prepared.refused;
-  if (catalog) {
-    if (prepared.toolListError !== undefined)
-      c.note('tools', `the worker could not list its custom tools (${prepared.toolListError}): only the built-in tools are offered`);
-    const list = prepared.toolList && (prepared.toolList.tools.length || prepared.toolList.toolsets) ? prepared.toolList : undefined;
-    const offered = offeredTools(input, list);
-    if (list) c.useCatalog(offered.config.tools, list);
-    if (offered.unknownTools.length) return unknown(offered.unknownTools);
-  }
-  setSystemPrompt(c, prompt, prepared.parts ? { parts: prepared.parts } : { error: prepared.partsError ?? 'no parts returned' });
-  return undefined;
-}
-
-/** The start's row in the Web UI and `temporal workflow show`: what it asked the worker. */
-function prepareSummary(req: PrepareRunRequest): string {
-  return [
-    ...(req.workspace ? [`check the workspace ${req.workspace}`] : []),
-    ...(req.sandbox ? ['check the bubblewrap sandbox'] : []),
-    ...(req.catalog ? ["list the worker's custom tools"] : []),
-    'build the system prompt',
-  ].join(', ');
 }
 
 /** Ends a conversation whose input could not be read: its state query and result say why. */
