@@ -24,8 +24,7 @@ export async function prepare(c: Conversation, start: Extract<Start, { config: R
   const unknown = (names: string[]): Refusal => ({ reason: 'BadInput', error: `tools: unknown tools or toolsets: ${names.join(', ')}` });
   if (start.unknownTools.length && !catalog) return unknown(start.unknownTools);
   // Without names every built-in tool is offered whatever the catalog holds: the prompt can be asked for at once.
-  const promptNow = !(catalog && input.tools);
-  const prompt = promptNow ? promptRequest(c) : undefined;
+  const prompt = catalog && input.tools ? undefined : promptRequest(c);
   const req: PrepareRunRequest = {
     ...(input.workspace ? { workspace: input.workspace } : {}),
     ...(input.sandbox === 'bwrap' ? { sandbox: true as const } : {}),
@@ -33,7 +32,7 @@ export async function prepare(c: Conversation, start: Extract<Start, { config: R
     ...(prompt ? { prompt } : {}),
   };
   const prepared = await ask(req);
-  if ('refused' in prepared && prepared.refused) return prepared.refused;
+  if (prepared.refused) return prepared.refused;
   if (catalog) {
     if (prepared.toolListError !== undefined)
       c.note('tools', `the worker could not list its custom tools (${prepared.toolListError}): only the built-in tools are offered`);
