@@ -53,13 +53,13 @@ export function prepareRunActivity(a: Parts, opts: { deadlineMs?: number; pauses
       if (why) return { refused: { reason: 'SandboxUnavailable', error: why } };
     }
     // Neither depends on the other: the tool list and the prompt's parts are gathered at once.
-    const deadline = Date.now() + (opts.deadlineMs ?? PARTS_DEADLINE_MS);
-    const pauses = opts.pausesMs ?? RETRY_PAUSES_MS;
+    const limitMs = opts.deadlineMs ?? PARTS_DEADLINE_MS;
+    const within = { deadline: Date.now() + limitMs, late: `no answer within ${limitMs / 1000} s`, pauses: opts.pausesMs ?? RETRY_PAUSES_MS };
     const catalog = req.catalog;
     const prompt = req.prompt;
     const [list, parts] = await Promise.all([
-      catalog ? settled(() => a.listTools(catalog), deadline, pauses) : undefined,
-      prompt ? settled(() => a.buildSystemPrompt(prompt), deadline, pauses) : undefined,
+      catalog ? settled(() => a.listTools(catalog), within) : undefined,
+      prompt ? settled(() => a.buildSystemPrompt(prompt), within) : undefined,
     ]);
     return {
       ...(list && 'value' in list ? { toolList: list.value } : {}),
@@ -70,12 +70,14 @@ export function prepareRunActivity(a: Parts, opts: { deadlineMs?: number; pauses
   };
 }
 
-/** `fn`'s value, tried again after each pause while it throws, or its last error; an error when the deadline passes. */
-async function settled<T>(fn: () => Promise<T>, deadline: number, pauses: number[]): Promise<{ value: T } | { error: string }> {
+/** `fn`'s value, tried again after each pause while it throws, or its last error; `late` when the deadline passes. */
+async function settled<T>(
+  fn: () => Promise<T>,
+  { deadline, late: lateError, pauses }: { deadline: number; late: string; pauses: number[] },
+): Promise<{ value: T } | { error: string }> {
   let timer: NodeJS.Timeout | undefined;
-  const ms = deadline - Date.now();
   const late = new Promise<{ error: string }>((resolve) => {
-    timer = setTimeout(() => resolve({ error: `no answer within ${ms / 1000} s` }), ms);
+    timer = setTimeout(() => resolve({ error: lateError }), deadline - Date.now());
   });
   const tries = (async (): Promise<{ value: T } | { error: string }> => {
     for (let i = 0; ; i++) {
