@@ -1,22 +1,22 @@
-// `npm test`: the static checks (eslint, knip, prettier --check, tsc --noEmit, one after another) alongside
-// `vitest run`, not before it. The tiers leave part of two cores idle while tests wait on servers, timers and
-// spawned CLIs, and the checks (a minute of one core, most of it type-aware lint) fill that time instead of
-// adding to it. vitest's output streams as it comes; the checks' output is printed when they are done (all of
-// it when one fails, one line each otherwise). Arguments go to vitest. Exits non-zero when either part failed.
+// `npm test`: the static checks (tsc --noEmit and eslint over one TypeScript program, then knip and prettier --check)
+// alongside `vitest run`, not before it. The tiers leave part of two cores idle while tests wait on servers, timers
+// and spawned CLIs, and the checks (most of a minute of one core) fill that time instead of adding to it. vitest's
+// output streams as it comes; the checks' output is printed when they are done (all of it when one fails, one line
+// each otherwise). Arguments go to vitest. Exits non-zero when either part failed.
 import { spawn } from 'node:child_process';
 
+// Local binaries (node_modules/.bin) through npx, or a script of ours with this node.
 const CHECKS = [
-  ['eslint', ['eslint', '.']],
-  ['knip', ['knip']],
-  ['prettier', ['prettier', '--check', '.']],
-  ['tsc', ['tsc', '--noEmit', '-p', 'tsconfig.json']],
+  ['tsc + eslint', [process.execPath, 'test/typecheck-lint.mjs']],
+  ['knip', ['npx', '--no-install', 'knip']],
+  ['prettier', ['npx', '--no-install', 'prettier', '--check', '.']],
 ];
 
-/** Runs a local binary (node_modules/.bin) to its end: exit code and output (stdout and stderr interleaved). */
+/** Runs a command to its end: exit code and output (stdout and stderr interleaved). */
 function run(args, stdio = 'pipe') {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const child = spawn('npx', ['--no-install', ...args], { stdio: stdio === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(args[0], args.slice(1), { stdio: stdio === 'inherit' ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
     let out = '';
     child.stdout?.on('data', (d) => (out += d));
     child.stderr?.on('data', (d) => (out += d));
@@ -38,6 +38,6 @@ async function checks() {
   return { failed, lines };
 }
 
-const [statics, tests] = await Promise.all([checks(), run(['vitest', 'run', ...process.argv.slice(2)], 'inherit')]);
+const [statics, tests] = await Promise.all([checks(), run(['npx', '--no-install', 'vitest', 'run', ...process.argv.slice(2)], 'inherit')]);
 console.log(`\n=== static checks\n${statics.lines.join('\n')}`);
 process.exit(statics.failed || tests.code !== 0 ? 1 : 0);
