@@ -1,6 +1,6 @@
 // `npm test`: the static checks (tsc --noEmit and eslint over one TypeScript program, then knip and prettier --check)
 // alongside `vitest run`, not before it. The tiers leave part of two cores idle while tests wait on servers, timers
-// and spawned CLIs, and the checks (most of a minute of one core) fill that time instead of adding to it. vitest's
+// and spawned CLIs, and the checks (a minute and a half of one core) fill that time instead of adding to it. vitest's
 // output streams as it comes; the checks' output is printed when they are done (all of it when one fails, one line
 // each otherwise). Arguments go to vitest. Exits non-zero when either part failed.
 import { spawn } from 'node:child_process';

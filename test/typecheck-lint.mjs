@@ -4,7 +4,7 @@
 // program is built once, its diagnostics are printed as tsc prints them, and ESLint gets it as its type
 // information (typescript-eslint's `programs`, in place of the config's project service). The rules and the
 // files are the ones of eslint.config.mjs and tsconfig.json; `npm run typecheck` and `npm run lint` still run
-// each alone. Exits 1 when either found a problem, 2 when the program could not be built.
+// each alone. Exits 1 on a type error or a lint error (warnings are shown), 2 when the program could not be built.
 import { ESLint } from 'eslint';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +52,8 @@ if (late.length) {
   results = [...results.filter((r) => !late.includes(r)), ...again];
 }
 const problems = results.reduce((n, r) => n + r.errorCount + r.warningCount, 0);
+// As `eslint .`: warnings are shown, errors fail.
+const errors = results.reduce((n, r) => n + r.errorCount, 0);
 if (problems) process.stdout.write(await (await eslint.loadFormatter('stylish')).format(results));
 const t2 = Date.now();
 
@@ -59,4 +61,4 @@ console.log(
   `typecheck: ${diagnostics.length} error(s) in ${((t1 - t0) / 1000).toFixed(1)} s; ` +
     `lint: ${problems} problem(s) in ${results.length} files in ${((t2 - t1) / 1000).toFixed(1)} s`,
 );
-process.exit(diagnostics.length || problems ? 1 : 0);
+process.exit(diagnostics.length || errors ? 1 : 0);
