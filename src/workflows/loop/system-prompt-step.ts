@@ -1,5 +1,5 @@
 // The system prompt at a conversation's start: the worker gathers the per-conversation parts (project context
-// file, memory snapshot, date, workspace; in the start's one local activity, conversation.ts, recorded as its
+// file, memory snapshot, date, workspace; in the start's one local activity, prepare.ts, recorded as its
 // marker, so a replay builds the same prompt) and the workflow composes the prompt (system-prompt.ts). The stable
 // parts (identity, how to work) come from this bundle, not from the history.
 import type { PromptRequest } from '../../activities/system-prompt';
