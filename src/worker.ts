@@ -7,6 +7,7 @@ import { createActivities } from './activities';
 import { faultsFromEnv, withFaults, type FaultConfig } from './activities/faults';
 import type { ContextCache } from './activities/context';
 import { cachedWorkflowBundle, workflowsPath } from './startup/bundle';
+import { namespaceAttributeCheck } from './startup/usable-attributes';
 import { workerDataConverter } from './codec';
 import { loadProfiles, loadSecurityConfig, loadWebConfig, type ProfileSet } from './llm/profiles';
 import { chooseAll, describeChoice } from './llm/auto-profile';
@@ -175,6 +176,10 @@ interface WorkerParts {
 async function createWorker(opts: HermesWorkerOptions, { catalog, converter, processDir, sandbox, passEnv, redactor }: WorkerParts): Promise<Worker> {
   const checkpoints = opts.checkpoints ?? checkpointSettings();
   const storage = (opts.tuning?.dataConverter ?? converter)?.externalStorage;
+  const namespace = opts.namespace ?? 'default';
+  // Asked now, so the first run's start does not wait for it.
+  const attributes = namespaceAttributeCheck(opts.connection, namespace);
+  void attributes.missing();
   const activities = createActivities({
     catalog,
     profiles: opts.profiles ?? loadProfiles(),
@@ -190,6 +195,7 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
     payloadStore: Boolean(storage),
     ...(storage ? { payloadStoreThreshold: storage.payloadSizeThreshold } : {}),
     skillsStore: opts.skillsStore ?? skillsStoreName(),
+    missingAttributes: () => attributes.missing(),
     ...(checkpoints ? { checkpoints } : {}),
   });
   // OTEL_EXPORTER_OTLP_ENDPOINT set: activity interceptors, the workflow spans' sink and the traced bundle
@@ -197,7 +203,7 @@ async function createWorker(opts: HermesWorkerOptions, { catalog, converter, pro
   const tracing = workerTracingOptions();
   return Worker.create({
     connection: opts.connection,
-    namespace: opts.namespace ?? 'default',
+    namespace,
     taskQueue: opts.taskQueue ?? process.env.HERMES_TASK_QUEUE ?? TASK_QUEUE,
     workflowBundle: opts.workflowBundle ?? (await cachedWorkflowBundle(tracing.sinks ? 'traced' : undefined)),
     activities: withFaults(activities, opts.faults ?? faultsFromEnv()),

@@ -23,6 +23,8 @@ export interface ActivityDeps extends ToolDeps {
   payloadStore?: boolean;
   /** The payload store's size threshold in bytes: a payload this large or larger goes to the store. */
   payloadStoreThreshold?: number;
+  /** The worker's namespace's missing search attributes (src/startup/usable-attributes.ts); unknown without it. */
+  missingAttributes?: () => Promise<string[] | undefined>;
 }
 
 export function createActivities(deps: ActivityDeps) {
@@ -42,7 +44,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createDeliverActivities({ env: deps.env, ...(deps.webhookPolicy ? { policy: deps.webhookPolicy } : {}) }),
     ...createMemoryActivities({ redactor }),
     ...prompt,
-    prepareRun: prepareRunActivity({ ...tools, ...prompt }),
+    prepareRun: prepareRunActivity({ ...tools, ...prompt, ...(deps.missingAttributes ? { missingAttributes: deps.missingAttributes } : {}) }),
     /**
      * Does nothing: the workflow runs it as a local activity so that an outcome no other event shows (an approval
      * that timed out or was denied, an interrupt, a stop, a retried model call) is a row with a summary in the

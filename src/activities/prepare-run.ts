@@ -25,6 +25,11 @@ export interface PreparedRun {
   toolListError?: string;
   parts?: PromptParts;
   partsError?: string;
+  /**
+   * Search attributes the namespace does not have (or has with another type): the run must not set them. Absent when
+   * it has them all, or when the worker could not ask (src/startup/usable-attributes.ts).
+   */
+  missingAttributes?: string[];
 }
 
 interface Parts {
@@ -32,6 +37,8 @@ interface Parts {
   checkSandbox(): Promise<string | null>;
   listTools(req: { names?: string[] }): Promise<ToolList>;
   buildSystemPrompt(req: PromptRequest): Promise<PromptParts>;
+  /** The namespace's missing search attributes (cached by the worker); undefined when unknown. */
+  missingAttributes?(): Promise<string[] | undefined>;
 }
 
 /**
@@ -44,13 +51,16 @@ const RETRY_PAUSES_MS = [1_000, 2_000];
 
 export function prepareRunActivity(a: Parts, opts: { deadlineMs?: number; pausesMs?: number[] } = {}) {
   return async function prepareRun(req: PrepareRunRequest): Promise<PreparedRun> {
+    // A refused run sets its status too: it needs the answer as much as one that goes on.
+    const missing = (await a.missingAttributes?.().catch(() => undefined)) ?? [];
+    const attributes = missing.length ? { missingAttributes: missing } : {};
     if (req.workspace) {
       const why = await a.checkWorkspace(req.workspace).catch((err: unknown) => `workspace ${req.workspace} could not be checked: ${messageOf(err)}`);
-      if (why) return { refused: { reason: 'BadInput', error: why } };
+      if (why) return { refused: { reason: 'BadInput', error: why }, ...attributes };
     }
     if (req.sandbox) {
       const why = await a.checkSandbox().catch((err: unknown) => `the sandbox could not be checked: ${messageOf(err)}`);
-      if (why) return { refused: { reason: 'SandboxUnavailable', error: why } };
+      if (why) return { refused: { reason: 'SandboxUnavailable', error: why }, ...attributes };
     }
     // Neither depends on the other: the tool list and the prompt's parts are gathered at once.
     const limitMs = opts.deadlineMs ?? PARTS_DEADLINE_MS;
@@ -62,6 +72,7 @@ export function prepareRunActivity(a: Parts, opts: { deadlineMs?: number; pauses
       prompt ? settled(() => a.buildSystemPrompt(prompt), within) : undefined,
     ]);
     return {
+      ...attributes,
       ...(list && 'value' in list ? { toolList: list.value } : {}),
       ...(list && 'error' in list ? { toolListError: list.error } : {}),
       ...(parts && 'value' in parts ? { parts: parts.value } : {}),

@@ -36,6 +36,16 @@ function grpcCode(err: unknown): number | undefined {
   return undefined;
 }
 
+/**
+ * The attributes of `attrs` a namespace cannot take: not registered, or registered with another type. The server
+ * refuses a workflow task that upserts one of them (BadSearchAttributes) and retries it forever.
+ */
+export function unusableAttributes(current: Record<string, number>, attrs: Record<string, string> = SEARCH_ATTRIBUTE_TYPES): string[] {
+  return Object.entries(attrs)
+    .filter(([name, type]) => current[name] !== indexedValueType(type))
+    .map(([name]) => name);
+}
+
 export interface EnsureSearchAttributesResult {
   added: string[];
   existing: string[];
@@ -80,7 +90,8 @@ export async function ensureSearchAttributes(
       result.existing.push(name);
       if (current[name] !== type) {
         report(
-          `hermes: search attribute ${name} exists in namespace ${namespace} with type ${typeName(current[name])}, ` + `expected ${typeName(type)}`,
+          `hermes: search attribute ${name} exists in namespace ${namespace} with type ${typeName(current[name])}, ` +
+            `expected ${typeName(type)}; conversations run without setting it`,
         );
       }
     }
@@ -97,8 +108,10 @@ export async function ensureSearchAttributes(
     await add(missing);
     result.added.push(...Object.keys(missing));
   } catch (err) {
-    if (grpcCode(err) === 6 /* ALREADY_EXISTS */) {
-      // one of them exists (race with another process): add the rest one by one
+    const code = grpcCode(err);
+    if (code === 6 /* ALREADY_EXISTS */ || code === 3 /* INVALID_ARGUMENT */) {
+      // One of them exists (a race with another process), or one cannot be added (a SQL visibility store has three
+      // Text slots a namespace, which other applications may have taken): the rest are added one by one.
       for (const [name, type] of Object.entries(missing)) {
         try {
           await add({ [name]: type });

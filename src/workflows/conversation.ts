@@ -2,7 +2,7 @@
 // the model, until it answers. Deterministic code only: all I/O happens in activities. This entry checks the
 // input (start.ts) and the worker (a workspace, the sandbox, its catalog tools) and hands over: chat.ts (chat
 // mode) → turn.ts (one turn) → model-step.ts / run-tools.ts, over the state in conversation-state.ts.
-import { isCancellation } from '@temporalio/workflow';
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { ConversationInput, ConversationResult } from '../shared/contract';
 import { DEFAULT_LIMITS } from '../shared/defaults';
 import { conversationFailure } from '../shared/failed-result';
@@ -11,7 +11,7 @@ import { Conversation, type RunConfig } from './state/conversation-state';
 import { deliverResult, webhookOf } from './delivery';
 import { registerHandlers } from './loop/message-handlers';
 import { logEvent } from './engine/observe';
-import { prepare } from './loop/prepare';
+import { learnAttributes, prepare } from './loop/prepare';
 import { isRecord, readStart, type Start } from './loop/start';
 import { runTurn } from './loop/turn';
 
@@ -22,7 +22,7 @@ import { runTurn } from './loop/turn';
  */
 export async function conversationWorkflow(input: unknown, carried?: unknown): Promise<ConversationResult> {
   const start = readStart(input, carried);
-  if ('error' in start) return ended(badInput(input, start.error));
+  if ('error' in start) return ended(await badInput(input, start.error));
   const c = new Conversation(start.config, start.carried);
   registerHandlers(c);
   logEvent('start', start.carried ? 'conversation continued in a new run' : 'conversation started', {
@@ -35,6 +35,8 @@ export async function conversationWorkflow(input: unknown, carried?: unknown): P
     result = await run(c, start);
   } catch (err) {
     if (isCancellation(err)) {
+      // Cancelled before the start's answer: which attributes the status may set is asked even so.
+      if (c.board.learning) await CancellationScope.nonCancellable(() => learnAttributes(c));
       c.board.cancelled();
       // A task run's webhook hears of the cancel too (a chat's webhook has had every finished turn).
       if (c.input.mode !== 'chat' && webhookOf(c.input)) await deliverResult(c, c.finish({ status: 'cancelled', answer: '' }));
@@ -65,10 +67,11 @@ async function run(c: Conversation, start: Extract<Start, { config: RunConfig }>
 }
 
 /** Ends a conversation whose input could not be read: its state query and result say why. */
-function badInput(raw: unknown, error: string): ConversationResult {
+async function badInput(raw: unknown, error: string): Promise<ConversationResult> {
   const attributesOff = isRecord(raw) && raw.searchAttributes === false;
   const input: ConversationInput & RunConfig['input'] = { prompt: '', limits: DEFAULT_LIMITS, ...(attributesOff ? { searchAttributes: false } : {}) };
   const c = new Conversation({ input, tools: [] });
   registerHandlers(c);
+  await learnAttributes(c);
   return c.finish({ status: 'failed', answer: '', reason: 'BadInput', error });
 }

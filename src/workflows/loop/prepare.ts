@@ -4,7 +4,8 @@
 // (src/activities/prepare-run.ts): each local activity is one more round of the first workflow task. A run that
 // names tools the bundle does not know (toolsets, catalog tools: a sub-agent names its parent's) asks twice: which
 // built-in tools such a name brings (memory, skill_view) decides what the prompt gathers. A cancellation during the
-// start ends the conversation as cancelled, like one anywhere else.
+// start ends the conversation as cancelled, like one anywhere else. The same answer says which of Hermes' search
+// attributes the namespace lacks: the run's status sets only the others (state/status-board.ts).
 import { isCancellation } from '@temporalio/workflow';
 import type { PreparedRun, PrepareRunRequest } from '../../activities/prepare-run';
 import type { Conversation, RunConfig } from '../state/conversation-state';
@@ -22,7 +23,10 @@ export async function prepare(c: Conversation, start: Extract<Start, { config: R
   // Names the bundle does not know may be the worker's catalog tools (asked for below, after the other checks).
   const catalog = wantsCatalog({ ...start, named: input.tools });
   const unknown = (names: string[]): Refusal => ({ reason: 'BadInput', error: `tools: unknown tools or toolsets: ${names.join(', ')}` });
-  if (start.unknownTools.length && !catalog) return unknown(start.unknownTools);
+  if (start.unknownTools.length && !catalog) {
+    await learnAttributes(c);
+    return unknown(start.unknownTools);
+  }
   // Without names every built-in tool is offered whatever the catalog holds: the prompt can be asked for at once.
   const prompt = catalog && input.tools ? undefined : promptRequest(c);
   const req: PrepareRunRequest = {
@@ -32,6 +36,7 @@ export async function prepare(c: Conversation, start: Extract<Start, { config: R
     ...(prompt ? { prompt } : {}),
   };
   const prepared = await ask(req);
+  c.board.attributesKnown(prepared.missingAttributes);
   if (prepared.refused) return prepared.refused;
   if (catalog) {
     if (prepared.toolListError !== undefined)
@@ -45,6 +50,11 @@ export async function prepare(c: Conversation, start: Extract<Start, { config: R
   const gathered = prompt ? prepared : await ask({ prompt: asked });
   setSystemPrompt(c, asked, gathered.parts ? { parts: gathered.parts } : { error: gathered.partsError ?? 'no parts returned' });
   return undefined;
+}
+
+/** For a run refused before its start asked anything: which search attributes its status may set. */
+export async function learnAttributes(c: Conversation): Promise<void> {
+  if (c.board.learning) c.board.attributesKnown((await ask({})).missingAttributes);
 }
 
 /** The local activity; when it fails as a whole (a check that hung, the worker gone), what that means for the run. */
@@ -63,10 +73,12 @@ async function ask(req: PrepareRunRequest): Promise<PreparedRun> {
 
 /** The start's row in the Web UI and `temporal workflow show`: what it asked the worker. */
 function summary(req: PrepareRunRequest): string {
-  return [
-    ...(req.workspace ? [`check the workspace ${req.workspace}`] : []),
-    ...(req.sandbox ? ['check the bubblewrap sandbox'] : []),
-    ...(req.catalog ? ["list the worker's custom tools"] : []),
-    ...(req.prompt ? ['build the system prompt'] : []),
-  ].join(', ');
+  return (
+    [
+      ...(req.workspace ? [`check the workspace ${req.workspace}`] : []),
+      ...(req.sandbox ? ['check the bubblewrap sandbox'] : []),
+      ...(req.catalog ? ["list the worker's custom tools"] : []),
+      ...(req.prompt ? ['build the system prompt'] : []),
+    ].join(', ') || "ask for the namespace's search attributes"
+  );
 }

@@ -1,6 +1,7 @@
 // The status board: what a conversation shows of itself — its status and what it waits for (also as search
 // attributes, so the Web UI and `temporal workflow list` can filter), its outcome, the steps it recorded, the
 // latest outcomes traced into the history and the call in flight (the live details of the Web UI).
+import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import { z } from 'zod';
 import { stepRecordSchema, type ConversationState, type RunStatus, type StepRecord } from '../../shared/contract';
@@ -19,7 +20,7 @@ const PROGRESS_EVERY_STEPS = 5;
 const NO_ANSWER_TOLD: ReadonlySet<RunStatus> = new Set(['stopped_repeating', 'budget_exhausted']);
 
 export function statusCarry() {
-  return z.object({ steps: z.array(stepRecordSchema()) });
+  return z.object({ steps: z.array(stepRecordSchema()), missingAttributes: z.array(z.string()).optional() });
 }
 export type StatusCarry = z.infer<ReturnType<typeof statusCarry>>;
 
@@ -43,16 +44,37 @@ export class StatusBoard {
   #recentOutcomes: string[] = [];
   #inFlight: string | undefined;
   #publishedAtIteration = 0;
+  /**
+   * The search attributes the namespace lacks, as the run's start learnt from its worker (undefined until then): a
+   * workflow task that upserts one the namespace does not have is refused by the server, again and again.
+   */
+  #missing: ReadonlySet<string> | undefined;
+  /** A status published before the start knew which attributes it may set: published once it knows. */
+  #owed = false;
 
   constructor(
     carried: StatusCarry | undefined,
     private readonly src: BoardSource,
   ) {
     this.#steps = carried?.steps ?? [];
+    if (carried) this.#missing = new Set(carried.missingAttributes);
   }
 
   carry(): StatusCarry {
-    return { steps: this.#steps };
+    const missing = [...(this.#missing ?? [])];
+    return { steps: this.#steps, ...(missing.length ? { missingAttributes: missing } : {}) };
+  }
+
+  /** Whether the run still has to learn which search attributes it may set (a fresh run before its start's answer). */
+  get learning(): boolean {
+    return this.#missing === undefined && !this.src.quiet;
+  }
+
+  /** What the start's local activity said the namespace lacks; a status published before is published now. */
+  attributesKnown(missing: readonly string[] = []): void {
+    this.#missing = new Set(missing);
+    if (this.#owed) this.publish();
+    this.#owed = false;
   }
 
   get status(): RunStatus {
@@ -131,9 +153,13 @@ export class StatusBoard {
   /** HermesStatus / HermesWaitingFor make conversations filterable in the Web UI and `temporal workflow list`. */
   publish(): void {
     if (this.src.quiet) return;
+    if (!this.#missing) {
+      this.#owed = true;
+      return;
+    }
     const { model, iteration } = this.src.progress();
     this.#publishedAtIteration = iteration;
-    upsertSearchAttributes([
+    this.upsert([
       { key: HermesStatus, value: this.shownStatus },
       { key: HermesWaitingFor, value: this.#waitingFor },
       { key: HermesModel, value: model },
@@ -148,11 +174,11 @@ export class StatusBoard {
    * speed (bench/RESULTS.md).
    */
   publishProgress(): void {
-    if (this.src.quiet) return;
+    if (this.src.quiet || !this.#missing) return;
     const { model, iteration } = this.src.progress();
     if (iteration - this.#publishedAtIteration < PROGRESS_EVERY_STEPS) return;
     this.#publishedAtIteration = iteration;
-    upsertSearchAttributes([
+    this.upsert([
       { key: HermesModel, value: model },
       { key: HermesIterations, value: iteration },
     ]);
@@ -165,12 +191,19 @@ export class StatusBoard {
    * with each run, for snippets and the Web UI.
    */
   publishSummary(summary: string, scope: string): void {
-    if (this.src.quiet) return;
-    upsertSearchAttributes([
+    if (this.src.quiet || !this.#missing) return;
+    this.upsert([
       { key: HermesSummary, value: summarySearchText(summary) },
       { key: HermesScope, value: scope },
     ]);
     upsertMemo({ [SUMMARY_MEMO]: summary });
+  }
+
+  /** Only the attributes the namespace has: the others would fail the workflow task. */
+  private upsert(updates: SearchAttributeUpdatePair[]): void {
+    const missing = this.#missing!;
+    const kept = missing.size ? updates.filter((u) => !missing.has(u.key.name)) : updates;
+    if (kept.length) upsertSearchAttributes(kept);
   }
 
   /** The live summary on the workflow page of the Temporal Web UI. */
