@@ -165,6 +165,27 @@ describe('a namespace without the search attributes', () => {
   });
 });
 
+describe('a scheduled task on a namespace without the search attributes', () => {
+  it('is registered without HermesSchedule and its firings are found by the schedule id', async () => {
+    const name = `report-${Date.now().toString(36)}`;
+    const tasks = bare.hermes.schedules;
+    const info = await tasks.create({ name, when: '@yearly', prompt: 'scheduled report' });
+    expect(info.name).toBe(name);
+    await tasks.trigger(name);
+    const runs = await waitFor(
+      'the firing listed completed',
+      async () => {
+        const r = await tasks.runs(name);
+        return r.some((x) => x.status === 'completed') && r;
+      },
+      30_000,
+    );
+    expect(runs.map((r) => [r.status, r.answer])).toEqual([['completed', 'answered: scheduled report']]);
+    expect(await refusedTasks(bare.client, runs[0].workflowId)).toEqual([]);
+    await tasks.delete(name);
+  });
+});
+
 describe('a namespace with one attribute of another type', () => {
   it('sets the others and leaves that one alone', async () => {
     const handle = await wrongType.hermes.start({ prompt: 'typed' });

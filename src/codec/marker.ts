@@ -5,6 +5,7 @@
 // content.
 import type { Client, WorkflowStartOptions } from '@temporalio/client';
 import { HermesEncryption } from '../shared/search-attributes';
+import { unregisteredAttribute } from '../startup/register-attributes';
 
 /** The HermesEncryption value of a run encrypted with key `keyId`. */
 export function encryptionAttribute(keyId: string): string {
@@ -30,16 +31,6 @@ export function encryptionKeyId(client: { options: { loadedDataConverter: { payl
 
 type Marker = Pick<WorkflowStartOptions, 'typedSearchAttributes' | 'staticDetails'>;
 
-/** Whether `err` is the server refusing a start because the namespace has no search attribute `name`. */
-function unregistered(err: unknown, name: string): boolean {
-  for (let e = err as { message?: unknown; details?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
-    for (const text of [e.message, e.details]) {
-      if (typeof text === 'string' && text.includes(`no mapping defined for search attribute ${name}`)) return true;
-    }
-  }
-  return false;
-}
-
 /**
  * Starts a workflow with the encryption marker when `client` encrypts: `start` gets the options to add. With
  * `attributes` false (clusters where Hermes cannot register search attributes) only the static details are set.
@@ -54,10 +45,10 @@ export async function startMarked<T>(client: Client, attributes: boolean, start:
   try {
     return await start({ ...details, typedSearchAttributes: [{ key: HermesEncryption, value: encryptionAttribute(keyId) }] });
   } catch (err) {
-    if (!unregistered(err, HermesEncryption.name)) throw err;
+    if (!unregisteredAttribute(err, HermesEncryption.name)) throw err;
     process.stderr.write(
       `hermes: namespace ${client.options.namespace} has no search attribute ${HermesEncryption.name}; started without it ` +
-        `(add it: temporal operator search-attribute create --name ${HermesEncryption.name} --type Keyword)\n`,
+        `(add it: temporal operator search-attribute create --namespace ${client.options.namespace} --name ${HermesEncryption.name} --type Keyword)\n`,
     );
     return start(details);
   }

@@ -13,10 +13,12 @@ import {
   type ScheduleHandle,
   type ScheduleOptions,
   type ScheduleSummary,
+  type WorkflowExecutionInfo,
 } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { conversationInputSchema, conversationResultSchema, issuesText, type ConversationInput, type RunStatus } from '../shared/contract';
 import { HermesSchedule } from '../shared/search-attributes';
+import { unregisteredAttribute } from '../startup/register-attributes';
 import { resultOfFailure } from '../shared/failed-result';
 import { isTaskName, TASK_LIMITS } from './limits';
 import { webhookProblem } from './webhook-policy';
@@ -205,11 +207,22 @@ export async function registerTask(
     memo: { hermes: memo },
     typedSearchAttributes: [{ key: HermesSchedule, value: def.name }],
   };
+  let marked = true;
   for (let attempt = 1; ; attempt++) {
     try {
-      await client.schedule.create(options);
+      await client.schedule.create(marked ? options : unmarked(options));
       break;
     } catch (err) {
+      if (marked && unregisteredAttribute(err, HermesSchedule.name)) {
+        marked = false;
+        attempt--;
+        process.stderr.write(
+          `hermes: namespace ${client.options.namespace} has no search attribute ${HermesSchedule.name}; task ${def.name} is ` +
+            `registered without it (its firings are found by TemporalScheduledById; add it: temporal operator search-attribute ` +
+            `create --namespace ${client.options.namespace} --name ${HermesSchedule.name} --type Keyword)\n`,
+        );
+        continue;
+      }
       if (!(err instanceof ScheduleAlreadyRunning)) throw err;
     }
     // Deleted since (a replace between its delete and its create): the name may be free now; try again.
@@ -243,6 +256,16 @@ export async function registerTask(
     );
   }
   return taskInfo(def.name, mine);
+}
+
+/**
+ * Without HermesSchedule, for a namespace that lacks it (a managed one whose workers may not register it): the
+ * firings still carry TemporalScheduledById, which the server sets on every workflow a schedule starts.
+ */
+function unmarked(options: ScheduleOptions): ScheduleOptions {
+  const { typedSearchAttributes: _schedule, ...rest } = options;
+  const { typedSearchAttributes: _action, ...action } = options.action;
+  return { ...rest, action };
 }
 
 /**
@@ -308,10 +331,24 @@ export async function deleteTask(client: Client, name: string): Promise<void> {
   await withTask(name, () => client.schedule.getHandle(scheduleIdOf(name)).delete());
 }
 
+/**
+ * The firings of a task, by HermesSchedule (which continue-as-new runs keep), or by the schedule's id in
+ * TemporalScheduledById on a namespace that lacks HermesSchedule.
+ */
+async function* firings(client: Client, name: string): AsyncGenerator<WorkflowExecutionInfo> {
+  const clean = name.replace(/"/g, '');
+  try {
+    yield* client.workflow.list({ query: `${HermesSchedule.name} = "${clean}"` });
+  } catch (err) {
+    if (!unregisteredAttribute(err, HermesSchedule.name)) throw err;
+    yield* client.workflow.list({ query: `TemporalScheduledById = "${scheduleIdOf(clean)}"` });
+  }
+}
+
 /** The task's firings, newest first: Temporal's status, and the conversation's status, reason and answer. */
 export async function taskRuns(client: Client, name: string, limit = 10): Promise<TaskRun[]> {
   const runs: TaskRun[] = [];
-  for await (const w of client.workflow.list({ query: `${HermesSchedule.name} = "${name.replace(/"/g, '')}"` })) {
+  for await (const w of firings(client, name)) {
     runs.push({
       workflowId: w.workflowId,
       ...(w.startTime ? { startedAt: w.startTime } : {}),

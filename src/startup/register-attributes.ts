@@ -46,6 +46,18 @@ export function unusableAttributes(current: Record<string, number>, attrs: Recor
     .map(([name]) => name);
 }
 
+/**
+ * Whether `err` is the server refusing a start, a schedule or a list query because the namespace has no search
+ * attribute `name` ("no mapping defined for search attribute X"; a query: "invalid search attribute: X").
+ */
+export function unregisteredAttribute(err: unknown, name: string): boolean {
+  const said = new RegExp(`(no mapping defined for search attribute|invalid search attribute:) ${name}\\b`);
+  for (let e = err as { message?: unknown; details?: unknown; cause?: unknown } | undefined, i = 0; e && i < 5; e = e.cause as typeof e, i++) {
+    for (const text of [e.message, e.details]) if (typeof text === 'string' && said.test(text)) return true;
+  }
+  return false;
+}
+
 export interface EnsureSearchAttributesResult {
   added: string[];
   existing: string[];
