@@ -7,6 +7,7 @@ import type { History } from '@temporalio/common/lib/proto-utils';
 import { msToTs } from '@temporalio/common/lib/time';
 import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { explained } from '../src/cli/explain-error';
 import { Hermes, hermesDataConverter } from '../src/client';
 import { defineProfile } from '../src/llm/profiles';
 import { installRuntimeLogger } from '../src/observe/logger';
@@ -218,6 +219,26 @@ describe('a namespace with no slot left for one attribute', () => {
     const set = await attributesOf(handle.workflow);
     expect(set).toMatchObject({ HermesStatus: true, HermesModel: true, HermesIterations: true, HermesScope: true });
     expect(set.HermesSummary).toBeUndefined();
+  });
+});
+
+describe('what the CLI says when a query needs an attribute the namespace lacks', () => {
+  it('names the attribute and the command that adds it, and keeps the reason of any other refusal', async () => {
+    const refusal = async (query: string) => {
+      const err = await (async () => {
+        for await (const _ of bare.client.workflow.list({ query })) break;
+      })().then(
+        () => undefined,
+        (e: unknown) => e as Error,
+      );
+      expect(err?.name).toBe('ServiceError');
+      return explained(err!).message;
+    };
+    expect(await refusal('HermesStatus = "completed"')).toBe(
+      'this namespace has no search attribute HermesStatus, which this needs (its workers could not register it); ' +
+        'an admin adds it: temporal operator search-attribute create --namespace <namespace> --name HermesStatus --type Keyword',
+    );
+    expect(await refusal('NoSuchThing = "x"')).toBe('Failed to list workflows: invalid query: invalid search attribute: NoSuchThing');
   });
 });
 

@@ -1,7 +1,7 @@
 // A pending clarify question or approval asked inline on the terminal (by the step follower of run and chat).
-import type readline from 'node:readline/promises';
 import type { ConversationHandle } from '../client';
 import type { ConversationState } from '../shared/contract';
+import type { LineSource } from './line-queue';
 
 /**
  * Asks a pending question or approval, once per call id (`asked`). Returns when nothing more is pending or
@@ -10,7 +10,7 @@ import type { ConversationState } from '../shared/contract';
 export async function promptPending(
   handle: ConversationHandle,
   s: ConversationState,
-  rl: readline.Interface,
+  rl: LineSource,
   asked: Set<string>,
   signal?: AbortSignal,
 ): Promise<void> {
@@ -41,6 +41,6 @@ export async function promptPending(
   }
 }
 
-function ask(rl: readline.Interface, query: string, signal?: AbortSignal): Promise<string> {
+function ask(rl: LineSource, query: string, signal?: AbortSignal): Promise<string> {
   return signal ? rl.question(query, { signal }) : rl.question(query);
 }

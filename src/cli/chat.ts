@@ -1,6 +1,7 @@
 // `hermes chat`: an interactive conversation; clarify questions and approvals are asked inline.
 import { parseArgs } from 'node:util';
 import readline from 'node:readline/promises';
+import { queuedLines, type LineSource } from './line-queue';
 import { checkedWorkspace, maxIterationsOption, withHermes } from './common';
 import { follow } from './follow';
 import { redactUserText } from '../security/user-input';
@@ -57,10 +58,13 @@ export async function chat(args: string[]): Promise<number> {
         } else rl.close();
       });
       const closed = new Promise<void>((resolve) => rl.once('close', resolve));
+      // A terminal is asked line by line; piped lines are queued, none lost (line-queue.ts).
+      const lines: LineSource = process.stdin.isTTY ? rl : queuedLines(rl, (t) => void process.stderr.write(t));
       const log = (line: string) => void process.stderr.write(`${line}\n`);
       try {
         for (;;) {
-          const line = await Promise.race([rl.question('you> '), closed.then(() => undefined)]);
+          // A closed terminal ends the chat; piped lines are all read first (the queue gives '' past their end).
+          const line = process.stdin.isTTY ? await Promise.race([rl.question('you> '), closed.then(() => undefined)]) : await lines.question('you> ');
           if (line === undefined || !line.trim() || stopSignal.aborted) break;
           // Redacted here, so the notice comes before the turn (and once, not from the start and the send).
           const typed = redactUserText(line, hermes.client);
@@ -92,7 +96,7 @@ export async function chat(args: string[]): Promise<number> {
           if (liveText) liveText.follow(h, await h.eventsOffset().catch(() => 0));
           const r = await follow(h, h.send(message), {
             log: liveText ? (l) => liveText.log(l) : log,
-            rl,
+            rl: lines,
             after,
             intervalMs: 200,
             ...numbering,

@@ -1,6 +1,5 @@
 // The step follower of `hermes run` and `hermes chat`: shows every step of a conversation once, in order,
 // until a result arrives, and asks pending questions and approvals inline.
-import type readline from 'node:readline/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ConversationHandle, Hermes } from '../client';
 import { isPayloadKeyMismatch } from '../codec/explain';
@@ -10,13 +9,14 @@ import type { ConversationState } from '../shared/contract';
 import { formatStep } from './common';
 import { watchWorker } from './pollers';
 import { promptPending } from './ask-pending';
+import type { LineSource } from './line-queue';
 import { stopSignal } from './signals';
 
 export interface FollowOptions {
   /** Where step lines go; without it no step is shown (pending questions are still asked). */
   log?: (line: string) => void;
   /** Asks pending questions and approvals on it; without it, says once what the conversation is waiting for. */
-  rl?: readline.Interface;
+  rl?: LineSource;
   /** Step cursor: only steps numbered above it are shown. Default 0 (all). */
   after?: number;
   /** Milliseconds between two looks at the state query. Default 300. */

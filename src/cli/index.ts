@@ -18,6 +18,7 @@ Usage:
                                     (project context file, memory, date, workspace), without starting one
   hermes chat [--id ID] [--no-stream] [--webhook URL]
                                     interactive chat (clarify questions and approvals asked inline);
+                                    piped lines (hermes chat < file) are taken in order, one per question;
                                     --webhook URL POSTs each turn's result there (as run's --webhook)
   hermes watch <id> [--from N] [--json]
                                     follow any conversation live (one started here, by a schedule,
@@ -229,6 +230,7 @@ interface Modules {
   run: typeof import('./run');
   'schedule-commands': typeof import('./schedule-commands');
   search: typeof import('./search');
+  'explain-error': typeof import('./explain-error');
   'http-api': typeof import('./http-api');
   processes: typeof import('./processes');
   skills: typeof import('./skills');
@@ -287,5 +289,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`hermes: unknown command "${command}"\n\n${HELP}`);
     return 2;
   }
-  return cmd(rest);
+  return cmd(rest).catch(async (err: unknown) => {
+    throw err instanceof Error && err.name === 'ServiceError' ? (await load('explain-error')).explained(err) : err;
+  });
 }

@@ -124,17 +124,28 @@ export async function ensureSearchAttributes(
     if (code === 6 /* ALREADY_EXISTS */ || code === 3 /* INVALID_ARGUMENT */) {
       // One of them exists (a race with another process), or one cannot be added (a SQL visibility store has three
       // Text slots a namespace, which other applications may have taken): the rest are added one by one.
+      const failed: Array<{ name: string; err: unknown }> = [];
       for (const [name, type] of Object.entries(missing)) {
         try {
           await add({ [name]: type });
           result.added.push(name);
         } catch (e) {
           if (grpcCode(e) === 6) result.existing.push(name);
-          else report(searchAttributeWarning(name, namespace, e, missing));
+          else failed.push({ name, err: e });
         }
       }
+      // One warning for all of them: a namespace with no slot left refuses each, for one or two reasons.
+      if (failed.length)
+        report(
+          searchAttributeWarning(
+            failed.map((f) => f.name),
+            namespace,
+            failed.map((f) => f.err),
+            missing,
+          ),
+        );
     } else {
-      report(searchAttributeWarning(Object.keys(missing).join(', '), namespace, err, missing));
+      report(searchAttributeWarning(Object.keys(missing), namespace, [err], missing));
     }
   }
   return result;
@@ -147,15 +158,25 @@ const cliType = (n: number | undefined) => {
   return CLI_TYPE[t] ?? t.charAt(0).toUpperCase() + t.slice(1);
 };
 
-function searchAttributeWarning(names: string, namespace: string, err: unknown, types: Record<string, number>): string {
-  const code = grpcCode(err);
-  const why = code === 7 || code === 16 ? 'permission denied' : (err as Error).message;
+/** The stock CLI's command that adds attribute `name` (of Hermes' own, unless `type` says otherwise). */
+export function searchAttributeCommand(namespace: string, name: string, type: number | undefined = knownType(name)): string {
+  return `temporal operator search-attribute create --namespace ${namespace} --name ${name} --type ${cliType(type)}`;
+}
+
+function knownType(name: string): number | undefined {
+  const t = SEARCH_ATTRIBUTE_TYPES[name];
+  return t === undefined ? undefined : indexedValueType(t);
+}
+
+function searchAttributeWarning(names: string[], namespace: string, errs: unknown[], types: Record<string, number>): string {
+  const reasons = errs.map((err) => {
+    const code = grpcCode(err);
+    return code === 7 || code === 16 ? 'permission denied' : (err as Error).message;
+  });
+  const why = [...new Set(reasons)].join('; ');
   return (
-    `hermes: could not register search attribute(s) ${names} in namespace ${namespace} (${why}). ` +
-    `Conversations still run, but filtering by them in the UI will not work until an admin runs: ` +
-    names
-      .split(', ')
-      .map((n) => `temporal operator search-attribute create --namespace ${namespace} --name ${n} --type ${cliType(types[n])}`)
-      .join(' ; ')
+    `hermes: could not register search attribute(s) ${names.join(', ')} in namespace ${namespace} (${why}). ` +
+    `Conversations still run without them, but filtering and search by them will not work until an admin runs: ` +
+    names.map((n) => searchAttributeCommand(namespace, n, types[n])).join(' ; ')
   );
 }
