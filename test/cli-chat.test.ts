@@ -24,6 +24,9 @@ function chatProcess() {
   return { child, out, exited };
 }
 
+/** An AWS access key id's shape: redacted from what is typed (src/security/user-input.ts). */
+const KEY = 'AKIAZ3Q7X5R2M9K4L8PD';
+
 describe('hermes chat', () => {
   it('asks a clarify question inline and prints the answer', async () => {
     h = await createHarness([toolCall('clarify', { question: 'Which name should I use?' }, 'q1'), answer('Hello, Ada Lovelace.')]);
@@ -58,7 +61,7 @@ describe('hermes chat', () => {
     const { code, stdout, stderr } = await h.run(async () => {
       const { child, out, exited } = chatProcess();
       // Everything at once, then the end of the input: as `hermes chat < questions.txt` does.
-      child.stdin.end('one\ntwo\nnotes.txt\nthree\n');
+      child.stdin.end(`one ${KEY}\ntwo\nnotes.txt\nthree\n`);
       try {
         const code = await exited;
         return { code, ...out };
@@ -73,7 +76,10 @@ describe('hermes chat', () => {
       'hermes> third answer',
     ]);
     const users = h.mock.requests.map((r) => r.messages.filter((m: { role: string }) => m.role === 'user').at(-1)?.content);
-    expect(users).toEqual(['one', 'two', 'two', 'three']);
+    expect(users).toEqual(['one [REDACTED:aws-access-key-id]', 'two', 'two', 'three']);
+    // The lines are echoed after their prompts as a terminal shows them, redacted as sent.
+    expect(stderr).toContain('you> one [REDACTED:aws-access-key-id]\n');
+    expect(stderr).not.toContain(KEY);
     expect(toolResult(h.mock.requests[2]!.messages, 'q1')).toBe('notes.txt');
     expect(stderr).not.toContain('readline was closed');
   });

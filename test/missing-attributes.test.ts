@@ -5,7 +5,7 @@
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import type { History } from '@temporalio/common/lib/proto-utils';
 import { msToTs } from '@temporalio/common/lib/time';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { NativeConnection, type ActivityExecuteInput, type ActivityInboundCallsInterceptor, type Next, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { explained } from '../src/cli/explain-error';
 import { Hermes, hermesDataConverter } from '../src/client';
@@ -166,6 +166,28 @@ describe('a namespace without the search attributes', () => {
   });
 });
 
+describe('a start whose local activity fails as a whole', () => {
+  it('sets none of the attributes, and ends', async () => {
+    class BrokenStart implements ActivityInboundCallsInterceptor {
+      constructor(private readonly type: string) {}
+      execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+        return this.type === 'prepareRun' ? Promise.reject(new Error('the disk is on fire')) : next(input);
+      }
+    }
+    const queue = `broken-start-${Date.now().toString(36)}`;
+    const hermes = await Hermes.connect({ client: bare.client, taskQueue: queue });
+    const worker = await createHermesWorker({
+      ...workerOptions(bare.client.options.namespace),
+      taskQueue: queue,
+      tuning: { debugMode: true, interceptors: { activity: [(ctx) => ({ inbound: new BrokenStart(ctx.info.activityType) })] } },
+    });
+    const handle = await hermes.start({ prompt: 'despite it' });
+    const result = await worker.runUntil(handle.result());
+    expect(result).toMatchObject({ status: 'completed', answer: 'answered: despite it' });
+    expect(await refusedTasks(bare.client, handle.id)).toEqual([]);
+  });
+});
+
 describe('a scheduled task on a namespace without the search attributes', () => {
   it('is registered without HermesSchedule and its firings are found by the schedule id', async () => {
     const name = `report-${Date.now().toString(36)}`;
@@ -188,6 +210,33 @@ describe('a scheduled task on a namespace without the search attributes', () => 
 });
 
 describe('a namespace with one attribute of another type', () => {
+  // HermesModel is set with HermesStatus whenever the status is published: on a namespace whose HermesStatus is of
+  // another type it shows that the status was published, and without that one.
+  const published = async (handle: WorkflowHandle) => (await attributesOf(handle)).HermesModel === true;
+
+  it('publishes the status of runs refused before or at their start, and of one cancelled before it', async () => {
+    const bad = await wrongType.client.workflow.start('conversationWorkflow', {
+      taskQueue: wrongType.hermes.taskQueue,
+      workflowId: `bad-${Date.now().toString(36)}`,
+      args: [{ prompt: 'x', tools: 'read_file' }],
+    });
+    const unknown = await wrongType.hermes.start({ prompt: 'x', tools: ['no_such_tool'] });
+    await expect(bad.result()).rejects.toThrow();
+    expect(await unknown.result()).toMatchObject({ status: 'failed', reason: 'BadInput' });
+    // Cancelled before any worker of its task queue saw it: the start's local activity runs in a cancelled scope.
+    const queue = `cancelled-early-${Date.now().toString(36)}`;
+    const early = await Hermes.connect({ client: wrongType.client, taskQueue: queue });
+    const cancelled = await early.start({ prompt: 'x' });
+    await cancelled.workflow.cancel();
+    const worker = await createHermesWorker({ ...workerOptions(wrongType.client.options.namespace), taskQueue: queue });
+    await worker.runUntil(cancelled.workflow.result().catch(() => undefined));
+    expect((await cancelled.workflow.describe()).status.name).toBe('CANCELLED');
+    for (const handle of [bad, unknown.workflow, cancelled.workflow]) {
+      expect(await published(handle)).toBe(true);
+      expect(await refusedTasks(wrongType.client, handle.workflowId)).toEqual([]);
+    }
+  });
+
   it('sets the others and leaves that one alone', async () => {
     const handle = await wrongType.hermes.start({ prompt: 'typed' });
     expect(await handle.result()).toMatchObject({ status: 'completed' });
@@ -235,8 +284,8 @@ describe('what the CLI says when a query needs an attribute the namespace lacks'
       return explained(err!).message;
     };
     expect(await refusal('HermesStatus = "completed"')).toBe(
-      'this namespace has no search attribute HermesStatus, which this needs (its workers could not register it); ' +
-        'an admin adds it: temporal operator search-attribute create --namespace <namespace> --name HermesStatus --type Keyword',
+      'this namespace has no search attribute HermesStatus, which this needs: `hermes worker` registers it where it may, ' +
+        'or an admin adds it: temporal operator search-attribute create --namespace <namespace> --name HermesStatus --type Keyword',
     );
     expect(await refusal('NoSuchThing = "x"')).toBe('Failed to list workflows: invalid query: invalid search attribute: NoSuchThing');
   });
@@ -260,12 +309,20 @@ describe("the worker's check", () => {
     now = 59_000;
     expect(await check.missing()).toEqual(HERMES);
     expect(asked).toBe(1);
+    // Stale: the old answer at once (a run's start does not wait), and asked again for the next run.
     now = 61_000;
+    expect(await check.missing()).toEqual(HERMES);
+    await new Promise((r) => setImmediate(r));
     expect(await check.missing()).toEqual([]);
     now = 10_000_000;
     answers = [];
     expect(await check.missing()).toEqual([]);
     expect(asked).toBe(2);
+  });
+
+  it('says unknown when the namespace does not answer in time', async () => {
+    const check = new AttributeCheck(() => new Promise(() => {}), Date.now, 60_000, 20);
+    expect(await check.missing()).toBeUndefined();
   });
 
   it('says unknown when the namespace cannot be asked, and asks once for callers at the same time', async () => {

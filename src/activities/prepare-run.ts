@@ -51,16 +51,19 @@ const RETRY_PAUSES_MS = [1_000, 2_000];
 
 export function prepareRunActivity(a: Parts, opts: { deadlineMs?: number; pausesMs?: number[] } = {}) {
   return async function prepareRun(req: PrepareRunRequest): Promise<PreparedRun> {
-    // A refused run sets its status too: it needs the answer as much as one that goes on.
-    const missing = (await a.missingAttributes?.().catch(() => undefined)) ?? [];
-    const attributes = missing.length ? { missingAttributes: missing } : {};
+    // Asked beside the checks; a refused run sets its status too, so it needs the answer as much as one that goes on.
+    const asked = a.missingAttributes?.().catch(() => undefined);
+    const attributes = async () => {
+      const missing = (await asked) ?? [];
+      return missing.length ? { missingAttributes: missing } : {};
+    };
     if (req.workspace) {
       const why = await a.checkWorkspace(req.workspace).catch((err: unknown) => `workspace ${req.workspace} could not be checked: ${messageOf(err)}`);
-      if (why) return { refused: { reason: 'BadInput', error: why }, ...attributes };
+      if (why) return { refused: { reason: 'BadInput', error: why }, ...(await attributes()) };
     }
     if (req.sandbox) {
       const why = await a.checkSandbox().catch((err: unknown) => `the sandbox could not be checked: ${messageOf(err)}`);
-      if (why) return { refused: { reason: 'SandboxUnavailable', error: why }, ...attributes };
+      if (why) return { refused: { reason: 'SandboxUnavailable', error: why }, ...(await attributes()) };
     }
     // Neither depends on the other: the tool list and the prompt's parts are gathered at once.
     const limitMs = opts.deadlineMs ?? PARTS_DEADLINE_MS;
@@ -72,7 +75,7 @@ export function prepareRunActivity(a: Parts, opts: { deadlineMs?: number; pauses
       prompt ? settled(() => a.buildSystemPrompt(prompt), within) : undefined,
     ]);
     return {
-      ...attributes,
+      ...(await attributes()),
       ...(list && 'value' in list ? { toolList: list.value } : {}),
       ...(list && 'error' in list ? { toolListError: list.error } : {}),
       ...(parts && 'value' in parts ? { parts: parts.value } : {}),

@@ -59,7 +59,13 @@ export async function chat(args: string[]): Promise<number> {
       });
       const closed = new Promise<void>((resolve) => rl.once('close', resolve));
       // A terminal is asked line by line; piped lines are queued, none lost (line-queue.ts).
-      const lines: LineSource = process.stdin.isTTY ? rl : queuedLines(rl, (t) => void process.stderr.write(t));
+      const lines: LineSource = process.stdin.isTTY
+        ? rl
+        : queuedLines(
+            rl,
+            (t) => void process.stderr.write(t),
+            (l) => redactUserText(l, hermes.client).text,
+          );
       const log = (line: string) => void process.stderr.write(`${line}\n`);
       try {
         for (;;) {

@@ -11,8 +11,8 @@ export function explained(err: Error): Error {
   const missing = Object.keys(SEARCH_ATTRIBUTE_TYPES).find((name) => unregisteredAttribute(err, name));
   if (missing) {
     return new Error(
-      `this namespace has no search attribute ${missing}, which this needs (its workers could not register it); ` +
-        `an admin adds it: ${searchAttributeCommand('<namespace>', missing)}`,
+      `this namespace has no search attribute ${missing}, which this needs: \`hermes worker\` registers it where it may, ` +
+        `or an admin adds it: ${searchAttributeCommand('<namespace>', missing)}`,
       { cause: err },
     );
   }

@@ -10,7 +10,8 @@ export interface LineSource {
   question(query: string, options?: { signal?: AbortSignal }): Promise<string>;
 }
 
-export function queuedLines(rl: readline.Interface, echo: (text: string) => void): LineSource {
+/** `shown`: what of a line is echoed (the chat gives its redaction: a piped secret must not reach a CI log). */
+export function queuedLines(rl: readline.Interface, echo: (text: string) => void, shown: (line: string) => string = (l) => l): LineSource {
   const lines: string[] = [];
   const waiting: Array<(line: string) => void> = [];
   let ended = false;
@@ -31,7 +32,7 @@ export function queuedLines(rl: readline.Interface, echo: (text: string) => void
         const answer = (line: string) => {
           signal?.removeEventListener('abort', abort);
           // After the prompt, the line it got, as a terminal would show it.
-          echo(`${line}\n`);
+          echo(`${shown(line)}\n`);
           resolve(line);
         };
         const abort = () => {

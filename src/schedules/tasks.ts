@@ -332,16 +332,18 @@ export async function deleteTask(client: Client, name: string): Promise<void> {
 }
 
 /**
- * The firings of a task, by HermesSchedule (which continue-as-new runs keep), or by the schedule's id in
- * TemporalScheduledById on a namespace that lacks HermesSchedule.
+ * The firings of a task: by HermesSchedule (which continue-as-new runs keep) or by the schedule's id in
+ * TemporalScheduledById (set by the server on what a schedule starts): a task registered while the namespace lacked
+ * HermesSchedule is found after an admin added it too. Without HermesSchedule, by the schedule's id alone.
  */
 async function* firings(client: Client, name: string): AsyncGenerator<WorkflowExecutionInfo> {
   const clean = name.replace(/"/g, '');
+  const byId = `TemporalScheduledById = "${scheduleIdOf(clean)}"`;
   try {
-    yield* client.workflow.list({ query: `${HermesSchedule.name} = "${clean}"` });
+    yield* client.workflow.list({ query: `${HermesSchedule.name} = "${clean}" OR ${byId}` });
   } catch (err) {
     if (!unregisteredAttribute(err, HermesSchedule.name)) throw err;
-    yield* client.workflow.list({ query: `TemporalScheduledById = "${scheduleIdOf(clean)}"` });
+    yield* client.workflow.list({ query: byId });
   }
 }
 

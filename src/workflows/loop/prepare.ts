@@ -11,6 +11,7 @@ import type { PreparedRun, PrepareRunRequest } from '../../activities/prepare-ru
 import type { Conversation, RunConfig } from '../state/conversation-state';
 import { localActivities, localActivityOptions } from '../engine/activity-options';
 import { describeFailure } from '../engine/failures';
+import { ALL_SEARCH_ATTRIBUTES } from '../../shared/search-attributes';
 import { offeredTools, type Start } from './start';
 import { promptRequest, setSystemPrompt } from './system-prompt-step';
 import { wantsCatalog } from './tool-list';
@@ -64,10 +65,13 @@ async function ask(req: PrepareRunRequest): Promise<PreparedRun> {
   } catch (err) {
     if (isCancellation(err)) throw err;
     const m = describeFailure(err).message;
+    // Nobody said which search attributes the namespace has: the run sets none rather than risk one it lacks, whose
+    // upsert the server would refuse in every workflow task (filtering misses this run; it is not stuck).
+    const unknown = { missingAttributes: ALL_SEARCH_ATTRIBUTES.map((k) => k.name) };
     // The parts have a deadline of their own inside the activity: a failure of the whole is the checks'.
-    if (req.workspace) return { refused: { reason: 'BadInput', error: `workspace ${req.workspace} could not be checked: ${m}` } };
-    if (req.sandbox) return { refused: { reason: 'SandboxUnavailable', error: `the sandbox could not be checked: ${m}` } };
-    return { ...(req.catalog ? { toolListError: m } : {}), ...(req.prompt ? { partsError: m } : {}) };
+    if (req.workspace) return { refused: { reason: 'BadInput', error: `workspace ${req.workspace} could not be checked: ${m}` }, ...unknown };
+    if (req.sandbox) return { refused: { reason: 'SandboxUnavailable', error: `the sandbox could not be checked: ${m}` }, ...unknown };
+    return { ...(req.catalog ? { toolListError: m } : {}), ...(req.prompt ? { partsError: m } : {}), ...unknown };
   }
 }
 
