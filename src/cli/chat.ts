@@ -58,7 +58,8 @@ export async function chat(args: string[]): Promise<number> {
         } else rl.close();
       });
       const closed = new Promise<void>((resolve) => rl.once('close', resolve));
-      // A terminal is asked line by line; piped lines are queued, none lost (line-queue.ts).
+      // A terminal is asked line by line, and closing it ends the chat; piped lines are queued, none lost, and all
+      // read before the end of the input ends it (the queue gives '' past their end: line-queue.ts).
       const lines: LineSource = process.stdin.isTTY
         ? rl
         : queuedLines(
@@ -66,11 +67,11 @@ export async function chat(args: string[]): Promise<number> {
             (t) => void process.stderr.write(t),
             (l) => redactUserText(l, hermes.client).text,
           );
+      const nextLine = process.stdin.isTTY ? () => Promise.race([rl.question('you> '), closed.then(() => undefined)]) : () => lines.question('you> ');
       const log = (line: string) => void process.stderr.write(`${line}\n`);
       try {
         for (;;) {
-          // A closed terminal ends the chat; piped lines are all read first (the queue gives '' past their end).
-          const line = process.stdin.isTTY ? await Promise.race([rl.question('you> '), closed.then(() => undefined)]) : await lines.question('you> ');
+          const line = await nextLine();
           if (line === undefined || !line.trim() || stopSignal.aborted) break;
           // Redacted here, so the notice comes before the turn (and once, not from the start and the send).
           const typed = redactUserText(line, hermes.client);

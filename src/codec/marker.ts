@@ -5,7 +5,7 @@
 // content.
 import type { Client, WorkflowStartOptions } from '@temporalio/client';
 import { HermesEncryption } from '../shared/search-attributes';
-import { unregisteredAttribute } from '../startup/register-attributes';
+import { searchAttributeCommand, unregisteredAttribute } from '../startup/register-attributes';
 
 /** The HermesEncryption value of a run encrypted with key `keyId`. */
 export function encryptionAttribute(keyId: string): string {
@@ -48,7 +48,7 @@ export async function startMarked<T>(client: Client, attributes: boolean, start:
     if (!unregisteredAttribute(err, HermesEncryption.name)) throw err;
     process.stderr.write(
       `hermes: namespace ${client.options.namespace} has no search attribute ${HermesEncryption.name}; started without it ` +
-        `(add it: temporal operator search-attribute create --namespace ${client.options.namespace} --name ${HermesEncryption.name} --type Keyword)\n`,
+        `(add it: ${searchAttributeCommand(client.options.namespace, HermesEncryption.name)})\n`,
     );
     return start(details);
   }

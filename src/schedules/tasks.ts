@@ -18,7 +18,7 @@ import {
 import { randomUUID } from 'node:crypto';
 import { conversationInputSchema, conversationResultSchema, issuesText, type ConversationInput, type RunStatus } from '../shared/contract';
 import { HermesSchedule } from '../shared/search-attributes';
-import { unregisteredAttribute } from '../startup/register-attributes';
+import { searchAttributeCommand, unregisteredAttribute } from '../startup/register-attributes';
 import { resultOfFailure } from '../shared/failed-result';
 import { isTaskName, TASK_LIMITS } from './limits';
 import { webhookProblem } from './webhook-policy';
@@ -218,8 +218,8 @@ export async function registerTask(
         attempt--;
         process.stderr.write(
           `hermes: namespace ${client.options.namespace} has no search attribute ${HermesSchedule.name}; task ${def.name} is ` +
-            `registered without it (its firings are found by TemporalScheduledById; add it: temporal operator search-attribute ` +
-            `create --namespace ${client.options.namespace} --name ${HermesSchedule.name} --type Keyword)\n`,
+            `registered without it (its firings are found by TemporalScheduledById; add it: ` +
+            `${searchAttributeCommand(client.options.namespace, HermesSchedule.name)})\n`,
         );
         continue;
       }

@@ -27,8 +27,7 @@ export class AttributeCheck {
    */
   async missing(): Promise<string[] | undefined> {
     const a = this.#answer;
-    if (a && a.missing?.length === 0) return a.missing;
-    if (a && this.now() - a.at < this.recheckMs) return a.missing;
+    if (a && (a.missing?.length === 0 || this.now() - a.at < this.recheckMs)) return a.missing;
     const asking = this.ask();
     return a ? a.missing : asking;
   }

@@ -67,11 +67,11 @@ async function ask(req: PrepareRunRequest): Promise<PreparedRun> {
     const m = describeFailure(err).message;
     // Nobody said which search attributes the namespace has: the run sets none rather than risk one it lacks, whose
     // upsert the server would refuse in every workflow task (filtering misses this run; it is not stuck).
-    const unknown = { missingAttributes: ALL_SEARCH_ATTRIBUTES.map((k) => k.name) };
+    const none = { missingAttributes: ALL_SEARCH_ATTRIBUTES.map((k) => k.name) };
     // The parts have a deadline of their own inside the activity: a failure of the whole is the checks'.
-    if (req.workspace) return { refused: { reason: 'BadInput', error: `workspace ${req.workspace} could not be checked: ${m}` }, ...unknown };
-    if (req.sandbox) return { refused: { reason: 'SandboxUnavailable', error: `the sandbox could not be checked: ${m}` }, ...unknown };
-    return { ...(req.catalog ? { toolListError: m } : {}), ...(req.prompt ? { partsError: m } : {}), ...unknown };
+    if (req.workspace) return { refused: { reason: 'BadInput', error: `workspace ${req.workspace} could not be checked: ${m}` }, ...none };
+    if (req.sandbox) return { refused: { reason: 'SandboxUnavailable', error: `the sandbox could not be checked: ${m}` }, ...none };
+    return { ...(req.catalog ? { toolListError: m } : {}), ...(req.prompt ? { partsError: m } : {}), ...none };
   }
 }
 

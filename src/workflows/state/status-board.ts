@@ -49,8 +49,6 @@ export class StatusBoard {
    * workflow task that upserts one the namespace does not have is refused by the server, again and again.
    */
   #missing: ReadonlySet<string> | undefined;
-  /** A status published before the start knew which attributes it may set: published once it knows. */
-  #owed = false;
 
   constructor(
     carried: StatusCarry | undefined,
@@ -70,11 +68,13 @@ export class StatusBoard {
     return this.#missing === undefined && !this.src.quiet;
   }
 
-  /** What the start's local activity said the namespace lacks; a status published before is published now. */
+  /**
+   * What the start's local activity said the namespace lacks. The status the run has had since its constructor was
+   * held until now (publish() while learning): published now.
+   */
   attributesKnown(missing: readonly string[] = []): void {
     this.#missing = new Set(missing);
-    if (this.#owed) this.publish();
-    this.#owed = false;
+    this.publish();
   }
 
   get status(): RunStatus {
@@ -153,10 +153,7 @@ export class StatusBoard {
   /** HermesStatus / HermesWaitingFor make conversations filterable in the Web UI and `temporal workflow list`. */
   publish(): void {
     if (this.src.quiet) return;
-    if (!this.#missing) {
-      this.#owed = true;
-      return;
-    }
+    if (!this.#missing) return;
     const { model, iteration } = this.src.progress();
     this.#publishedAtIteration = iteration;
     this.upsert([
