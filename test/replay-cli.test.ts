@@ -12,8 +12,12 @@ import { answer, createHarness, toolCall, type Harness } from './helpers/harness
 import { spawnHermes } from './helpers/spawn-hermes';
 
 installRuntimeLogger('ERROR');
-/** A timer added before the loop (test/fixtures/changed-workflow/added-timer.ts): a nondeterminism error on replay. */
-const changedBundle = () => bundleWorkflowCode(bundleOptions(path.resolve('test/fixtures/changed-workflow/added-timer.ts')));
+/** A timer added before the loop (test/fixtures/changed-workflow/controls.ts, that control on): a nondeterminism error on replay. */
+async function changedBundle(): Promise<{ code: string }> {
+  const { code } = await bundleWorkflowCode(bundleOptions(path.resolve('test/fixtures/changed-workflow/controls.ts')));
+  expect(code).toContain("'replay-control:off'");
+  return { code: code.replace("'replay-control:off'", "'replay-control:added-timer'") };
+}
 
 describe('hermes replay (conversations on the server)', () => {
   let h: Harness | undefined;

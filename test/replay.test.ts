@@ -1,8 +1,9 @@
 // Determinism and behaviour: every recorded history in test/fixtures/histories replays with today's workflow code,
 // and every command it issues carries what the history recorded (activity inputs, timers, child inputs, signals,
 // search attributes, the result: test/replay/commands.ts) — Temporal's replay alone compares only the commands'
-// types and order. Negative controls change the workflow the way real edits do, each a variant bundle that
-// survives refactors of src/workflows (test/fixtures/changed-workflow/), and each must fail the corpus: which
+// types and order. Negative controls change the workflow the way real edits do, in one variant bundle that
+// survives refactors of src/workflows (test/fixtures/changed-workflow/) with one control switched on per replay, and
+// each must fail the corpus: which
 // histories it must break is read from the histories themselves (test/replay/corpus.ts), so re-recording the
 // corpus (`npm run record-histories`) needs no change here. `hermes replay` on live conversations: replay-cli.test.ts.
 import { bundleWorkflowCode, type InjectedSinks } from '@temporalio/worker';
@@ -27,18 +28,21 @@ const build = (entry?: string, interceptors: string[] = []) =>
 
 let current: { code: string };
 let traced: { code: string };
-let addedTimer: { code: string };
-let addedDefaultTool: { code: string };
-let reorderedToolCalls: { code: string };
+let controls: { code: string };
 beforeAll(async () => {
-  [current, traced, addedTimer, addedDefaultTool, reorderedToolCalls] = await Promise.all([
+  [current, traced, controls] = await Promise.all([
     build(),
     build(undefined, [tracingInterceptorsPath()]),
-    build(path.join(CONTROLS, 'added-timer.ts')),
-    build(path.join(CONTROLS, 'added-default-tool.ts')),
-    build(undefined, [path.join(CONTROLS, 'reordered-tool-calls.ts')]),
+    build(path.join(CONTROLS, 'controls.ts'), [path.join(CONTROLS, 'reordered-tool-calls.ts')]),
   ]);
 });
+
+/** The controls' bundle with one control on (test/fixtures/changed-workflow/control.ts), the others off. */
+function withControl(name: 'added-timer' | 'added-default-tool' | 'reordered-tool-calls'): string {
+  const off = "'replay-control:off'";
+  expect(controls.code.split(off).length - 1, "the controls bundle holds control.ts's switch once, as written").toBe(1);
+  return controls.code.replace(off, `'replay-control:${name}'`);
+}
 
 interface Outcome {
   entry: CorpusEntry;
@@ -123,7 +127,7 @@ describe('replay with the OpenTelemetry interceptors (a worker with OTEL_EXPORTE
 
 describe('negative controls: each fails the corpus', () => {
   it('a timer added before the loop: Temporal rejects every history (nondeterminism)', async () => {
-    const outcomes = await replay(addedTimer.code);
+    const outcomes = await replay(withControl('added-timer'));
     expect(outcomes.filter((o) => !o.check.error).map((o) => o.entry.file)).toEqual([]);
     for (const o of outcomes) expect(o.check.error).toMatch(/DeterminismViolation/);
   });
@@ -143,7 +147,7 @@ describe('negative controls: each fails the corpus', () => {
 
   it('a tool added to the defaults: every fresh conversation offered all of them', async () => {
     const all = TOOL_SPECS.map((s) => s.name);
-    const outcomes = await replay(addedDefaultTool.code);
+    const outcomes = await replay(withControl('added-default-tool'));
     expectBroken(
       outcomes,
       corpus.filter((e) => e.type === 'conversationWorkflow' && e.fresh && e.defaultTools && all.every((t) => e.offered[0]?.includes(t))),
@@ -152,7 +156,7 @@ describe('negative controls: each fails the corpus', () => {
   });
 
   it('the calls of a model reply run in reverse order: every history with such a reply', async () => {
-    const outcomes = await replay(reorderedToolCalls.code);
+    const outcomes = await replay(withControl('reordered-tool-calls'));
     expectBroken(
       outcomes,
       corpus.filter((e) => e.parallelReply),
