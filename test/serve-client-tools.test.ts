@@ -12,12 +12,14 @@ import type { Reply } from './helpers/mock-model';
 
 let h: Harness;
 let s: RunningServe;
+/** What serve logged (a failed end of a one-off session among it): shown when a test fails. */
+const serveLog: string[] = [];
 
 const profiles = () => ({ defaultName: 'default', names: ['default'] });
 
 beforeAll(async () => {
   h = await createHarness();
-  s = await startServe({ hermes: h.hermes, port: 0, profiles });
+  s = await startServe({ hermes: h.hermes, port: 0, profiles, log: (line) => serveLog.push(line) });
 });
 afterAll(async () => {
   await s?.close();
@@ -40,6 +42,30 @@ const runnableWeather = (fn: (args: { city: string }) => string) => ({
 const calls = (...c: Array<{ name: string; args: object; id: string }>): Reply => ({
   toolCalls: c.map((k) => ({ id: k.id, name: k.name, arguments: k.args })),
 });
+
+/** Waits for a conversation to complete; the failure says its last events and serve's log. */
+async function ended(workflowId: string): Promise<void> {
+  const status = async () => (await h.client.workflow.getHandle(workflowId).describe()).status.name;
+  await expect
+    .poll(status, { timeout: 20_000 })
+    .toBe('COMPLETED')
+    .catch(async (err: Error) => {
+      throw new Error(`${err.message}\n${await whereIs(workflowId)}`);
+    });
+}
+
+/** A conversation's last events and serve's log: why it is not where a test expected it. */
+async function whereIs(workflowId: string): Promise<string> {
+  const events = (await h.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const lines = events.slice(-15).map((e) => {
+    const failed = e.workflowTaskFailedEventAttributes?.failure?.message;
+    const type = Object.keys(e)
+      .find((k) => k.endsWith('EventAttributes'))
+      ?.replace(/EventAttributes$/, '');
+    return `  ${String(e.eventId)} ${type ?? '?'}${failed ? `: ${failed}` : ''}`;
+  });
+  return `${events.length} events, the last:\n${lines.join('\n')}\nserve's log:\n${serveLog.join('\n') || '  (nothing)'}`;
+}
 
 const client = (url = s.url) => new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0, timeout: 60_000 });
 
@@ -124,7 +150,12 @@ describe('hermes serve: client-side tools', () => {
       });
       const chunks: OpenAI.Chat.Completions.ChatCompletionChunk[] = [];
       runner.on('chunk', (c) => chunks.push(c));
-      return { content: await runner.finalContent(), chunks, messages: runner.messages };
+      const content = await runner.finalContent();
+      // Serve ends the one-off session once it has answered, with a signal that may reach the server after the answer
+      // reached the client: waited for while the worker runs, as it always does outside a test.
+      const session = /^hermes\.(tools-[a-z0-9]+)\./.exec(chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? [])[0]?.id ?? '')?.[1];
+      if (session) await ended(`hermes-session-${session}`);
+      return { content, chunks, messages: runner.messages };
     });
     expect(seen).toEqual(['Oslo, with a long name to stream in pieces: Oslo Oslo Oslo Oslo']);
     expect(out.content).toBe('Cold.');
@@ -138,9 +169,8 @@ describe('hermes serve: client-side tools', () => {
     const m = /^hermes\.(tools-[a-z0-9]+)\.w2$/.exec(id);
     expect(m, id).not.toBeNull();
     expect(toolResult(h.mock.requests[before + 1]!.messages, 'w2')).toBe('minus 5');
-    // Answered, the one-off session ends.
-    const workflowId = `hermes-session-${m![1]}`;
-    await expect.poll(async () => (await h.client.workflow.getHandle(workflowId).describe()).status.name, { timeout: 20_000 }).toBe('COMPLETED');
+    // Answered, the one-off session ended.
+    expect((await h.client.workflow.getHandle(`hermes-session-${m![1]}`).describe()).status.name).toBe('COMPLETED');
     h.mock.assertDone();
   }, 90_000);
 
