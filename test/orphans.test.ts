@@ -53,8 +53,11 @@ describe('terminal processes left by a dead worker', () => {
       { command: 'echo $$ > pid; sleep 30' },
       { workspace: ws, signal: ac.signal, heartbeat: () => undefined, terminalTimeoutSec: 60, callId: 'c1', processDir, workflowId: 'wf-1' },
     );
-    await waitFor('the record', () => existsSync(processDir) && readdirSync(processDir).length === 1);
-    const [name] = readdirSync(processDir);
+    // Written down by its token before the spawn, by its group after it: one record once it runs.
+    const byGroup = () => (existsSync(processDir) ? readdirSync(processDir).filter((n) => !n.startsWith('pending-')) : []);
+    await waitFor('the record', () => byGroup().length === 1);
+    expect(readdirSync(processDir)).toEqual(byGroup());
+    const [name] = byGroup();
     const pid = Number(name!.split('-')[0]);
     await waitFor('the pid file', () => existsSync(path.join(ws, 'pid')));
     expect(pid).toBeGreaterThan(0);
@@ -125,6 +128,40 @@ describe('terminal processes left by a dead worker', () => {
     await waitFor('our orphan to die', () => !alive(ours.member), 5_000);
     expect(alive(stranger.member)).toBe(true);
     expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('kills a command written down only by its token (its worker died between the spawn and the group record)', async () => {
+    const dir = tmp('hermes-orphans-');
+    const deadOwner = { owner: 2 ** 22 + 1, ownerStarted: '1' };
+    const me = { owner: process.pid, ownerStarted: processStartTime(process.pid)! };
+    const holding = (token: string) => {
+      const child = spawn('sleep', ['30'], { detached: true, stdio: 'ignore', env: { ...process.env, [TOKEN_ENV]: token } });
+      groups.push(child.pid!);
+      return child.pid!;
+    };
+    const orphan = holding('c0');
+    const kept = holding('c1');
+    await waitFor('the sleepers to start', () => [orphan, kept].every((p) => processStartTime(p) !== undefined));
+    const pending = (token: string, owner: typeof me) =>
+      writeFileSync(path.join(dir, `pending-${token}.json`), JSON.stringify({ boot, token, ...owner, command: `sleep 30 (${token})` }));
+    pending('c0', deadOwner);
+    pending('c1', me); // its worker (this process) still runs it
+    pending('c2', deadOwner); // never started: nothing carries its token
+
+    const swept = killOrphans(dir);
+    expect(swept.killed.map((r) => [r.token, r.pgid, r.command])).toEqual([['c0', undefined, 'sleep 30 (c0)']]);
+    expect(swept.removed).toBe(1);
+    await waitFor('the orphan to die', () => !alive(orphan), 5_000);
+    expect(alive(kept)).toBe(true);
+    expect(readdirSync(dir)).toEqual(['pending-c1.json']);
+  });
+
+  it('forgets the token record of a command the spawn refused', async () => {
+    const ws = tmp('hermes-orphans-ws-');
+    const processDir = path.join(tmp('hermes-orphans-'), 'procs');
+    const ctx = { workspace: ws, signal: new AbortController().signal, heartbeat: () => undefined, terminalTimeoutSec: 60, callId: 'c1', processDir };
+    await expect(terminal({ command: 'echo a\0b' }, ctx)).rejects.toThrow(/null bytes/);
+    expect(readdirSync(processDir)).toEqual([]);
   });
 
   it('ignores a record directory others could write to', async () => {

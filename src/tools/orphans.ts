@@ -1,11 +1,12 @@
 // Terminal processes outliving a crashed worker. The terminal tool starts each command as its own process group
 // (detached), so a worker that is SIGKILLed — or whose machine loses power mid-call — cannot take the group
 // down with it itself. Under bwrap (--die-with-parent) and the namespace launcher (isolation.ts: setpriv
-// --pdeathsig) the kernel does; without either, and as a second line behind them, each group is written down here while it runs; a worker starting on the same host kills the
-// groups whose owner is gone. Nothing is killed on a guess: a group counts as ours only while its leader is the
-// very process we started (pid + start time from /proc), or — once the leader has exited — while a member
-// still carries the command's random token in its environment. Where /proc is missing (macOS) nothing is
-// recorded and the sweep does nothing. The record directory is used only if this user alone can write to it.
+// --pdeathsig) the kernel does; without either, and as a second line behind them, each command is written down
+// here, by its token before the spawn and by its group once spawned, while it runs; a worker starting on the same
+// host kills the commands whose owner is gone. Nothing is killed on a guess: a group counts as ours only while its
+// leader is the very process we started (pid + start time from /proc), or — once the leader has exited, or when
+// only the token was written down — while a member still carries the command's random token in its environment.
+// Where /proc is missing (macOS) nothing is recorded and the sweep does nothing. The record directory is used only if this user alone can write to it.
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,18 +15,27 @@ import path from 'node:path';
 /** Environment variable a terminal command runs with: identifies its group's members after the leader exits. */
 export const TOKEN_ENV = 'HERMES_TERMINAL_TOKEN';
 
-export interface ProcessRecord {
-  pgid: number;
+/**
+ * A command about to start, written down by its token before the spawn: the command runs from its exec on, and a
+ * worker that dies before it has written the group down (on a loaded host, after the command has already done
+ * things) would otherwise leave it to nobody. A sweep kills what carries the token.
+ */
+export interface PendingRecord {
   /** /proc/sys/kernel/random/boot_id: pids and start times mean nothing after a reboot. */
   boot: string;
-  /** Clock ticks since boot when the group leader started (/proc/<pid>/stat field 22). */
-  started: string;
   token: string;
   owner: number;
   ownerStarted: string;
   command: string;
   workflowId?: string;
   callId?: string;
+}
+
+/** A running command's process group. */
+export interface ProcessRecord extends PendingRecord {
+  pgid: number;
+  /** Clock ticks since boot when the group leader started (/proc/<pid>/stat field 22). */
+  started: string;
 }
 
 /** Per user, per host: process ids mean nothing elsewhere. */
@@ -147,51 +157,83 @@ export function untrustedDir(dir: string): string | undefined {
 }
 
 const recordFile = (dir: string, pgid: number, token: string) => path.join(dir, `${pgid}-${token}.json`);
+const pendingFile = (dir: string, token: string) => path.join(dir, `pending-${token}.json`);
 
-function isRecord(v: unknown): v is ProcessRecord {
-  const r = v as ProcessRecord;
+function isPending(v: unknown): v is PendingRecord {
+  const r = v as PendingRecord;
   return (
     Boolean(r) &&
     typeof r === 'object' &&
-    Number.isInteger(r.pgid) &&
-    r.pgid > 1 &&
     Number.isInteger(r.owner) &&
-    typeof r.started === 'string' &&
     typeof r.ownerStarted === 'string' &&
     typeof r.token === 'string' &&
+    /^[0-9a-f]+$/.test(r.token) &&
     typeof r.boot === 'string'
   );
 }
 
+function isRecord(v: unknown): v is ProcessRecord {
+  const r = v as ProcessRecord;
+  return isPending(v) && Number.isInteger(r.pgid) && r.pgid > 1 && typeof r.started === 'string';
+}
+
 let selfStarted: string | undefined;
 
-/** Writes the record down, synchronously: a crash right after the spawn must still leave it behind. */
-export function recordProcess(dir: string, rec: Omit<ProcessRecord, 'started' | 'owner' | 'ownerStarted' | 'boot'>): void {
-  const started = procState(rec.pgid)?.started;
+type Described = Pick<PendingRecord, 'token' | 'command' | 'workflowId' | 'callId'>;
+
+/** This worker as a record's owner, or undefined where there is no telling (no /proc, an unusable directory). */
+function owner(dir: string): Pick<PendingRecord, 'boot' | 'owner' | 'ownerStarted'> | undefined {
   const boot = bootId();
   selfStarted ??= processStartTime(process.pid);
-  if (!started || !boot || !selfStarted || untrustedDir(dir) !== undefined) return;
+  if (!boot || !selfStarted || untrustedDir(dir) !== undefined) return undefined;
+  return { boot, owner: process.pid, ownerStarted: selfStarted };
+}
+
+/** Writes a command down by its token before it is spawned (PendingRecord), synchronously. */
+export function recordPending(dir: string, rec: Described): void {
+  const me = owner(dir);
+  if (!me) return;
   try {
-    const full: ProcessRecord = { ...rec, boot, started, owner: process.pid, ownerStarted: selfStarted };
-    writeFileSync(recordFile(dir, rec.pgid, rec.token), JSON.stringify(full), { mode: 0o600 });
+    writeFileSync(pendingFile(dir, rec.token), JSON.stringify({ ...rec, ...me } satisfies PendingRecord), { mode: 0o600 });
   } catch {
     // Best effort: without the record only the crash clean-up is lost, not the tool call.
   }
 }
 
-/** Never throws: it runs in process event callbacks, where an exception would take the worker down. */
-export function forgetProcess(dir: string, pgid: number, token: string): void {
+/**
+ * Writes the spawned command's group down, synchronously (a crash right after must still leave it behind), in place
+ * of its pending record.
+ */
+export function recordProcess(dir: string, rec: Described & { pgid: number }): void {
+  const started = procState(rec.pgid)?.started;
+  const me = owner(dir);
+  if (!started || !me) return;
   try {
-    rmSync(recordFile(dir, pgid, token), { force: true });
+    const full: ProcessRecord = { ...rec, ...me, started };
+    writeFileSync(recordFile(dir, rec.pgid, rec.token), JSON.stringify(full), { mode: 0o600 });
+    rmSync(pendingFile(dir, rec.token), { force: true });
+  } catch {
+    // Best effort, as above; a pending record left behind still lets a sweep find the command by its token.
+  }
+}
+
+/**
+ * The command's records are no longer needed (it ended, or never started: `pgid` undefined). Never throws: it runs
+ * in process event callbacks, where an exception would take the worker down.
+ */
+export function forgetProcess(dir: string, pgid: number | undefined, token: string): void {
+  try {
+    if (pgid !== undefined) rmSync(recordFile(dir, pgid, token), { force: true });
+    rmSync(pendingFile(dir, token), { force: true });
   } catch {
     // a record left behind is removed by a later sweep
   }
 }
 
 export interface SweepResult {
-  /** Groups whose owner was gone and that were killed. */
-  killed: ProcessRecord[];
-  /** Stale records removed (the group had already ended). */
+  /** Commands whose owner was gone and that were killed (`pgid` absent: found by token, from a pending record). */
+  killed: Array<PendingRecord & { pgid?: number }>;
+  /** Stale records removed (the command had already ended, or never started). */
   removed: number;
 }
 
@@ -205,7 +247,7 @@ export function killOrphans(dir: string = defaultProcessDir()): SweepResult {
   if (!boot || untrustedDir(dir) !== undefined) return result;
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => /^\d+-[0-9a-f]+\.json$/.test(n));
+    names = readdirSync(dir).filter((n) => /^(\d+|pending)-[0-9a-f]+\.json$/.test(n));
   } catch {
     return result;
   }
@@ -218,6 +260,10 @@ export function killOrphans(dir: string = defaultProcessDir()): SweepResult {
         rec = JSON.parse(readFileSync(file, 'utf8'));
       } catch {
         continue; // being written right now
+      }
+      if (name.startsWith('pending-')) {
+        sweepPending(file, rec, name, boot, result);
+        continue;
       }
       if (!isRecord(rec) || name !== `${rec.pgid}-${rec.token}.json`) continue; // not ours to act on
       if (rec.boot === boot && processStartTime(rec.owner) === rec.ownerStarted) continue; // its worker still runs it
@@ -237,6 +283,18 @@ export function killOrphans(dir: string = defaultProcessDir()): SweepResult {
     }
   }
   return result;
+}
+
+/**
+ * A command written down before its spawn and never by its group (its worker died in between): what carries its token
+ * is killed, wherever it is.
+ */
+function sweepPending(file: string, rec: unknown, name: string, boot: string, result: SweepResult): void {
+  if (!isPending(rec) || name !== `pending-${rec.token}.json`) return; // not ours to act on
+  if (rec.boot === boot && processStartTime(rec.owner) === rec.ownerStarted) return; // its worker still runs it
+  if (rec.boot === boot && signalTokenHolders(rec.token, 'SIGKILL') > 0) result.killed.push(rec);
+  else result.removed++; // never started, ended, or from before a reboot
+  rmSync(file, { force: true });
 }
 
 /**

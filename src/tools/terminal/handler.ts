@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { builtinTool, ToolError, type ToolHandler } from '../handler';
 import { TERMINAL_MAX_TIMEOUT_SEC, terminalSpec } from './spec';
-import { forgetProcess, groupStillOurs, newToken, recordProcess, signalTokenHolders, TOKEN_ENV } from '../orphans';
+import { forgetProcess, groupStillOurs, newToken, recordPending, recordProcess, signalTokenHolders, TOKEN_ENV } from '../orphans';
 import { toolEnv } from '../env';
 import { probeIsolation } from '../isolation';
 import { wrapCommand } from '../sandbox';
@@ -61,21 +61,32 @@ export const terminal: ToolHandler<typeof terminalSpec.schema> = async (args, ct
   const confined = run.confinement;
   // Again after the awaits: an abort that came during them would find no listener below.
   ctx.signal.throwIfAborted();
-  const child = spawn(run.file, run.args, {
-    cwd,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    // No pagers or prompts: there is no terminal on the other side.
-    // Only the allow-listed variables and passEnv (env.ts): never the worker's keys.
-    env: toolEnv(ctx.passEnv, { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', TERM: 'dumb', [TOKEN_ENV]: token }),
-  });
-  const pgid = child.pid;
-  // Written down while it runs: if this worker dies, the next one on this host kills the group (orphans.ts).
-  if (pgid !== undefined) {
-    recordProcess(ctx.processDir, { pgid, token, command: args.command.slice(0, 200), workflowId: ctx.workflowId, callId: ctx.callId });
+  // Written down before the spawn as well: the command runs from its exec on, and a worker that dies before the
+  // record below (seen on a loaded host) would leave it to nobody. The next worker kills what carries the token.
+  const described = { token, command: args.command.slice(0, 200), workflowId: ctx.workflowId, callId: ctx.callId };
+  recordPending(ctx.processDir, described);
+  const start = () =>
+    spawn(run.file, run.args, {
+      cwd,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      // No pagers or prompts: there is no terminal on the other side.
+      // Only the allow-listed variables and passEnv (env.ts): never the worker's keys.
+      env: toolEnv(ctx.passEnv, { PAGER: 'cat', GIT_PAGER: 'cat', GIT_TERMINAL_PROMPT: '0', TERM: 'dumb', [TOKEN_ENV]: token }),
+    });
+  let child: ReturnType<typeof start>;
+  try {
+    child = start();
+  } catch (err) {
+    forgetProcess(ctx.processDir, undefined, token); // refused at once (a NUL byte in the command): nothing started
+    throw err;
   }
+  const pgid = child.pid;
+  // Written down while it runs: if this worker dies, the next one on this host kills the group (orphans.ts). A spawn
+  // that fails later (no pid) is forgotten by its 'error' event.
+  if (pgid !== undefined) recordProcess(ctx.processDir, { ...described, pgid });
   let killing = false;
-  const forget = () => pgid !== undefined && forgetProcess(ctx.processDir, pgid, token);
+  const forget = () => forgetProcess(ctx.processDir, pgid, token);
   const out = new HeadTailBuffer(MAX_CAPTURE_CHARS);
   const progress = new TerminalProgress(args.command, confined, ctx.redact);
   const take = (s: string) => {
