@@ -6,7 +6,8 @@
 // host kills the commands whose owner is gone. Nothing is killed on a guess: a group counts as ours only while its
 // leader is the very process we started (pid + start time from /proc), or — once the leader has exited, or when
 // only the token was written down — while a member still carries the command's random token in its environment.
-// Where /proc is missing (macOS) nothing is recorded and the sweep does nothing. The record directory is used only if this user alone can write to it.
+// Where /proc is missing (macOS) nothing is recorded and the sweep does nothing. The record directory is used only
+// if this user alone can write to it.
 import { randomBytes } from 'node:crypto';
 import { lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
