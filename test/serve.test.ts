@@ -1,6 +1,7 @@
 // `hermes serve` against a real dev server and worker, called with the official `openai` npm client (and plain
 // fetch where a stock client would hide the details): answers streamed and not, sessions as one durable chat,
-// bad requests answered in the OpenAI error shape without starting a workflow, the bearer token, no worker.
+// bad requests answered in the OpenAI error shape without starting a workflow, the bearer token, no worker, and a
+// client that goes away mid-turn (--interrupt-on-disconnect).
 import OpenAI from 'openai';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -349,4 +350,32 @@ describe('hermes serve', () => {
     expect(served).toEqual(openApiDocument());
     expect(JSON.parse(readFileSync('docs/openapi.json', 'utf8'))).toEqual(served);
   });
+});
+
+describe('hermes serve --interrupt-on-disconnect', () => {
+  it('a client that goes away mid-turn interrupts the turn with the flag; without it the turn answers', async () => {
+    for (const flag of [true, false]) {
+      const s = await serve({ interruptOnDisconnect: flag });
+      const session = `disc-${String(flag)}-${Date.now().toString(36)}`;
+      const before = h.mock.requests.length;
+      h.mock.push({ content: 'the slow answer', delayMs: 2_000 });
+      const last = await h.run(async () => {
+        const gone = new AbortController();
+        const res = await fetch(`${s.url}/v1/chat/completions`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'X-Hermes-Session-Id': session },
+          body: JSON.stringify({ model: 'hermes', stream: true, messages: [{ role: 'user', content: 'Take your time.' }] }),
+          signal: gone.signal,
+        });
+        expect(res.status).toBe(200);
+        await res.body!.getReader().read(); // the stream has begun
+        await waitFor('the model call', () => h.mock.requests.length > before);
+        gone.abort();
+        const view = (await (await fetch(`${s.url}/v1/sessions/${session}?wait=30`)).json()) as { last_turn?: { status: string } };
+        return view.last_turn;
+      });
+      expect(last, `interruptOnDisconnect: ${String(flag)}`).toMatchObject({ status: flag ? 'interrupted' : 'completed' });
+    }
+    h.mock.assertDone();
+  }, 60_000);
 });
