@@ -358,7 +358,8 @@ describe('hermes serve --interrupt-on-disconnect', () => {
       const s = await serve({ interruptOnDisconnect: flag });
       const session = `disc-${String(flag)}-${Date.now().toString(36)}`;
       const before = h.mock.requests.length;
-      h.mock.push({ content: 'the slow answer', delayMs: 2_000 });
+      // With the flag the call is cut long before its 30 s are up, however loaded the machine; without, 1 s ends it.
+      h.mock.push({ content: 'the slow answer', delayMs: flag ? 30_000 : 1_000 });
       const last = await h.run(async () => {
         const gone = new AbortController();
         const res = await fetch(`${s.url}/v1/chat/completions`, {
