@@ -152,11 +152,11 @@ export class StatusBoard {
 
   /** HermesStatus / HermesWaitingFor make conversations filterable in the Web UI and `temporal workflow list`. */
   publish(): void {
-    if (this.src.quiet) return;
-    if (!this.#missing) return;
+    const missing = this.#leftOut();
+    if (!missing) return;
     const { model, iteration } = this.src.progress();
     this.#publishedAtIteration = iteration;
-    this.upsert([
+    upsertAllBut(missing, [
       { key: HermesStatus, value: this.shownStatus },
       { key: HermesWaitingFor, value: this.#waitingFor },
       { key: HermesModel, value: model },
@@ -171,11 +171,12 @@ export class StatusBoard {
    * speed (bench/RESULTS.md).
    */
   publishProgress(): void {
-    if (this.src.quiet || !this.#missing) return;
+    const missing = this.#leftOut();
+    if (!missing) return;
     const { model, iteration } = this.src.progress();
     if (iteration - this.#publishedAtIteration < PROGRESS_EVERY_STEPS) return;
     this.#publishedAtIteration = iteration;
-    this.upsert([
+    upsertAllBut(missing, [
       { key: HermesModel, value: model },
       { key: HermesIterations, value: iteration },
     ]);
@@ -188,23 +189,28 @@ export class StatusBoard {
    * with each run, for snippets and the Web UI.
    */
   publishSummary(summary: string, scope: string): void {
-    if (this.src.quiet || !this.#missing) return;
-    this.upsert([
+    const missing = this.#leftOut();
+    if (!missing) return;
+    upsertAllBut(missing, [
       { key: HermesSummary, value: summarySearchText(summary) },
       { key: HermesScope, value: scope },
     ]);
     upsertMemo({ [SUMMARY_MEMO]: summary });
   }
 
-  /** Only the attributes the namespace has: the others would fail the workflow task. */
-  private upsert(updates: SearchAttributeUpdatePair[]): void {
-    const missing = this.#missing!;
-    const kept = missing.size ? updates.filter((u) => !missing.has(u.key.name)) : updates;
-    if (kept.length) upsertSearchAttributes(kept);
+  /** The attributes to leave out of an upsert; undefined while the run may set none (quiet, or still learning). */
+  #leftOut(): ReadonlySet<string> | undefined {
+    return this.src.quiet ? undefined : this.#missing;
   }
 
   /** The live summary on the workflow page of the Temporal Web UI. */
   refresh(): void {
     setCurrentDetails(this.src.details());
   }
+}
+
+/** Only the attributes the namespace has: the others would fail the workflow task. */
+function upsertAllBut(missing: ReadonlySet<string>, updates: SearchAttributeUpdatePair[]): void {
+  const kept = missing.size ? updates.filter((u) => !missing.has(u.key.name)) : updates;
+  if (kept.length) upsertSearchAttributes(kept);
 }
